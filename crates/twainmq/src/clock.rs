@@ -1,0 +1,47 @@
+//! Time source, injectable so tests can cross UTC midnight on demand.
+
+use std::fmt::Debug;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+
+/// Current UNIX time in microseconds (0.2.3's resolution).
+pub trait Clock: Send + Sync + Debug {
+    fn now_micros(&self) -> i64;
+}
+
+/// The system clock.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_micros(&self) -> i64 {
+        chrono::Utc::now().timestamp_micros()
+    }
+}
+
+/// A clock that only moves when told: for tests of day rollover.
+#[derive(Debug, Default, Clone)]
+pub struct ManualClock(Arc<AtomicI64>);
+
+impl ManualClock {
+    pub fn new(micros: i64) -> Self {
+        ManualClock(Arc::new(AtomicI64::new(micros)))
+    }
+    pub fn set(&self, micros: i64) {
+        self.0.store(micros, Ordering::SeqCst);
+    }
+    pub fn advance(&self, micros: i64) {
+        self.0.fetch_add(micros, Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_micros(&self) -> i64 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// The timestamp 0.2.3 writes for a time: `datetime.timestamp()`, microseconds / 1e6.
+pub fn micros_to_unix(micros: i64) -> f64 {
+    micros as f64 / 1e6
+}

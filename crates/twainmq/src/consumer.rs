@@ -1,0 +1,140 @@
+//! A consumer over several partitions, polling them round-robin like 0.2.3.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use crate::config::TopicConfig;
+use crate::error::{Error, Result};
+use crate::message::Message;
+use crate::reader::PartitionReader;
+use crate::store::Store;
+
+/// Where a reader starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartFrom {
+    /// The first offset (0, or the first still on disk).
+    Start,
+    /// The current end: only messages written from now on.
+    Now,
+    /// A given offset.
+    Offset(u64),
+}
+
+/// Reads several partitions of one topic, rotating between them: each poll
+/// starts with the partition after the one that returned last, as 0.2.3 does.
+#[derive(Debug)]
+pub struct Consumer {
+    topic: String,
+    readers: Vec<PartitionReader>,
+    last: usize,
+    pending: VecDeque<Message>,
+}
+
+impl Consumer {
+    pub(crate) fn open(store: &Store, topic: &str, config: &TopicConfig, partitions: &[u32], from: StartFrom) -> Result<Consumer> {
+        let readers = partitions
+            .iter()
+            .map(|&p| PartitionReader::open(store, topic, config, p, from))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Consumer { topic: topic.to_string(), last: readers.len().saturating_sub(1), readers, pending: VecDeque::new() })
+    }
+
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+
+    /// The partitions read, in order.
+    pub fn partitions(&self) -> Vec<u32> {
+        self.readers.iter().map(PartitionReader::partition).collect()
+    }
+
+    /// The next offset of each partition read.
+    pub fn positions(&self) -> Vec<(u32, u64)> {
+        self.readers.iter().map(|r| (r.partition(), r.position())).collect()
+    }
+
+    /// Re-position one partition.
+    ///
+    /// # Errors
+    /// [`Error::PartitionOutOfRange`] when this consumer does not read `partition`.
+    pub fn seek(&mut self, partition: u32, from: StartFrom) -> Result<()> {
+        self.pending.retain(|m| m.partition != partition);
+        match self.readers.iter_mut().find(|r| r.partition() == partition) {
+            Some(r) => r.seek_to(from),
+            None => Err(Error::PartitionOutOfRange { topic: self.topic.clone(), partition, partitions: self.readers.len() as u32 }),
+        }
+    }
+
+    /// Add a partition reader (used by groups when a partition is assigned).
+    pub(crate) fn add_reader(&mut self, reader: PartitionReader) {
+        self.readers.push(reader);
+        self.readers.sort_by_key(PartitionReader::partition);
+    }
+
+    /// Keep only the readers of `partitions`.
+    pub(crate) fn retain(&mut self, partitions: &[u32]) {
+        self.readers.retain(|r| partitions.contains(&r.partition()));
+        self.pending.retain(|m| partitions.contains(&m.partition));
+        self.last = self.last.min(self.readers.len().saturating_sub(1));
+    }
+
+    /// The next message from any partition, without blocking.
+    ///
+    /// # Errors
+    /// [`Error::CorruptLine`] (the reader has moved past the line; poll again) or I/O errors.
+    pub fn poll(&mut self) -> Result<Option<Message>> {
+        if let Some(m) = self.pending.pop_front() {
+            return Ok(Some(m));
+        }
+        let n = self.readers.len();
+        for i in 1..=n {
+            let idx = (self.last + i) % n;
+            if let Some(m) = self.readers[idx].poll()? {
+                self.last = idx;
+                return Ok(Some(m));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Up to `max` messages; fewer when the partitions run dry.
+    ///
+    /// # Errors
+    /// As [`Consumer::poll`]; messages polled before the error are kept for the next call.
+    pub fn poll_many(&mut self, max: usize) -> Result<Vec<Message>> {
+        let mut out = Vec::with_capacity(max.min(1024));
+        while out.len() < max {
+            match self.poll() {
+                Ok(Some(m)) => out.push(m),
+                Ok(None) => break,
+                Err(e) => {
+                    for m in out.into_iter().rev() {
+                        self.pending.push_front(m);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Wait up to `timeout` for the next message.
+    ///
+    /// # Errors
+    /// As [`Consumer::poll`].
+    pub fn poll_timeout(&mut self, timeout: Duration) -> Result<Option<Message>> {
+        let deadline = Instant::now() + timeout;
+        let mut backoff = Duration::from_micros(100);
+        loop {
+            if let Some(m) = self.poll()? {
+                return Ok(Some(m));
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(None);
+            }
+            std::thread::sleep(backoff.min(deadline - now));
+            backoff = (backoff * 2).min(Duration::from_millis(20));
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! The engine's error type: one enum, structured fields, messages that say what to do.
+
+use std::path::PathBuf;
+
+use crate::key::KeyType;
+
+/// Why a topic or group name was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NameProblem {
+    /// The name is empty.
+    Empty,
+    /// The name is longer than the limit (in bytes).
+    TooLong { len: usize, max: usize },
+    /// A character outside `A-Z a-z 0-9 _ . -`.
+    BadChar { ch: char, index: usize },
+    /// `.` or `..`, which would escape the store folder.
+    DotName,
+    /// A topic name starting with `--group--`, reserved for consumer groups.
+    GroupPrefix,
+}
+
+impl std::fmt::Display for NameProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NameProblem::Empty => write!(f, "it is empty"),
+            NameProblem::TooLong { len, max } => write!(f, "it is {len} bytes long, over the limit of {max}"),
+            NameProblem::BadChar { ch, index } => write!(f, "character {ch:?} at position {index} is not allowed"),
+            NameProblem::DotName => write!(f, "\".\" and \"..\" name folders outside the topic"),
+            NameProblem::GroupPrefix => write!(f, "names starting with \"--group--\" are reserved for consumer groups"),
+        }
+    }
+}
+
+/// Every way an engine operation can fail.
+///
+/// Variants carry the topic, partition, offset or path involved so callers
+/// can branch on them and show a precise message.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    #[error("invalid topic name {name:?}: {problem}. Use 1-200 characters from A-Z a-z 0-9 _ . - (not \".\" or \"..\", and not starting with \"--group--\")")]
+    InvalidTopicName { name: String, problem: NameProblem },
+
+    #[error("invalid consumer group name {name:?}: {problem}. Use 1-191 characters from A-Z a-z 0-9 _ . -")]
+    InvalidGroupName { name: String, problem: NameProblem },
+
+    #[error("invalid key type {key_type:?}: use u8, u16, u32, u64 or charN with N from 1 to {max_char}")]
+    InvalidKeyType { key_type: String, max_char: u16 },
+
+    #[error("invalid partition count {partitions}: a topic needs from 1 to {max} partitions")]
+    InvalidPartitionCount { partitions: u64, max: u32 },
+
+    #[error("invalid message type name {name:?}: {reason}")]
+    InvalidMessageTypeName { name: String, reason: &'static str },
+
+    #[error("there is no folder at {path}: create it first, or check the path (a store is a folder)")]
+    StoreNotFound { path: PathBuf },
+
+    #[error("topic {topic:?} already exists in {root}: pick another name, or delete it first")]
+    TopicExists { topic: String, root: PathBuf },
+
+    #[error("topic {topic:?} does not exist: no config file at {path}. Create it first (twainmq topics create {topic})")]
+    TopicNotFound { topic: String, path: PathBuf },
+
+    #[error("consumer group {group:?} does not exist: no config file at {path}")]
+    GroupNotFound { group: String, path: PathBuf },
+
+    #[error("the config file {path} of topic {topic:?} is corrupt: {reason}. Restore it from a backup, or rewrite it as {{\"key_width\": 2, \"partitions\": 1, \"message_types\": {{}}}} with the topic's real values")]
+    CorruptConfig { topic: String, path: PathBuf, reason: String },
+
+    #[error("key {key} does not fit key type {key_type} of topic {topic:?}: the largest {key_type} key is {max}")]
+    KeyOutOfRange { topic: String, key: String, key_type: KeyType, max: u64 },
+
+    #[error("key {key:?} is {bytes} bytes in UTF-8, too long for key type {key_type} of topic {topic:?} (at most {max} bytes)")]
+    KeyTooLong { topic: String, key: String, key_type: KeyType, bytes: usize, max: usize },
+
+    #[error("key {key:?} is not valid for key type {key_type} of topic {topic:?}: {reason}")]
+    KeyWrongKind { topic: String, key: String, key_type: KeyType, reason: &'static str },
+
+    #[error("message type {name:?} is not declared by topic {topic:?} (declared: {known:?}). Create the topic with --message-types {name}, or send one of the declared types")]
+    UnknownMessageType { topic: String, name: String, known: Vec<String> },
+
+    #[error("message is {len} bytes as a line, over the {max}-byte limit of topic {topic:?}: shorten it or split it into several messages")]
+    MessageTooLong { topic: String, len: usize, max: usize },
+
+    #[error("partition {partition} does not exist in topic {topic:?}, which has {partitions} (0 to {last})", last = partitions.saturating_sub(1))]
+    PartitionOutOfRange { topic: String, partition: u32, partitions: u32 },
+
+    #[error("topic {topic:?}, partition {partition}, offset {offset} ({path}, line {line}): {problem}. The line is skipped; run `twainmq check` to list every damaged line")]
+    CorruptLine { topic: String, partition: u32, offset: u64, path: PathBuf, line: u64, problem: crate::line::Corrupt },
+
+    #[error("message at topic {topic:?}, partition {partition}, offset {offset} is a {found}, not {expected}")]
+    WrongPayloadKind { topic: String, partition: u32, offset: u64, expected: String, found: String },
+
+    #[error("typed message {name:?} could not be encoded as JSON: {source}")]
+    TypedEncode { name: String, #[source] source: serde_json::Error },
+
+    #[error("message at topic {topic:?}, partition {partition}, offset {offset} could not be decoded as {name}: {source}")]
+    TypedDecode { topic: String, partition: u32, offset: u64, name: String, #[source] source: serde_json::Error },
+
+    #[error("partitioner returned partition {partition} for topic {topic:?}, which has {partitions}: a partitioner must return 0 to {last}", last = partitions.saturating_sub(1))]
+    BadPartitioner { topic: String, partition: u32, partitions: u32 },
+
+    #[error("{path} is a symbolic link: TwainMQ never deletes or writes through links. Remove the link by hand if that is what you want")]
+    SymlinkRefused { path: PathBuf },
+
+    #[error("short write to {path}: {written} of {len} bytes. The disk may be full; free space and retry")]
+    ShortWrite { path: PathBuf, written: usize, len: usize },
+
+    #[error("could not {op} {path}: {source}")]
+    Io { op: &'static str, path: PathBuf, #[source] source: std::io::Error },
+}
+
+impl Error {
+    /// A stable machine-readable code for this error, e.g. for the app's `{code, message}`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::InvalidTopicName { .. } => "invalid_topic_name",
+            Error::InvalidGroupName { .. } => "invalid_group_name",
+            Error::InvalidKeyType { .. } => "invalid_key_type",
+            Error::InvalidPartitionCount { .. } => "invalid_partition_count",
+            Error::InvalidMessageTypeName { .. } => "invalid_message_type_name",
+            Error::StoreNotFound { .. } => "store_not_found",
+            Error::TopicExists { .. } => "topic_exists",
+            Error::TopicNotFound { .. } => "topic_not_found",
+            Error::GroupNotFound { .. } => "group_not_found",
+            Error::CorruptConfig { .. } => "corrupt_config",
+            Error::KeyOutOfRange { .. } => "key_out_of_range",
+            Error::KeyTooLong { .. } => "key_too_long",
+            Error::KeyWrongKind { .. } => "key_wrong_kind",
+            Error::UnknownMessageType { .. } => "unknown_message_type",
+            Error::MessageTooLong { .. } => "message_too_long",
+            Error::PartitionOutOfRange { .. } => "partition_out_of_range",
+            Error::CorruptLine { .. } => "corrupt_line",
+            Error::WrongPayloadKind { .. } => "wrong_payload_kind",
+            Error::TypedEncode { .. } => "typed_encode",
+            Error::TypedDecode { .. } => "typed_decode",
+            Error::BadPartitioner { .. } => "bad_partitioner",
+            Error::SymlinkRefused { .. } => "symlink_refused",
+            Error::ShortWrite { .. } => "short_write",
+            Error::Io { .. } => "io",
+        }
+    }
+
+    pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { op, path: path.into(), source }
+    }
+}
+
+/// The engine's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

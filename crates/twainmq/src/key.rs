@@ -1,0 +1,318 @@
+//! Message keys: fixed-width unsigned integers or NUL-padded UTF-8 strings.
+
+use std::fmt;
+
+use crate::b85;
+
+/// The largest `charN` width a topic can be created with: wider keys would
+/// leave no room in a 4096-byte line for the timestamp and a payload.
+pub const MAX_CHAR_WIDTH: u16 = 3257;
+
+/// A topic's key type, stored in its config as `key_width`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyType {
+    U8,
+    U16,
+    U32,
+    U64,
+    /// A UTF-8 string of at most this many bytes, NUL-padded on disk.
+    Char(u16),
+}
+
+/// Why a key cannot be encoded for a key type (see [`crate::Error`] for the
+/// variants callers see, which add the topic).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyError {
+    OutOfRange { max: u64 },
+    TooLong { bytes: usize, max: usize },
+    WrongKind { reason: &'static str },
+}
+
+impl KeyType {
+    /// Parse `u8`, `u16`, `u32`, `u64` or `charN`.
+    pub fn parse(text: &str) -> Option<KeyType> {
+        match text {
+            "u8" => Some(KeyType::U8),
+            "u16" => Some(KeyType::U16),
+            "u32" => Some(KeyType::U32),
+            "u64" => Some(KeyType::U64),
+            _ => {
+                let digits = text.strip_prefix("char")?;
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                let n: u16 = digits.parse().ok()?;
+                (1..=MAX_CHAR_WIDTH).contains(&n).then_some(KeyType::Char(n))
+            }
+        }
+    }
+
+    /// The `key_width` value of a topic config: bytes for integers, minus the length for strings.
+    pub fn width(self) -> i64 {
+        match self {
+            KeyType::U8 => 1,
+            KeyType::U16 => 2,
+            KeyType::U32 => 4,
+            KeyType::U64 => 8,
+            KeyType::Char(n) => -i64::from(n),
+        }
+    }
+
+    /// The key type of a config's `key_width`. Reads any string width 0.2.3
+    /// could have written, even ones too wide to create today.
+    pub fn from_width(width: i64) -> Option<KeyType> {
+        match width {
+            1 => Some(KeyType::U8),
+            2 => Some(KeyType::U16),
+            4 => Some(KeyType::U32),
+            8 => Some(KeyType::U64),
+            w if w < 0 => u16::try_from(-w).ok().map(KeyType::Char),
+            _ => None,
+        }
+    }
+
+    /// Bytes of the key before encoding.
+    pub fn byte_len(self) -> usize {
+        match self {
+            KeyType::U8 => 1,
+            KeyType::U16 => 2,
+            KeyType::U32 => 4,
+            KeyType::U64 => 8,
+            KeyType::Char(n) => usize::from(n),
+        }
+    }
+
+    /// Characters of the encoded key at the start of every line.
+    pub fn encoded_len(self) -> usize {
+        b85::encoded_len(self.byte_len())
+    }
+
+    /// The largest integer key, or `None` for string keys.
+    pub fn max_int(self) -> Option<u64> {
+        match self {
+            KeyType::U8 => Some(u64::from(u8::MAX)),
+            KeyType::U16 => Some(u64::from(u16::MAX)),
+            KeyType::U32 => Some(u64::from(u32::MAX)),
+            KeyType::U64 => Some(u64::MAX),
+            KeyType::Char(_) => None,
+        }
+    }
+
+    pub fn is_int(self) -> bool {
+        !matches!(self, KeyType::Char(_))
+    }
+
+    /// Encode `key` in base85 and append it to `out`.
+    ///
+    /// # Errors
+    /// [`KeyError`] when the key does not fit this type.
+    pub fn encode_into(self, key: &Key, out: &mut Vec<u8>) -> Result<(), KeyError> {
+        match (self, key) {
+            (KeyType::Char(n), Key::Str(s)) => {
+                let max = usize::from(n);
+                if s.len() > max {
+                    return Err(KeyError::TooLong { bytes: s.len(), max });
+                }
+                if s.ends_with('\0') {
+                    return Err(KeyError::WrongKind { reason: "a string key cannot end with a NUL character (NUL pads keys on disk)" });
+                }
+                let mut buf = [0u8; 64];
+                if max <= buf.len() {
+                    buf[..s.len()].copy_from_slice(s.as_bytes());
+                    b85::encode_into(&buf[..max], out);
+                } else {
+                    let mut v = s.as_bytes().to_vec();
+                    v.resize(max, 0);
+                    b85::encode_into(&v, out);
+                }
+                Ok(())
+            }
+            (KeyType::Char(_), Key::Int(_)) => Ok(KeyType::encode_into(self, &Key::Str(key.to_string()), out)?),
+            (_, Key::Int(v)) => {
+                let max = self.max_int().unwrap_or(u64::MAX);
+                if *v > max {
+                    return Err(KeyError::OutOfRange { max });
+                }
+                let bytes = v.to_be_bytes();
+                b85::encode_into(&bytes[8 - self.byte_len()..], out);
+                Ok(())
+            }
+            (_, Key::Str(_)) => Err(KeyError::WrongKind { reason: "this topic has integer keys" }),
+        }
+    }
+
+    /// Decode an encoded key.
+    ///
+    /// # Errors
+    /// A description of what is wrong with the characters.
+    pub fn decode(self, text: &[u8]) -> Result<Key, String> {
+        let bytes = b85::decode(text).map_err(|e| format!("key: {e}"))?;
+        if bytes.len() != self.byte_len() {
+            return Err(format!("key decodes to {} bytes, expected {}", bytes.len(), self.byte_len()));
+        }
+        match self {
+            KeyType::Char(_) => {
+                let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+                String::from_utf8(bytes[..end].to_vec())
+                    .map(Key::Str)
+                    .map_err(|_| "key is not valid UTF-8".to_string())
+            }
+            _ => {
+                let mut buf = [0u8; 8];
+                buf[8 - bytes.len()..].copy_from_slice(&bytes);
+                Ok(Key::Int(u64::from_be_bytes(buf)))
+            }
+        }
+    }
+}
+
+impl fmt::Display for KeyType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyType::U8 => f.write_str("u8"),
+            KeyType::U16 => f.write_str("u16"),
+            KeyType::U32 => f.write_str("u32"),
+            KeyType::U64 => f.write_str("u64"),
+            KeyType::Char(n) => write!(f, "char{n}"),
+        }
+    }
+}
+
+impl serde::Serialize for KeyType {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// A message key: an integer for `uN` topics, a string for `charN` topics.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum Key {
+    Int(u64),
+    Str(String),
+}
+
+impl Key {
+    /// Parse command-line text as a key of `key_type`: an integer for `uN`, the text itself for `charN`.
+    pub fn parse(text: &str, key_type: KeyType) -> Result<Key, KeyError> {
+        if key_type.is_int() {
+            let t = text.trim();
+            if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(KeyError::WrongKind { reason: "this topic has integer keys: give a whole number of 0 or more" });
+            }
+            match t.parse::<u64>() {
+                Ok(v) => Ok(Key::Int(v)),
+                Err(_) => Err(KeyError::OutOfRange { max: key_type.max_int().unwrap_or(u64::MAX) }),
+            }
+        } else {
+            Ok(Key::Str(text.to_string()))
+        }
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Key::Int(v) => write!(f, "{v}"),
+            Key::Str(s) => f.write_str(s),
+        }
+    }
+}
+
+impl From<u64> for Key {
+    fn from(v: u64) -> Key {
+        Key::Int(v)
+    }
+}
+impl From<u32> for Key {
+    fn from(v: u32) -> Key {
+        Key::Int(v.into())
+    }
+}
+impl From<u16> for Key {
+    fn from(v: u16) -> Key {
+        Key::Int(v.into())
+    }
+}
+impl From<u8> for Key {
+    fn from(v: u8) -> Key {
+        Key::Int(v.into())
+    }
+}
+impl From<&str> for Key {
+    fn from(v: &str) -> Key {
+        Key::Str(v.to_string())
+    }
+}
+impl From<String> for Key {
+    fn from(v: String) -> Key {
+        Key::Str(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parses_key_types() {
+        assert_eq!(KeyType::parse("u16"), Some(KeyType::U16));
+        assert_eq!(KeyType::parse("char8"), Some(KeyType::Char(8)));
+        for bad in ["char0", "char", "char-1", "u128", "U16", "char99999", "char+3"] {
+            assert_eq!(KeyType::parse(bad), None, "{bad}");
+        }
+        assert_eq!(KeyType::from_width(-8), Some(KeyType::Char(8)));
+        assert_eq!(KeyType::from_width(3), None);
+        assert_eq!(KeyType::from_width(0), None);
+    }
+
+    #[test]
+    fn encoded_widths_match_format() {
+        assert_eq!(KeyType::U8.encoded_len(), 2);
+        assert_eq!(KeyType::U16.encoded_len(), 3);
+        assert_eq!(KeyType::U32.encoded_len(), 5);
+        assert_eq!(KeyType::U64.encoded_len(), 10);
+        assert_eq!(KeyType::Char(8).encoded_len(), 10);
+    }
+
+    #[test]
+    fn rejects_bad_keys() {
+        let mut out = Vec::new();
+        assert_eq!(KeyType::U8.encode_into(&Key::Int(256), &mut out), Err(KeyError::OutOfRange { max: 255 }));
+        assert!(matches!(KeyType::Char(8).encode_into(&Key::from("123456789"), &mut out), Err(KeyError::TooLong { bytes: 9, max: 8 })));
+        assert!(matches!(KeyType::U16.encode_into(&Key::from("a"), &mut out), Err(KeyError::WrongKind { .. })));
+        assert!(matches!(KeyType::Char(4).encode_into(&Key::from("a\0"), &mut out), Err(KeyError::WrongKind { .. })));
+        assert!(matches!(Key::parse("-1", KeyType::U8), Err(KeyError::WrongKind { .. })));
+        assert!(matches!(Key::parse("99999999999999999999999", KeyType::U64), Err(KeyError::OutOfRange { .. })));
+    }
+
+    proptest! {
+        #[test]
+        fn int_keys_round_trip(v in any::<u64>()) {
+            for kt in [KeyType::U8, KeyType::U16, KeyType::U32, KeyType::U64] {
+                let mut out = Vec::new();
+                match kt.encode_into(&Key::Int(v), &mut out) {
+                    Ok(()) => {
+                        prop_assert_eq!(out.len(), kt.encoded_len());
+                        prop_assert_eq!(kt.decode(&out).expect("decodes"), Key::Int(v));
+                    }
+                    Err(_) => prop_assert!(v > kt.max_int().expect("int type")),
+                }
+            }
+        }
+
+        #[test]
+        fn string_keys_round_trip(s in "[^\u{0}]{0,12}", n in 1u16..40) {
+            let kt = KeyType::Char(n);
+            let mut out = Vec::new();
+            match kt.encode_into(&Key::Str(s.clone()), &mut out) {
+                Ok(()) => {
+                    prop_assert_eq!(out.len(), kt.encoded_len());
+                    prop_assert_eq!(kt.decode(&out).expect("decodes"), Key::Str(s));
+                }
+                Err(_) => prop_assert!(s.len() > usize::from(n)),
+            }
+        }
+    }
+}

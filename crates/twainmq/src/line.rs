@@ -1,0 +1,299 @@
+//! One message = one line: `KEY` + `TS` + `BLOB` + `\n`. Pure encode/decode on bytes.
+
+use std::fmt;
+
+use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
+
+use crate::b85;
+use crate::key::{Key, KeyType};
+use crate::payload::{Payload, TypedPayload, BYTES_MAGIC, MULTIPART, TYPED_MAGIC};
+
+/// 0.2.3's limit on a whole line, newline included.
+pub const MAX_LINE_BYTES: usize = 4096;
+/// Encoded timestamp width.
+pub const TS_CHARS: usize = 10;
+/// Inflated payloads larger than this are refused (a 4 KB line inflates to ~3.4 MB at most).
+const MAX_INFLATED: usize = 64 << 20;
+
+/// Why a complete line is not a valid message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Corrupt {
+    TooShort { len: usize, min: usize },
+    NotBase85 { field: &'static str, detail: String },
+    BadKey(String),
+    Inflate(String),
+    Multipart(u8),
+    UnknownMagic(u8),
+    NotUtf8,
+    BadTypedJson(String),
+    /// A line without its `\n` that can never be completed, because a later file exists.
+    TornTail { len: usize },
+    /// A line longer than any reader accepts (no newline within the limit).
+    Overlong { len: usize },
+}
+
+impl fmt::Display for Corrupt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Corrupt::TooShort { len, min } => write!(f, "line of {len} bytes is shorter than the {min} of key and timestamp"),
+            Corrupt::NotBase85 { field, detail } => write!(f, "{field} is not base85: {detail}"),
+            Corrupt::BadKey(d) => write!(f, "bad key: {d}"),
+            Corrupt::Inflate(d) => write!(f, "payload is not valid raw DEFLATE: {d}"),
+            Corrupt::Multipart(b) => write!(f, "multipart payload (marker 0x{b:02x}) is reserved and not supported"),
+            Corrupt::UnknownMagic(b) => write!(f, "payload starts with unknown marker 0x{b:02x}"),
+            Corrupt::NotUtf8 => write!(f, "text payload is not valid UTF-8"),
+            Corrupt::BadTypedJson(d) => write!(f, "typed payload is not valid JSON: {d}"),
+            Corrupt::TornTail { len } => write!(f, "{len} bytes without a final newline (torn by a crash), and a later file exists"),
+            Corrupt::Overlong { len } => write!(f, "over {len} bytes without a newline"),
+        }
+    }
+}
+
+/// A decoded line before its type id is given a name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    pub key: Key,
+    pub timestamp: f64,
+    pub payload: Payload,
+}
+
+/// Reusable deflate/inflate state: creating zlib streams per message is the
+/// dominant cost for small messages, so producers and readers keep one.
+pub struct Codec {
+    compress: Compress,
+    decompress: Decompress,
+    scratch: Vec<u8>,
+    raw: Vec<u8>,
+}
+
+impl Default for Codec {
+    fn default() -> Self {
+        Codec {
+            compress: Compress::new_with_window_bits(Compression::new(6), false, 15),
+            decompress: Decompress::new_with_window_bits(false, 15),
+            scratch: Vec::with_capacity(4096),
+            raw: Vec::with_capacity(4096),
+        }
+    }
+}
+
+impl fmt::Debug for Codec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Codec")
+    }
+}
+
+/// Encode a UNIX time in seconds as 10 base85 characters.
+pub fn encode_timestamp(ts: f64, out: &mut Vec<u8>) {
+    b85::encode_into(&ts.to_bits().to_be_bytes(), out);
+}
+
+/// Decode 10 base85 characters as a UNIX time.
+///
+/// # Errors
+/// When the characters are not base85.
+pub fn decode_timestamp(text: &[u8]) -> Result<f64, b85::B85Error> {
+    let mut buf = [0u8; 8];
+    let v = b85::decode(text)?;
+    if v.len() != 8 {
+        return Err(b85::B85Error::BadLength { len: text.len() });
+    }
+    buf.copy_from_slice(&v);
+    Ok(f64::from_bits(u64::from_be_bytes(buf)))
+}
+
+impl Codec {
+    /// Append a whole line (`KEY TS BLOB \n`) to `out`. `payload` is the raw
+    /// payload bytes (text, or a magic byte and its body).
+    ///
+    /// # Errors
+    /// The key's problem when it does not fit `key_type`.
+    pub fn encode_line(
+        &mut self,
+        key_type: KeyType,
+        key: &Key,
+        timestamp: f64,
+        payload: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), crate::key::KeyError> {
+        key_type.encode_into(key, out)?;
+        encode_timestamp(timestamp, out);
+        self.deflate(payload);
+        b85::encode_into(&self.scratch, out);
+        out.push(b'\n');
+        Ok(())
+    }
+
+    /// Raw DEFLATE at level 6, as `zlib.compress(.., level=6, wbits=-15)`.
+    fn deflate(&mut self, data: &[u8]) {
+        self.compress.reset();
+        self.scratch.clear();
+        self.scratch.reserve(data.len() + data.len() / 1000 + 64);
+        loop {
+            let before_in = self.compress.total_in() as usize;
+            // Deflate into spare capacity; grow if it ran out before finishing.
+            let status = self.compress.compress_vec(&data[before_in..], &mut self.scratch, FlushCompress::Finish);
+            match status {
+                Ok(Status::StreamEnd) => break,
+                Ok(_) => self.scratch.reserve(self.scratch.capacity().max(64)),
+                // zlib only fails on misuse (a stream-state bug), never on data.
+                Err(_) => {
+                    self.compress.reset();
+                    self.scratch.clear();
+                }
+            }
+        }
+    }
+
+    /// Encode a payload to raw bytes: text as UTF-8, bytes after 0xFC, typed after 0xFB and the id.
+    pub fn payload_bytes(payload: &Payload, out: &mut Vec<u8>) {
+        match payload {
+            Payload::Text(s) => out.extend_from_slice(s.as_bytes()),
+            Payload::Bytes(b) => {
+                out.push(BYTES_MAGIC);
+                out.extend_from_slice(b);
+            }
+            Payload::Typed(t) => {
+                out.push(TYPED_MAGIC);
+                out.extend_from_slice(&t.type_id.to_be_bytes());
+                // Values made from JSON always serialise.
+                if let Ok(json) = crate::pyjson::to_compact(&t.fields) {
+                    out.extend_from_slice(&json);
+                }
+            }
+        }
+    }
+
+    /// Decode one line (without its `\n`).
+    ///
+    /// # Errors
+    /// [`Corrupt`] saying what is wrong with the line.
+    pub fn decode_line(&mut self, key_type: KeyType, line: &[u8]) -> Result<Record, Corrupt> {
+        let kc = key_type.encoded_len();
+        let min = kc + TS_CHARS;
+        if line.len() < min {
+            return Err(Corrupt::TooShort { len: line.len(), min });
+        }
+        let key = key_type.decode(&line[..kc]).map_err(Corrupt::BadKey)?;
+        let timestamp = decode_timestamp(&line[kc..min])
+            .map_err(|e| Corrupt::NotBase85 { field: "timestamp", detail: e.to_string() })?;
+        self.raw.clear();
+        b85::decode_into(&line[min..], &mut self.raw)
+            .map_err(|e| Corrupt::NotBase85 { field: "payload", detail: e.to_string() })?;
+        self.inflate()?;
+        let payload = decode_payload(&self.scratch)?;
+        Ok(Record { key, timestamp, payload })
+    }
+
+    fn inflate(&mut self) -> Result<(), Corrupt> {
+        self.decompress.reset(false);
+        self.scratch.clear();
+        self.scratch.reserve(self.raw.len() * 4 + 64);
+        loop {
+            let (in_before, out_before) = (self.decompress.total_in(), self.decompress.total_out());
+            let consumed = in_before as usize;
+            let status = self
+                .decompress
+                .decompress_vec(&self.raw[consumed..], &mut self.scratch, FlushDecompress::Finish)
+                .map_err(|e| Corrupt::Inflate(e.to_string()))?;
+            if status == Status::StreamEnd {
+                return Ok(());
+            }
+            if self.scratch.len() >= MAX_INFLATED {
+                return Err(Corrupt::Inflate("inflates past 64 MiB".into()));
+            }
+            let progressed = self.decompress.total_in() != in_before || self.decompress.total_out() != out_before;
+            let out_full = self.scratch.len() == self.scratch.capacity();
+            if !out_full && (!progressed || self.decompress.total_in() as usize >= self.raw.len()) {
+                return Err(Corrupt::Inflate("the stream ends early".into()));
+            }
+            self.scratch.reserve(self.scratch.capacity().max(256));
+        }
+    }
+}
+
+/// Interpret raw payload bytes.
+///
+/// # Errors
+/// [`Corrupt`] for reserved or unknown markers, bad UTF-8 or bad JSON.
+pub fn decode_payload(raw: &[u8]) -> Result<Payload, Corrupt> {
+    match raw.first() {
+        Some(&BYTES_MAGIC) => Ok(Payload::Bytes(raw[1..].to_vec())),
+        Some(&TYPED_MAGIC) => {
+            if raw.len() < 3 {
+                return Err(Corrupt::BadTypedJson("no type id".into()));
+            }
+            let type_id = u16::from_be_bytes([raw[1], raw[2]]);
+            let fields = serde_json::from_slice(&raw[3..]).map_err(|e| Corrupt::BadTypedJson(e.to_string()))?;
+            Ok(Payload::Typed(TypedPayload { type_id, class: None, fields }))
+        }
+        Some(b) if MULTIPART.contains(b) => Err(Corrupt::Multipart(*b)),
+        Some(&b) if b >= 0xF8 => Err(Corrupt::UnknownMagic(b)),
+        _ => std::str::from_utf8(raw).map(|s| Payload::Text(s.to_string())).map_err(|_| Corrupt::NotUtf8),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn roundtrip(kt: KeyType, key: Key, ts: f64, payload: Payload) {
+        let mut codec = Codec::default();
+        let mut raw = Vec::new();
+        Codec::payload_bytes(&payload, &mut raw);
+        let mut line = Vec::new();
+        codec.encode_line(kt, &key, ts, &raw, &mut line).expect("encodes");
+        assert_eq!(line.last(), Some(&b'\n'));
+        assert!(line[..line.len() - 1].iter().all(|b| b.is_ascii_graphic()));
+        let rec = codec.decode_line(kt, &line[..line.len() - 1]).expect("decodes");
+        assert_eq!(rec.key, key);
+        assert_eq!(rec.timestamp.to_bits(), ts.to_bits());
+        assert_eq!(rec.payload, payload);
+    }
+
+    #[test]
+    fn corrupt_lines_are_reported() {
+        let mut c = Codec::default();
+        assert!(matches!(c.decode_line(KeyType::U16, b"abc"), Err(Corrupt::TooShort { .. })));
+        assert!(matches!(c.decode_line(KeyType::U16, b"000LE6H9^@WiP\"\"\""), Err(Corrupt::NotBase85 { .. })));
+        assert!(matches!(c.decode_line(KeyType::U16, b"000LE6H9^@WiP0000"), Err(Corrupt::Inflate(_))));
+        let mut line = Vec::new();
+        c.encode_line(KeyType::U8, &Key::Int(1), 0.0, &[0xF9, 1], &mut line).expect("enc");
+        assert_eq!(c.decode_line(KeyType::U8, &line[..line.len() - 1]), Err(Corrupt::Multipart(0xF9)));
+        line.clear();
+        c.encode_line(KeyType::U8, &Key::Int(1), 0.0, &[0xC3], &mut line).expect("enc");
+        assert_eq!(c.decode_line(KeyType::U8, &line[..line.len() - 1]), Err(Corrupt::NotUtf8));
+    }
+
+    proptest! {
+        #[test]
+        fn text_lines_round_trip(s in "\\PC{0,300}", k in any::<u16>(), ts in -1e10f64..1e10) {
+            roundtrip(KeyType::U16, Key::Int(k.into()), ts, Payload::Text(s));
+        }
+
+        #[test]
+        fn bytes_lines_round_trip(b in proptest::collection::vec(any::<u8>(), 0..500), k in "[a-z]{0,8}") {
+            roundtrip(KeyType::Char(8), Key::Str(k), 1.5, Payload::Bytes(b));
+        }
+
+        #[test]
+        fn typed_lines_round_trip(id in any::<u16>(), n in any::<i64>(), s in "\\PC{0,40}") {
+            let fields = serde_json::json!({"n": n, "s": s, "l": [1, 2.5, null, true]});
+            roundtrip(KeyType::U64, Key::Int(7), 2.0, Payload::Typed(TypedPayload { type_id: id, class: None, fields }));
+        }
+
+        #[test]
+        fn decoding_garbage_never_panics(line in proptest::collection::vec(any::<u8>(), 0..200)) {
+            let mut c = Codec::default();
+            let _ = c.decode_line(KeyType::U16, &line);
+        }
+
+        #[test]
+        fn decoding_base85_garbage_never_panics(line in "[0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-]{0,120}") {
+            let mut c = Codec::default();
+            let _ = c.decode_line(KeyType::U32, line.as_bytes());
+        }
+    }
+}

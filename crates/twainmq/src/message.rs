@@ -1,0 +1,89 @@
+//! Messages as readers return them.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::key::Key;
+use crate::payload::{Payload, PayloadJson, TypedMessage};
+
+/// One message read from a partition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub topic: Arc<str>,
+    pub partition: u32,
+    pub offset: u64,
+    pub key: Key,
+    /// UNIX time in seconds (UTC), exactly as stored.
+    pub timestamp: f64,
+    pub payload: Payload,
+}
+
+impl Message {
+    /// The timestamp as a UTC date-time (`None` if out of chrono's range).
+    pub fn time(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        let micros = (self.timestamp * 1e6).round();
+        if !micros.is_finite() || micros.abs() > 9.0e18 {
+            return None;
+        }
+        chrono::DateTime::from_timestamp_micros(micros as i64)
+    }
+
+    /// The text of a text message.
+    pub fn text(&self) -> Option<&str> {
+        match &self.payload {
+            Payload::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Decode a typed message as `T`.
+    ///
+    /// # Errors
+    /// [`Error::WrongPayloadKind`] when the message is not a `T::TYPE_NAME`;
+    /// [`Error::TypedDecode`] when its fields do not fit `T`.
+    pub fn decode<T: TypedMessage>(&self) -> Result<T> {
+        let wrong = |found: String| Error::WrongPayloadKind {
+            topic: self.topic.to_string(),
+            partition: self.partition,
+            offset: self.offset,
+            expected: format!("typed message {}", T::TYPE_NAME),
+            found,
+        };
+        match &self.payload {
+            Payload::Typed(t) if t.class.as_deref() == Some(T::TYPE_NAME) => {
+                T::deserialize(&t.fields).map_err(|source| Error::TypedDecode {
+                    topic: self.topic.to_string(),
+                    partition: self.partition,
+                    offset: self.offset,
+                    name: T::TYPE_NAME.to_string(),
+                    source,
+                })
+            }
+            Payload::Typed(t) => Err(wrong(format!("typed message {}", t.class.as_deref().unwrap_or("of unknown type")))),
+            other => Err(wrong(other.kind().to_string())),
+        }
+    }
+
+    /// The JSON transport shape `{partition, offset, key, timestamp, payload}`.
+    pub fn to_json(&self) -> MessageJson {
+        MessageJson {
+            partition: self.partition,
+            offset: self.offset,
+            key: self.key.clone(),
+            timestamp: self.timestamp,
+            payload: PayloadJson::from(&self.payload),
+        }
+    }
+}
+
+/// A message as JSON: the CLI's `consume --json` line.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct MessageJson {
+    pub partition: u32,
+    pub offset: u64,
+    pub key: Key,
+    pub timestamp: f64,
+    pub payload: PayloadJson,
+}

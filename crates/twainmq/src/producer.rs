@@ -1,0 +1,336 @@
+//! Producer: one O_APPEND `write` per line on a descriptor kept open, daily UTC files.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::clock::{micros_to_unix, Clock};
+use crate::config::TopicConfig;
+use crate::error::{Error, Result};
+use crate::files::{self, Day, PartitionFile};
+use crate::key::{Key, KeyError, KeyType};
+use crate::line::{Codec, MAX_LINE_BYTES};
+use crate::partitioner::partition_for;
+use crate::payload::{Outgoing, Payload, TypedMessage, TypedPayload};
+use crate::store::Store;
+
+/// A custom partitioner: `(key, partitions) -> partition`.
+pub type Partitioner = Box<dyn FnMut(&Key, u32) -> u32 + Send>;
+
+const MICROS_PER_DAY: i64 = 86_400_000_000;
+
+/// Where a message landed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    pub partition: u32,
+    /// The file it was appended to.
+    pub path: PathBuf,
+    /// Offset of that file's first line.
+    pub file_first: u64,
+    /// Byte position of the line in the file, when the platform reports it.
+    pub byte_pos: Option<u64>,
+}
+
+struct ActiveFile {
+    day: Day,
+    first: u64,
+    path: PathBuf,
+    file: File,
+    /// Lines counted in `[0, counted_pos)`, for resolving offsets incrementally.
+    counted_pos: u64,
+    counted_lines: u64,
+}
+
+/// Appends messages to a topic.
+///
+/// Each line goes out in a single `write` on a file opened with `O_APPEND`
+/// (`FILE_APPEND_DATA` on Windows), so producers in other processes, 0.2.3's
+/// included, never interleave inside a line. The file descriptor of each
+/// partition's day file stays open until the UTC day changes.
+pub struct Producer {
+    store: Store,
+    topic: String,
+    config: TopicConfig,
+    partitioner: Option<Partitioner>,
+    active: Vec<Option<ActiveFile>>,
+    clock: Arc<dyn Clock>,
+    /// Micros range of the day the active files belong to.
+    day_range: (i64, i64),
+    codec: Codec,
+    line: Vec<u8>,
+    raw: Vec<u8>,
+}
+
+impl std::fmt::Debug for Producer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Producer").field("topic", &self.topic).finish_non_exhaustive()
+    }
+}
+
+impl Producer {
+    pub(crate) fn open(store: &Store, topic: &str) -> Result<Producer> {
+        let config = TopicConfig::load(topic, &store.config_path(topic))?;
+        let dir = store.topic_dir(topic);
+        if !dir.is_dir() {
+            return Err(Error::TopicNotFound { topic: topic.to_string(), path: dir });
+        }
+        Ok(Producer {
+            store: store.clone(),
+            topic: topic.to_string(),
+            active: (0..config.partitions).map(|_| None).collect(),
+            config,
+            partitioner: None,
+            clock: store.clock(),
+            day_range: (0, 0),
+            codec: Codec::default(),
+            line: Vec::with_capacity(MAX_LINE_BYTES),
+            raw: Vec::with_capacity(MAX_LINE_BYTES),
+        })
+    }
+
+    /// Replace 0.2.3's partitioner with `f(key, partitions)`.
+    pub fn with_partitioner(mut self, f: impl FnMut(&Key, u32) -> u32 + Send + 'static) -> Self {
+        self.partitioner = Some(Box::new(f));
+        self
+    }
+
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+
+    pub fn config(&self) -> &TopicConfig {
+        &self.config
+    }
+
+    /// Send a text message.
+    ///
+    /// # Errors
+    /// Key errors, [`Error::MessageTooLong`], I/O errors.
+    pub fn send_text(&mut self, key: impl Into<Key>, text: &str) -> Result<Delivery> {
+        self.send_payload(&key.into(), &Payload::Text(text.to_string()))
+    }
+
+    /// Send a bytes message.
+    ///
+    /// # Errors
+    /// Key errors, [`Error::MessageTooLong`], I/O errors.
+    pub fn send_bytes(&mut self, key: impl Into<Key>, bytes: &[u8]) -> Result<Delivery> {
+        self.send_payload(&key.into(), &Payload::Bytes(bytes.to_vec()))
+    }
+
+    /// Send a typed message under its `TYPE_NAME`, which the topic must declare.
+    ///
+    /// # Errors
+    /// [`Error::UnknownMessageType`], [`Error::TypedEncode`], key and size errors.
+    pub fn send_typed<T: TypedMessage>(&mut self, key: impl Into<Key>, msg: &T) -> Result<Delivery> {
+        let fields = serde_json::to_value(msg).map_err(|source| Error::TypedEncode { name: T::TYPE_NAME.to_string(), source })?;
+        self.send(&key.into(), &Outgoing::Typed { class: T::TYPE_NAME.to_string(), fields })
+    }
+
+    /// Send any outgoing payload.
+    ///
+    /// # Errors
+    /// Key, type, size and I/O errors; the store is unchanged on error.
+    pub fn send(&mut self, key: &Key, payload: &Outgoing) -> Result<Delivery> {
+        let payload = self.resolve(payload)?;
+        self.send_payload(key, &payload)
+    }
+
+    fn resolve(&self, payload: &Outgoing) -> Result<Payload> {
+        Ok(match payload {
+            Outgoing::Text(s) => Payload::Text(s.clone()),
+            Outgoing::Bytes(b) => Payload::Bytes(b.clone()),
+            Outgoing::Typed { class, fields } => {
+                let type_id = self.config.type_id(class).ok_or_else(|| Error::UnknownMessageType {
+                    topic: self.topic.clone(),
+                    name: class.clone(),
+                    known: self.config.message_types.iter().map(|(n, _)| n.clone()).collect(),
+                })?;
+                Payload::Typed(TypedPayload { type_id, class: Some(class.clone()), fields: fields.clone() })
+            }
+        })
+    }
+
+    fn key_error(&self, key: &Key, e: KeyError) -> Error {
+        let (topic, key_type, key_s) = (self.topic.clone(), self.config.key_type, key.to_string());
+        match e {
+            KeyError::OutOfRange { max } => Error::KeyOutOfRange { topic, key: key_s, key_type, max },
+            KeyError::TooLong { bytes, max } => Error::KeyTooLong { topic, key: key_s, key_type, bytes, max },
+            KeyError::WrongKind { reason } => Error::KeyWrongKind { topic, key: key_s, key_type, reason },
+        }
+    }
+
+    /// Parse text as a key of this topic's type (for command lines and forms).
+    ///
+    /// # Errors
+    /// The key errors, as for sending.
+    pub fn parse_key(&self, text: &str) -> Result<Key> {
+        let key = Key::parse(text, self.config.key_type).map_err(|e| self.key_error(&Key::Str(text.to_string()), e))?;
+        let mut scratch = Vec::new();
+        self.config.key_type.encode_into(&key, &mut scratch).map_err(|e| self.key_error(&key, e))?;
+        Ok(key)
+    }
+
+    fn partition_of(&mut self, key: &Key) -> Result<u32> {
+        let n = self.config.partitions;
+        let p = match &mut self.partitioner {
+            Some(f) => f(key, n),
+            None => partition_for(key, n),
+        };
+        if p >= n {
+            return Err(Error::BadPartitioner { topic: self.topic.clone(), partition: p, partitions: n });
+        }
+        Ok(p)
+    }
+
+    /// Encode the line for `payload` into `self.line`, returning (partition, timestamp micros).
+    fn encode(&mut self, key: &Key, payload: &Payload) -> Result<(u32, i64)> {
+        let partition = self.partition_of(key)?;
+        let now = self.clock.now_micros();
+        self.raw.clear();
+        Codec::payload_bytes(payload, &mut self.raw);
+        self.line.clear();
+        let key_type: KeyType = self.config.key_type;
+        if let Err(e) = self.codec.encode_line(key_type, key, micros_to_unix(now), &self.raw, &mut self.line) {
+            return Err(self.key_error(key, e));
+        }
+        if self.line.len() > MAX_LINE_BYTES {
+            return Err(Error::MessageTooLong { topic: self.topic.clone(), len: self.line.len(), max: MAX_LINE_BYTES });
+        }
+        Ok((partition, now))
+    }
+
+    fn send_payload(&mut self, key: &Key, payload: &Payload) -> Result<Delivery> {
+        let (partition, now) = self.encode(key, payload)?;
+        let line = std::mem::take(&mut self.line);
+        let result = self.append(partition, now, &line);
+        self.line = line;
+        result
+    }
+
+    /// Send many messages, appending each partition's lines with as few `write`s
+    /// as possible (one per partition per 64 KiB). Each `write` holds whole
+    /// lines, so concurrent readers and writers still see whole lines.
+    /// Returns how many were sent. Nothing is written if any message is invalid.
+    ///
+    /// # Errors
+    /// The first invalid message's error, or an I/O error.
+    pub fn send_batch(&mut self, messages: &[(Key, Outgoing)]) -> Result<usize> {
+        let mut per_partition: Vec<Vec<u8>> = vec![Vec::new(); self.config.partitions as usize];
+        let mut now = 0;
+        for (key, out) in messages {
+            let payload = self.resolve(out)?;
+            let (p, t) = self.encode(key, &payload)?;
+            now = t;
+            per_partition[p as usize].extend_from_slice(&self.line);
+        }
+        const CHUNK: usize = 64 << 10;
+        for (p, buf) in per_partition.iter().enumerate() {
+            let mut start = 0;
+            while start < buf.len() {
+                // Cut at the last newline within CHUNK so every write is whole lines.
+                let limit = (start + CHUNK).min(buf.len());
+                let end = if limit == buf.len() {
+                    limit
+                } else {
+                    memchr::memrchr(b'\n', &buf[start..limit]).map_or(limit, |i| start + i + 1)
+                };
+                self.append(p as u32, now, &buf[start..end])?;
+                start = end;
+            }
+        }
+        Ok(messages.len())
+    }
+
+    fn append(&mut self, partition: u32, now: i64, bytes: &[u8]) -> Result<Delivery> {
+        if now < self.day_range.0 || now >= self.day_range.1 {
+            // A new UTC day: every partition moves to a new file on its next write.
+            let day_start = now.div_euclid(MICROS_PER_DAY) * MICROS_PER_DAY;
+            self.day_range = (day_start, day_start + MICROS_PER_DAY);
+            for a in &mut self.active {
+                *a = None;
+            }
+        }
+        let day = Day::from_unix_micros(now);
+        if self.active[partition as usize].is_none() {
+            self.active[partition as usize] = Some(self.open_active(partition, day)?);
+        }
+        let Some(active) = self.active[partition as usize].as_mut() else {
+            return Err(Error::io("open", self.store.topic_dir(&self.topic), std::io::Error::other("no active file")));
+        };
+        let written = loop {
+            match active.file.write(bytes) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::io("append to", &active.path, e)),
+            }
+        };
+        if written != bytes.len() {
+            return Err(Error::ShortWrite { path: active.path.clone(), written, len: bytes.len() });
+        }
+        let byte_pos = active.file.stream_position().ok().map(|end| end - bytes.len() as u64);
+        Ok(Delivery { partition, path: active.path.clone(), file_first: active.first, byte_pos })
+    }
+
+    fn open_active(&self, partition: u32, day: Day) -> Result<ActiveFile> {
+        let dir = self.store.topic_dir(&self.topic);
+        let files = files::list_partition(&dir, partition)?;
+        let today: Vec<&PartitionFile> = files.iter().filter(|f| f.day == day).collect();
+        let (path, first) = match today.last() {
+            Some(f) => {
+                if today.len() > 1 {
+                    tracing::warn!(topic = %self.topic, partition, day = %day, "several files for one day (a rollover race); appending to the one read last");
+                }
+                (f.path.clone(), f.first)
+            }
+            None => {
+                // 0.2.3 starts the new file after the latest one's lines, counting a torn last line.
+                let first = match files.iter().max_by_key(|f| (f.day, f.first)) {
+                    Some(prev) => prev.first + files::count_lines(&prev.path)?.python_lines(),
+                    None => 0,
+                };
+                (dir.join(PartitionFile::file_name(partition, day, first)), first)
+            }
+        };
+        if std::fs::symlink_metadata(&path).map(|m| m.file_type().is_symlink()).unwrap_or(false) {
+            return Err(Error::SymlinkRefused { path });
+        }
+        let file = OpenOptions::new().append(true).create(true).open(&path).map_err(|e| Error::io("open for append", &path, e))?;
+        Ok(ActiveFile { day, first, path, file, counted_pos: 0, counted_lines: 0 })
+    }
+
+    /// The offset of a delivered message, found by counting the lines before it.
+    /// Counting resumes where the last call stopped, so resolving every send
+    /// only reads what other producers appended in between.
+    ///
+    /// # Errors
+    /// [`Error::Io`]; an error too when the platform gave no byte position.
+    pub fn resolve_offset(&mut self, d: &Delivery) -> Result<u64> {
+        let Some(pos) = d.byte_pos else {
+            return Err(Error::io("locate the message in", &d.path, std::io::Error::other("the platform reported no position")));
+        };
+        let reuse = self.active.get_mut(d.partition as usize).and_then(|a| a.as_mut()).filter(|a| a.path == d.path && a.counted_pos <= pos);
+        let (mut counted_pos, mut counted_lines) = reuse.as_ref().map_or((0, 0), |a| (a.counted_pos, a.counted_lines));
+        let mut f = File::open(&d.path).map_err(|e| Error::io("read", &d.path, e))?;
+        f.seek(SeekFrom::Start(counted_pos)).map_err(|e| Error::io("read", &d.path, e))?;
+        let mut buf = vec![0u8; 1 << 16];
+        while counted_pos < pos {
+            let want = ((pos - counted_pos) as usize).min(buf.len());
+            let n = f.read(&mut buf[..want]).map_err(|e| Error::io("read", &d.path, e))?;
+            if n == 0 {
+                break;
+            }
+            counted_lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+            counted_pos += n as u64;
+        }
+        if let Some(a) = self.active.get_mut(d.partition as usize).and_then(|a| a.as_mut()).filter(|a| a.path == d.path) {
+            a.counted_pos = counted_pos;
+            a.counted_lines = counted_lines;
+        }
+        Ok(d.file_first + counted_lines)
+    }
+
+    /// Close the open files (also done on drop).
+    pub fn close(self) {}
+}

@@ -1,0 +1,328 @@
+//! Reading one partition: whole lines only, across day files, tolerant of torn tails.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use crate::config::TopicConfig;
+use crate::consumer::StartFrom;
+use crate::error::{Error, Result};
+use crate::files::{self, PartitionFile};
+use crate::key::KeyType;
+use crate::line::{Codec, Corrupt};
+use crate::message::Message;
+use crate::payload::Payload;
+use crate::store::Store;
+
+/// Longest line a reader buffers before declaring it corrupt (lines 0.2.3 can
+/// write are at most 4096 bytes; larger ones are an opt-in extension).
+const MAX_READ_LINE: usize = 1 << 20;
+const READ_CHUNK: usize = 64 << 10;
+/// A directory listing is trusted to be complete only this long after the
+/// directory's modification time (coarse mtime granularity on some file systems).
+const MTIME_SLACK: Duration = Duration::from_secs(3);
+
+struct Cursor {
+    file: PartitionFile,
+    handle: File,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Offset of the next line in this file.
+    line_offset: u64,
+    /// 1-based line number of the next line in this file.
+    line_no: u64,
+    /// Bytes of an overlong line being discarded.
+    discarding: usize,
+}
+
+enum Next {
+    /// A complete line at `buf[start..end]` (without `\n`).
+    Line(usize, usize),
+    Overlong(usize),
+    /// End of the data written so far; the count is bytes of an unfinished line.
+    Eof(usize),
+}
+
+impl Cursor {
+    fn open(file: PartitionFile) -> Result<Cursor> {
+        let handle = File::open(&file.path).map_err(|e| Error::io("open", &file.path, e))?;
+        Ok(Cursor { line_offset: file.first, file, handle, buf: vec![0; READ_CHUNK], start: 0, end: 0, line_no: 1, discarding: 0 })
+    }
+
+    fn next(&mut self) -> Result<Next> {
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
+                let (s, e) = (self.start, self.start + i);
+                self.start = e + 1;
+                if self.discarding > 0 {
+                    let len = self.discarding + i;
+                    self.discarding = 0;
+                    return Ok(Next::Overlong(len));
+                }
+                return Ok(Next::Line(s, e));
+            }
+            if self.discarding > 0 {
+                self.discarding += self.end - self.start;
+                self.start = self.end;
+            }
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            }
+            if self.end == self.buf.len() {
+                if self.buf.len() < MAX_READ_LINE {
+                    let len = self.buf.len() * 2;
+                    self.buf.resize(len, 0);
+                } else {
+                    self.discarding = self.end;
+                    self.end = 0;
+                }
+            }
+            let n = loop {
+                match self.handle.read(&mut self.buf[self.end..]) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Err(Error::io("read", &self.file.path, e)),
+                }
+            };
+            if n == 0 {
+                return Ok(Next::Eof(self.discarding + self.end - self.start));
+            }
+            self.end += n;
+        }
+    }
+
+    /// Forget an unfinished tail (once a later file proves it will never finish).
+    fn drop_tail(&mut self) {
+        self.start = self.end;
+        self.discarding = 0;
+    }
+}
+
+/// Reads one partition of a topic in offset order.
+///
+/// Never returns a line before its `\n` is on disk. Moves to the partition's
+/// next file as soon as that file exists (not when the local date changes), and
+/// a reader positioned before any file exists starts at that file's first line.
+pub struct PartitionReader {
+    topic: Arc<str>,
+    dir: PathBuf,
+    partition: u32,
+    key_type: KeyType,
+    types: Arc<Vec<(String, u16)>>,
+    codec: Codec,
+    files: Vec<PartitionFile>,
+    listed: Option<(SystemTime, SystemTime)>,
+    cur: Option<Cursor>,
+    /// Offset of the next message to return.
+    next: u64,
+}
+
+impl std::fmt::Debug for PartitionReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PartitionReader").field("topic", &self.topic).field("partition", &self.partition).field("next", &self.next).finish_non_exhaustive()
+    }
+}
+
+impl PartitionReader {
+    pub(crate) fn open(store: &Store, topic: &str, config: &TopicConfig, partition: u32, from: StartFrom) -> Result<PartitionReader> {
+        if partition >= config.partitions {
+            return Err(Error::PartitionOutOfRange { topic: topic.to_string(), partition, partitions: config.partitions });
+        }
+        let mut r = PartitionReader {
+            topic: topic.into(),
+            dir: store.topic_dir(topic),
+            partition,
+            key_type: config.key_type,
+            types: Arc::new(config.message_types.clone()),
+            codec: Codec::default(),
+            files: Vec::new(),
+            listed: None,
+            cur: None,
+            next: 0,
+        };
+        r.seek_to(from)?;
+        Ok(r)
+    }
+
+    pub fn partition(&self) -> u32 {
+        self.partition
+    }
+
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+
+    /// Offset of the next message this reader returns.
+    pub fn position(&self) -> u64 {
+        self.next
+    }
+
+    /// Re-position the reader.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the partition cannot be listed.
+    pub fn seek_to(&mut self, from: StartFrom) -> Result<()> {
+        self.cur = None;
+        self.next = match from {
+            StartFrom::Start => 0,
+            StartFrom::Offset(o) => o,
+            StartFrom::Now => {
+                self.refresh(true)?;
+                crate::store::partition_end(&self.files)?
+            }
+        };
+        Ok(())
+    }
+
+    /// List the partition's files again if the folder may have changed.
+    fn refresh(&mut self, force: bool) -> Result<bool> {
+        let mtime = std::fs::metadata(&self.dir).and_then(|m| m.modified()).ok();
+        if !force {
+            if let (Some(m), Some((last_m, listed_at))) = (mtime, self.listed) {
+                let settled = listed_at.duration_since(m).map(|d| d >= MTIME_SLACK).unwrap_or(false);
+                if m == last_m && settled {
+                    return Ok(false);
+                }
+            }
+        }
+        let now = SystemTime::now();
+        self.files = files::list_partition(&self.dir, self.partition)?;
+        self.listed = mtime.map(|m| (m, now));
+        Ok(true)
+    }
+
+    /// Open the file holding offset `self.next`. False when the partition has no file yet.
+    fn position_cursor(&mut self) -> Result<bool> {
+        self.refresh(false)?;
+        if self.files.is_empty() {
+            return Ok(false);
+        }
+        // The last file whose first offset is <= next (sorted by (first, day): a later day wins a tie).
+        let idx = self.files.iter().rposition(|f| f.first <= self.next);
+        let file = match idx {
+            Some(i) => self.files[i].clone(),
+            None => {
+                let f = self.files[0].clone();
+                tracing::warn!(topic = %self.topic, partition = self.partition, wanted = self.next, start = f.first, "offsets before the partition's first file are gone; starting at its first line");
+                self.next = f.first;
+                f
+            }
+        };
+        match Cursor::open(file) {
+            Ok(c) => {
+                self.cur = Some(c);
+                Ok(true)
+            }
+            // Deleted between listing and opening (retention, topic deletion): list again next time.
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                self.listed = None;
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The file after the current one, if one exists now.
+    fn next_file(&mut self) -> Result<Option<PartitionFile>> {
+        let Some(cur) = &self.cur else { return Ok(None) };
+        let key = cur.file.order_key();
+        let find = |files: &[PartitionFile]| files.iter().find(|f| f.order_key() > key).cloned();
+        if let Some(f) = find(&self.files) {
+            return Ok(Some(f));
+        }
+        if self.refresh(false)? {
+            return Ok(find(&self.files));
+        }
+        Ok(None)
+    }
+
+    fn corrupt(&self, cur: &Cursor, offset: u64, line_no: u64, problem: Corrupt) -> Error {
+        Error::CorruptLine { topic: self.topic.to_string(), partition: self.partition, offset, path: cur.file.path.clone(), line: line_no, problem }
+    }
+
+    /// The next message, or `None` when the partition has no more complete lines yet.
+    ///
+    /// # Errors
+    /// [`Error::CorruptLine`] for a line that is not a message: the reader has
+    /// moved past it, so polling again continues with the next line.
+    /// [`Error::Io`] for read errors.
+    pub fn poll(&mut self) -> Result<Option<Message>> {
+        let mut retried_tail = false;
+        loop {
+            if self.cur.is_none() && !self.position_cursor()? {
+                return Ok(None);
+            }
+            let Some(cur) = self.cur.as_mut() else { return Ok(None) };
+            match cur.next()? {
+                Next::Line(s, e) => {
+                    let offset = cur.line_offset;
+                    let line_no = cur.line_no;
+                    cur.line_offset += 1;
+                    cur.line_no += 1;
+                    if offset < self.next {
+                        continue;
+                    }
+                    self.next = offset + 1;
+                    let decoded = self.codec.decode_line(self.key_type, &cur.buf[s..e]);
+                    return match decoded {
+                        Ok(rec) => {
+                            let payload = match rec.payload {
+                                Payload::Typed(mut t) => {
+                                    t.class = self.types.iter().find(|(_, i)| *i == t.type_id).map(|(n, _)| n.clone());
+                                    Payload::Typed(t)
+                                }
+                                p => p,
+                            };
+                            Ok(Some(Message { topic: self.topic.clone(), partition: self.partition, offset, key: rec.key, timestamp: rec.timestamp, payload }))
+                        }
+                        Err(problem) => {
+                            let Some(cur) = self.cur.as_ref() else { return Ok(None) };
+                            Err(self.corrupt(cur, offset, line_no, problem))
+                        }
+                    };
+                }
+                Next::Overlong(len) => {
+                    let (offset, line_no) = (cur.line_offset, cur.line_no);
+                    cur.line_offset += 1;
+                    cur.line_no += 1;
+                    if offset < self.next {
+                        continue;
+                    }
+                    self.next = offset + 1;
+                    let Some(cur) = self.cur.as_ref() else { return Ok(None) };
+                    return Err(self.corrupt(cur, offset, line_no, Corrupt::Overlong { len }));
+                }
+                Next::Eof(partial) => {
+                    let Some(next) = self.next_file()? else { return Ok(None) };
+                    // The unfinished line may have been completed since the read: look once more.
+                    if partial > 0 && !retried_tail {
+                        retried_tail = true;
+                        continue;
+                    }
+                    retried_tail = false;
+                    let Some(cur) = self.cur.as_mut() else { return Ok(None) };
+                    let caught_up = cur.line_offset >= self.next;
+                    let torn = (partial > 0).then_some((cur.line_offset, cur.line_no));
+                    if partial > 0 {
+                        cur.drop_tail();
+                        cur.line_offset += 1;
+                    }
+                    if next.first != cur.line_offset {
+                        tracing::warn!(topic = %self.topic, partition = self.partition, file = %next.path.display(), first = next.first, expected = cur.line_offset, "partition file does not start where the previous one ends (a rollover race or a missing file)");
+                    }
+                    let next_first = next.first;
+                    let old = self.cur.replace(Cursor::open(next)?);
+                    self.next = if caught_up { next_first } else { self.next.max(next_first) };
+                    if let (Some((offset, line_no)), Some(old), true) = (torn, old, caught_up) {
+                        return Err(self.corrupt(&old, offset, line_no, Corrupt::TornTail { len: partial }));
+                    }
+                }
+            }
+        }
+    }
+}
