@@ -183,7 +183,11 @@ fn topics(store: &Store, cmd: TopicsCmd) -> Result<()> {
                 serde_json::to_writer(&mut out, &d)?;
                 writeln!(out)?;
             } else {
-                writeln!(out, "topic {}: {} keys, {} partitions, {} messages, {} bytes", d.name, d.key_type, d.partitions, d.messages, d.bytes)?;
+                writeln!(
+                    out,
+                    "topic {}: {} keys, {} partitions, {} messages, {} bytes",
+                    d.name, d.key_type, d.partitions, d.messages, d.bytes
+                )?;
                 if !d.message_types.is_empty() {
                     let types: Vec<String> = d.message_types.iter().map(|(n, i)| format!("{n}={i}")).collect();
                     writeln!(out, "message types: {}", types.join(", "))?;
@@ -320,7 +324,8 @@ fn consume(store: &Store, args: ConsumeArgs) -> Result<()> {
             break;
         }
         let polled = if args.follow {
-            let wait = deadline.map_or(Duration::from_millis(100), |d| d.saturating_duration_since(Instant::now()).min(Duration::from_millis(100)));
+            let wait = deadline
+                .map_or(Duration::from_millis(100), |d| d.saturating_duration_since(Instant::now()).min(Duration::from_millis(100)));
             consumer.poll_timeout(wait)
         } else {
             consumer.poll()

@@ -6,8 +6,7 @@
 //! paths encode into and decode from caller-owned buffers without allocating.
 //! A property test checks that we encode exactly like `base85` 2.
 
-const ALPHABET: &[u8; 85] =
-    b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+const ALPHABET: &[u8; 85] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
 
 const INVALID: u8 = 0xFF;
 

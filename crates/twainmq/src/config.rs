@@ -51,15 +51,10 @@ impl TopicConfig {
         let Value::Object(mut map) = value else {
             return Err("not a JSON object".into());
         };
-        let width = map
-            .remove("key_width")
-            .ok_or("no \"key_width\"")
-            .and_then(|v| int_of(&v).ok_or("\"key_width\" is not an integer"))?;
+        let width = map.remove("key_width").ok_or("no \"key_width\"").and_then(|v| int_of(&v).ok_or("\"key_width\" is not an integer"))?;
         let key_type = KeyType::from_width(width).ok_or_else(|| format!("\"key_width\" {width} is not 1, 2, 4, 8 or negative"))?;
-        let partitions = map
-            .remove("partitions")
-            .ok_or("no \"partitions\"")
-            .and_then(|v| int_of(&v).ok_or("\"partitions\" is not an integer"))?;
+        let partitions =
+            map.remove("partitions").ok_or("no \"partitions\"").and_then(|v| int_of(&v).ok_or("\"partitions\" is not an integer"))?;
         let partitions = u32::try_from(partitions)
             .ok()
             .filter(|p| *p >= 1)
@@ -158,7 +153,8 @@ mod tests {
 
     #[test]
     fn keeps_extra_keys() {
-        let c = TopicConfig::parse(br#"{"key_width": -8, "partitions": "3", "message_types": {}, "topic": "events", "x": [1]}"#).expect("valid");
+        let c = TopicConfig::parse(br#"{"key_width": -8, "partitions": "3", "message_types": {}, "topic": "events", "x": [1]}"#)
+            .expect("valid");
         assert_eq!(c.key_type, KeyType::Char(8));
         assert_eq!(c.partitions, 3);
         let again = TopicConfig::parse(&c.to_bytes()).expect("valid");

@@ -32,10 +32,7 @@ pub struct Consumer {
 
 impl Consumer {
     pub(crate) fn open(store: &Store, topic: &str, config: &TopicConfig, partitions: &[u32], from: StartFrom) -> Result<Consumer> {
-        let readers = partitions
-            .iter()
-            .map(|&p| PartitionReader::open(store, topic, config, p, from))
-            .collect::<Result<Vec<_>>>()?;
+        let readers = partitions.iter().map(|&p| PartitionReader::open(store, topic, config, p, from)).collect::<Result<Vec<_>>>()?;
         Ok(Consumer { topic: topic.to_string(), last: readers.len().saturating_sub(1), readers, pending: VecDeque::new() })
     }
 
@@ -63,19 +60,6 @@ impl Consumer {
             Some(r) => r.seek_to(from),
             None => Err(Error::PartitionOutOfRange { topic: self.topic.clone(), partition, partitions: self.readers.len() as u32 }),
         }
-    }
-
-    /// Add a partition reader (used by groups when a partition is assigned).
-    pub(crate) fn add_reader(&mut self, reader: PartitionReader) {
-        self.readers.push(reader);
-        self.readers.sort_by_key(PartitionReader::partition);
-    }
-
-    /// Keep only the readers of `partitions`.
-    pub(crate) fn retain(&mut self, partitions: &[u32]) {
-        self.readers.retain(|r| partitions.contains(&r.partition()));
-        self.pending.retain(|m| partitions.contains(&m.partition));
-        self.last = self.last.min(self.readers.len().saturating_sub(1));
     }
 
     /// The next message from any partition, without blocking.

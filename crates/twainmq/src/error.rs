@@ -81,7 +81,9 @@ pub enum Error {
     #[error("message type {name:?} is not declared by topic {topic:?} (declared: {known:?}). Create the topic with --message-types {name}, or send one of the declared types")]
     UnknownMessageType { topic: String, name: String, known: Vec<String> },
 
-    #[error("message is {len} bytes as a line, over the {max}-byte limit of topic {topic:?}: shorten it or split it into several messages")]
+    #[error(
+        "message is {len} bytes as a line, over the {max}-byte limit of topic {topic:?}: shorten it or split it into several messages"
+    )]
     MessageTooLong { topic: String, len: usize, max: usize },
 
     #[error("partition {partition} does not exist in topic {topic:?}, which has {partitions} (0 to {last})", last = partitions.saturating_sub(1))]
@@ -94,10 +96,21 @@ pub enum Error {
     WrongPayloadKind { topic: String, partition: u32, offset: u64, expected: String, found: String },
 
     #[error("typed message {name:?} could not be encoded as JSON: {source}")]
-    TypedEncode { name: String, #[source] source: serde_json::Error },
+    TypedEncode {
+        name: String,
+        #[source]
+        source: serde_json::Error,
+    },
 
     #[error("message at topic {topic:?}, partition {partition}, offset {offset} could not be decoded as {name}: {source}")]
-    TypedDecode { topic: String, partition: u32, offset: u64, name: String, #[source] source: serde_json::Error },
+    TypedDecode {
+        topic: String,
+        partition: u32,
+        offset: u64,
+        name: String,
+        #[source]
+        source: serde_json::Error,
+    },
 
     #[error("partitioner returned partition {partition} for topic {topic:?}, which has {partitions}: a partitioner must return 0 to {last}", last = partitions.saturating_sub(1))]
     BadPartitioner { topic: String, partition: u32, partitions: u32 },
@@ -109,7 +122,12 @@ pub enum Error {
     ShortWrite { path: PathBuf, written: usize, len: usize },
 
     #[error("could not {op} {path}: {source}")]
-    Io { op: &'static str, path: PathBuf, #[source] source: std::io::Error },
+    Io {
+        op: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl Error {

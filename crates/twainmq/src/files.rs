@@ -189,7 +189,16 @@ mod tests {
     fn names() {
         assert_eq!(PartitionFile::parse_name("3-20261129_51.tmf"), Some((3, Day(20261129), 51)));
         assert_eq!(PartitionFile::file_name(3, Day(20261129), 51), "3-20261129_51.tmf");
-        for bad in ["3-20261129_51.tmp", "03-20261129_5.tmf", "3-2026112_5.tmf", "3-20261329_5.tmf", "x-20261129_5.tmf", "3-20261129_.tmf", "3-20261129-5.tmf", "3-20261129_5.tmf.bak"] {
+        for bad in [
+            "3-20261129_51.tmp",
+            "03-20261129_5.tmf",
+            "3-2026112_5.tmf",
+            "3-20261329_5.tmf",
+            "x-20261129_5.tmf",
+            "3-20261129_.tmf",
+            "3-20261129-5.tmf",
+            "3-20261129_5.tmf.bak",
+        ] {
             assert_eq!(PartitionFile::parse_name(bad), None, "{bad}");
         }
         assert_eq!(Day::from_unix_micros(1_796_016_478_803_225), Day(20261130));

@@ -153,9 +153,7 @@ impl KeyType {
         match self {
             KeyType::Char(_) => {
                 let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-                String::from_utf8(bytes[..end].to_vec())
-                    .map(Key::Str)
-                    .map_err(|_| "key is not valid UTF-8".to_string())
+                String::from_utf8(bytes[..end].to_vec()).map(Key::Str).map_err(|_| "key is not valid UTF-8".to_string())
             }
             _ => {
                 let mut buf = [0u8; 8];

@@ -19,8 +19,14 @@ const MAX_INFLATED: usize = 64 << 20;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Corrupt {
-    TooShort { len: usize, min: usize },
-    NotBase85 { field: &'static str, detail: String },
+    TooShort {
+        len: usize,
+        min: usize,
+    },
+    NotBase85 {
+        field: &'static str,
+        detail: String,
+    },
     BadKey(String),
     Inflate(String),
     Multipart(u8),
@@ -28,9 +34,13 @@ pub enum Corrupt {
     NotUtf8,
     BadTypedJson(String),
     /// A line without its `\n` that can never be completed, because a later file exists.
-    TornTail { len: usize },
+    TornTail {
+        len: usize,
+    },
     /// A line longer than any reader accepts (no newline within the limit).
-    Overlong { len: usize },
+    Overlong {
+        len: usize,
+    },
 }
 
 impl fmt::Display for Corrupt {
@@ -176,11 +186,9 @@ impl Codec {
             return Err(Corrupt::TooShort { len: line.len(), min });
         }
         let key = key_type.decode(&line[..kc]).map_err(Corrupt::BadKey)?;
-        let timestamp = decode_timestamp(&line[kc..min])
-            .map_err(|e| Corrupt::NotBase85 { field: "timestamp", detail: e.to_string() })?;
+        let timestamp = decode_timestamp(&line[kc..min]).map_err(|e| Corrupt::NotBase85 { field: "timestamp", detail: e.to_string() })?;
         self.raw.clear();
-        b85::decode_into(&line[min..], &mut self.raw)
-            .map_err(|e| Corrupt::NotBase85 { field: "payload", detail: e.to_string() })?;
+        b85::decode_into(&line[min..], &mut self.raw).map_err(|e| Corrupt::NotBase85 { field: "payload", detail: e.to_string() })?;
         self.inflate()?;
         let payload = decode_payload(&self.scratch)?;
         Ok(Record { key, timestamp, payload })

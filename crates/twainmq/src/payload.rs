@@ -79,7 +79,10 @@ pub enum Outgoing {
     Text(String),
     Bytes(Vec<u8>),
     /// A typed message by type name; the producer maps it to the topic's id.
-    Typed { class: String, fields: serde_json::Value },
+    Typed {
+        class: String,
+        fields: serde_json::Value,
+    },
 }
 
 impl TryFrom<PayloadJson> for Outgoing {
@@ -87,9 +90,7 @@ impl TryFrom<PayloadJson> for Outgoing {
     fn try_from(p: PayloadJson) -> Result<Self, String> {
         Ok(match p {
             PayloadJson::Str { value } => Outgoing::Text(value),
-            PayloadJson::Bytes { hex } => {
-                Outgoing::Bytes(hex::decode(hex.trim()).map_err(|e| format!("\"hex\" is not valid hex: {e}"))?)
-            }
+            PayloadJson::Bytes { hex } => Outgoing::Bytes(hex::decode(hex.trim()).map_err(|e| format!("\"hex\" is not valid hex: {e}"))?),
             PayloadJson::Dataclass { class: Some(class), fields, .. } => Outgoing::Typed { class, fields },
             PayloadJson::Dataclass { class: None, .. } => return Err("a dataclass payload needs a \"class\"".into()),
         })

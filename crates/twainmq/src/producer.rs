@@ -33,7 +33,6 @@ pub struct Delivery {
 }
 
 struct ActiveFile {
-    day: Day,
     first: u64,
     path: PathBuf,
     file: File,
@@ -231,11 +230,8 @@ impl Producer {
             while start < buf.len() {
                 // Cut at the last newline within CHUNK so every write is whole lines.
                 let limit = (start + CHUNK).min(buf.len());
-                let end = if limit == buf.len() {
-                    limit
-                } else {
-                    memchr::memrchr(b'\n', &buf[start..limit]).map_or(limit, |i| start + i + 1)
-                };
+                let end =
+                    if limit == buf.len() { limit } else { memchr::memrchr(b'\n', &buf[start..limit]).map_or(limit, |i| start + i + 1) };
                 self.append(p as u32, now, &buf[start..end])?;
                 start = end;
             }
@@ -297,7 +293,7 @@ impl Producer {
             return Err(Error::SymlinkRefused { path });
         }
         let file = OpenOptions::new().append(true).create(true).open(&path).map_err(|e| Error::io("open for append", &path, e))?;
-        Ok(ActiveFile { day, first, path, file, counted_pos: 0, counted_lines: 0 })
+        Ok(ActiveFile { first, path, file, counted_pos: 0, counted_lines: 0 })
     }
 
     /// The offset of a delivered message, found by counting the lines before it.

@@ -45,7 +45,13 @@ fn push_u16_escape(out: &mut Vec<u8>, unit: u16) {
 /// decimal exponents -4..16, otherwise `d.ddde+XX`.
 pub fn python_float_repr(v: f64) -> String {
     if !v.is_finite() {
-        return if v.is_nan() { "NaN".into() } else if v > 0.0 { "Infinity".into() } else { "-Infinity".into() };
+        return if v.is_nan() {
+            "NaN".into()
+        } else if v > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        };
     }
     // `{:e}` gives the shortest round-trip digits as d.ddde<exp>.
     let sci = format!("{v:e}");

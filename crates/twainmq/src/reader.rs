@@ -124,7 +124,11 @@ pub struct PartitionReader {
 
 impl std::fmt::Debug for PartitionReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PartitionReader").field("topic", &self.topic).field("partition", &self.partition).field("next", &self.next).finish_non_exhaustive()
+        f.debug_struct("PartitionReader")
+            .field("topic", &self.topic)
+            .field("partition", &self.partition)
+            .field("next", &self.next)
+            .finish_non_exhaustive()
     }
 }
 
@@ -242,7 +246,14 @@ impl PartitionReader {
     }
 
     fn corrupt(&self, cur: &Cursor, offset: u64, line_no: u64, problem: Corrupt) -> Error {
-        Error::CorruptLine { topic: self.topic.to_string(), partition: self.partition, offset, path: cur.file.path.clone(), line: line_no, problem }
+        Error::CorruptLine {
+            topic: self.topic.to_string(),
+            partition: self.partition,
+            offset,
+            path: cur.file.path.clone(),
+            line: line_no,
+            problem,
+        }
     }
 
     /// The next message, or `None` when the partition has no more complete lines yet.
@@ -278,7 +289,14 @@ impl PartitionReader {
                                 }
                                 p => p,
                             };
-                            Ok(Some(Message { topic: self.topic.clone(), partition: self.partition, offset, key: rec.key, timestamp: rec.timestamp, payload }))
+                            Ok(Some(Message {
+                                topic: self.topic.clone(),
+                                partition: self.partition,
+                                offset,
+                                key: rec.key,
+                                timestamp: rec.timestamp,
+                                payload,
+                            }))
                         }
                         Err(problem) => {
                             let Some(cur) = self.cur.as_ref() else { return Ok(None) };

@@ -263,17 +263,6 @@ impl Store {
         TopicConfig::load(topic, &self.config_path(topic))
     }
 
-    /// Rewrite a topic's config (e.g. to record a group's topic), atomically.
-    pub(crate) fn write_config(&self, topic: &str, config: &TopicConfig) -> Result<()> {
-        let cfg_path = self.config_path(topic);
-        let tmp = self.root.join(format!(".{topic}.twc.tmp-{}", std::process::id()));
-        fs::write(&tmp, config.to_bytes()).map_err(|e| Error::io("write", &tmp, e))?;
-        fs::rename(&tmp, &cfg_path).map_err(|e| {
-            let _ = fs::remove_file(&tmp);
-            Error::io("rename into place", &cfg_path, e)
-        })
-    }
-
     /// Files, line counts and offsets of every partition.
     ///
     /// # Errors
@@ -362,10 +351,6 @@ impl Store {
     /// [`Error::TopicNotFound`], [`Error::CorruptConfig`], invalid names.
     pub fn producer(&self, topic: &str) -> Result<Producer> {
         name::validate_topic(topic)?;
-        Producer::open(self, topic)
-    }
-
-    pub(crate) fn producer_unchecked(&self, topic: &str) -> Result<Producer> {
         Producer::open(self, topic)
     }
 

@@ -2,7 +2,7 @@
 
 mod common;
 
-use twainmq::line::{encode_timestamp, decode_timestamp, Codec};
+use twainmq::line::{decode_timestamp, encode_timestamp, Codec};
 use twainmq::{partition_for, Key, KeyType, Outgoing, Payload, TypedPayload};
 
 fn key_of(v: &serde_json::Value) -> Key {

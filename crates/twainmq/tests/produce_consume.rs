@@ -1,0 +1,240 @@
+//! Producing and consuming through the engine: partitions, offsets, day files, typed messages.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use twainmq::{partition_for, Key, KeyType, ManualClock, Outgoing, Payload, StartFrom, Store, TopicSpec, TypedMessage};
+
+const DAY: i64 = 86_400_000_000;
+/// 2026-11-29T23:59:59Z in microseconds.
+const BEFORE_MIDNIGHT: i64 = 1_795_996_799_000_000;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Event {
+    id: u64,
+    text: String,
+    tags: Vec<String>,
+}
+impl TypedMessage for Event {
+    const TYPE_NAME: &'static str = "Event";
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Unlisted {
+    x: u8,
+}
+impl TypedMessage for Unlisted {
+    const TYPE_NAME: &'static str = "Unlisted";
+}
+
+fn store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = Store::open(dir.path()).expect("open");
+    (dir, store)
+}
+
+fn drain(c: &mut twainmq::Consumer) -> Vec<twainmq::Message> {
+    let mut out = Vec::new();
+    while let Some(m) = c.poll().expect("poll") {
+        out.push(m);
+    }
+    out
+}
+
+#[test]
+fn messages_land_in_the_partition_0_2_3_picks_with_dense_offsets() {
+    let (_d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U32, 5)).expect("create");
+    let mut p = store.producer("t").expect("producer");
+    for i in 0..500u32 {
+        let key = i.wrapping_mul(2_654_435_761);
+        let d = p.send_text(key, &format!("m{i}")).expect("send");
+        assert_eq!(d.partition, partition_for(&Key::from(key), 5));
+    }
+    let mut c = store.consumer("t", StartFrom::Start).expect("consumer");
+    let msgs = drain(&mut c);
+    assert_eq!(msgs.len(), 500);
+    let mut next = [0u64; 5];
+    for m in &msgs {
+        assert_eq!(m.partition, partition_for(&m.key, 5));
+        assert_eq!(m.offset, next[m.partition as usize], "dense offsets");
+        next[m.partition as usize] += 1;
+    }
+    // Round-robin: the first five messages come from five different partitions.
+    let mut first: Vec<u32> = msgs[..5].iter().map(|m| m.partition).collect();
+    first.sort();
+    assert_eq!(first, vec![0, 1, 2, 3, 4]);
+    let d = store.describe_topic("t").expect("describe");
+    assert_eq!(d.messages, 500);
+    assert_eq!(d.partition_details.iter().map(|p| p.end).collect::<Vec<_>>(), next.to_vec());
+}
+
+#[test]
+fn resolve_offset_finds_each_messages_offset() {
+    let (_d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U8, 1)).expect("create");
+    let mut a = store.producer("t").expect("producer");
+    let mut b = store.producer("t").expect("producer");
+    for i in 0..20u64 {
+        let p = if i % 3 == 0 { &mut b } else { &mut a };
+        let d = p.send_text(1u8, "x").expect("send");
+        assert_eq!(p.resolve_offset(&d).expect("offset"), i);
+    }
+}
+
+#[test]
+fn every_payload_kind_round_trips() {
+    let (_d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::Char(8), 2).with_types(["Event", "Reading"])).expect("create");
+    let mut p = store.producer("t").expect("producer");
+    let ev = Event { id: u64::MAX, text: "ünï 😀 <b>".into(), tags: vec!["a".into()] };
+    p.send_typed("k1", &ev).expect("typed");
+    p.send_text("k2", "").expect("empty text");
+    p.send_bytes("k3", &[]).expect("empty bytes");
+    p.send_bytes("", &(0..=255).collect::<Vec<u8>>()).expect("bytes");
+    p.send(&Key::from("12345678"), &Outgoing::Typed { class: "Reading".into(), fields: serde_json::json!({"v": 1.25}) }).expect("generic");
+    let err = p.send_typed("k", &Unlisted { x: 1 }).expect_err("not declared");
+    assert_eq!(err.code(), "unknown_message_type");
+    let msgs = drain(&mut store.consumer("t", StartFrom::Start).expect("consumer"));
+    assert_eq!(msgs.len(), 5);
+    let typed = msgs.iter().find(|m| m.key == Key::from("k1")).expect("k1");
+    assert_eq!(typed.decode::<Event>().expect("decode"), ev);
+    assert_eq!(typed.decode::<Unlisted>().expect_err("wrong type").code(), "wrong_payload_kind");
+    let reading = msgs.iter().find(|m| m.key == Key::from("12345678")).expect("reading");
+    match &reading.payload {
+        Payload::Typed(t) => {
+            assert_eq!(t.class.as_deref(), Some("Reading"));
+            assert_eq!(t.type_id, 1);
+            assert_eq!(t.fields, serde_json::json!({"v": 1.25}));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(msgs.iter().find(|m| m.key == Key::from("")).expect("bytes").payload, Payload::Bytes((0..=255).collect()));
+}
+
+#[test]
+fn days_roll_over_at_utc_midnight_and_readers_follow_without_a_date_change() {
+    let (_d, store) = store();
+    let clock = ManualClock::new(BEFORE_MIDNIGHT);
+    let store = store.with_clock(Arc::new(clock.clone()));
+    store.create_topic("t", &TopicSpec::new(KeyType::U8, 1)).expect("create");
+    let mut p = store.producer("t").expect("producer");
+    // A reader opened before anything exists reads from offset 0 once it appears.
+    let mut r = store.partition_reader("t", 0, StartFrom::Start).expect("reader");
+    assert!(r.poll().expect("poll").is_none());
+    for i in 0..3 {
+        p.send_text(0u8, &format!("day1-{i}")).expect("send");
+    }
+    clock.advance(2_000_000);
+    for i in 0..2 {
+        p.send_text(0u8, &format!("day2-{i}")).expect("send");
+    }
+    clock.advance(DAY);
+    p.send_text(0u8, "day3-0").expect("send");
+    let names: Vec<String> = store.describe_topic("t").expect("d").partition_details[0].files.iter().map(|f| f.name.clone()).collect();
+    assert_eq!(names, vec!["0-20261129_0.tmf", "0-20261130_3.tmf", "0-20261201_5.tmf"]);
+    let texts: Vec<(u64, String)> =
+        std::iter::from_fn(|| r.poll().expect("poll")).map(|m| (m.offset, m.text().expect("text").to_string())).collect();
+    assert_eq!(texts.iter().map(|t| t.0).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4, 5]);
+    assert_eq!(texts[3].1, "day2-0");
+    // Seeking picks the right file.
+    let mut r = store.partition_reader("t", 0, StartFrom::Offset(4)).expect("reader");
+    assert_eq!(r.poll().expect("poll").expect("msg").text(), Some("day2-1"));
+    // A new producer on the same day appends to the same day file.
+    let mut p2 = store.producer("t").expect("producer");
+    let d = p2.send_text(0u8, "day3-1").expect("send");
+    assert!(d.path.ends_with("0-20261201_5.tmf"));
+    assert_eq!(p2.resolve_offset(&d).expect("offset"), 6);
+}
+
+#[test]
+fn start_from_now_and_from_offset() {
+    let (_d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U16, 2)).expect("create");
+    let mut p = store.producer("t").expect("producer");
+    for i in 0..10u16 {
+        p.send_text(i, "old").expect("send");
+    }
+    let mut now = store.consumer("t", StartFrom::Now).expect("consumer");
+    assert!(now.poll().expect("poll").is_none());
+    p.send_text(3u16, "new").expect("send");
+    let m = now.poll().expect("poll").expect("new message");
+    assert_eq!(m.text(), Some("new"));
+    assert!(now.poll().expect("poll").is_none());
+    let mut from = store.consumer_of("t", &[m.partition], StartFrom::Offset(m.offset)).expect("consumer");
+    assert_eq!(from.poll().expect("poll").expect("msg").text(), Some("new"));
+    // An offset past the end waits there.
+    let mut far = store.consumer_of("t", &[0], StartFrom::Offset(1000)).expect("consumer");
+    assert!(far.poll().expect("poll").is_none());
+}
+
+#[test]
+fn batches_append_whole_lines_per_partition() {
+    let (_d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U32, 3)).expect("create");
+    let mut p = store.producer("t").expect("producer");
+    let batch: Vec<(Key, Outgoing)> = (0..5000u32).map(|i| (Key::from(i), Outgoing::Text(format!("message number {i}")))).collect();
+    assert_eq!(p.send_batch(&batch).expect("batch"), 5000);
+    let msgs = drain(&mut store.consumer("t", StartFrom::Start).expect("consumer"));
+    assert_eq!(msgs.len(), 5000);
+    for m in &msgs {
+        let Key::Int(i) = m.key else { panic!("int key") };
+        assert_eq!(m.text().expect("text"), format!("message number {i}"));
+        assert_eq!(m.partition, partition_for(&m.key, 3));
+    }
+}
+
+#[test]
+fn custom_partitioner_is_used_and_checked() {
+    let (_d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U16, 4)).expect("create");
+    let mut p = store.producer("t").expect("producer").with_partitioner(|k, _| match k {
+        Key::Int(v) => (*v % 10) as u32,
+        Key::Str(_) => 0,
+    });
+    assert_eq!(p.send_text(3u16, "x").expect("send").partition, 3);
+    let err = p.send_text(7u16, "x").expect_err("out of range");
+    assert_eq!(err.code(), "bad_partitioner");
+}
+
+#[test]
+fn delete_removes_config_and_folder() {
+    let (d, store) = store();
+    store.create_topic("t", &TopicSpec::default()).expect("create");
+    store.producer("t").expect("p").send_text(1u16, "x").expect("send");
+    assert!(store.topic_exists("t").expect("exists"));
+    store.delete_topic("t").expect("delete");
+    assert!(!store.topic_exists("t").expect("exists"));
+    assert!(!d.path().join("t.twc").exists() && !d.path().join("t").exists());
+    assert_eq!(store.delete_topic("t").expect_err("gone").code(), "topic_not_found");
+}
+
+#[cfg(unix)]
+#[test]
+fn delete_never_follows_a_link_out_of_the_store() {
+    let (d, store) = store();
+    let outside = tempfile::tempdir().expect("tmp");
+    std::fs::write(outside.path().join("precious"), b"keep").expect("write");
+    std::os::unix::fs::symlink(outside.path(), d.path().join("evil")).expect("link");
+    std::fs::write(d.path().join("evil.twc"), br#"{"key_width": 2, "partitions": 1, "message_types": {}}"#).expect("twc");
+    assert_eq!(store.delete_topic("evil").expect_err("link").code(), "symlink_refused");
+    assert!(outside.path().join("precious").exists());
+    // A link inside a real topic folder is removed, not followed.
+    store.create_topic("t", &TopicSpec::default()).expect("create");
+    std::os::unix::fs::symlink(outside.path(), d.path().join("t").join("0-20261129_0.tmf")).expect("link");
+    store.delete_topic("t").expect("delete");
+    assert!(outside.path().join("precious").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn producers_never_write_through_a_link() {
+    let (d, store) = store();
+    let outside = tempfile::tempdir().expect("tmp");
+    store.create_topic("t", &TopicSpec::new(KeyType::U8, 1)).expect("create");
+    let name = format!("0-{}_0.tmf", store.today());
+    std::os::unix::fs::symlink(outside.path().join("target"), d.path().join("t").join(name)).expect("link");
+    let err = store.producer("t").expect("p").send_text(1u8, "x").expect_err("link");
+    assert_eq!(err.code(), "symlink_refused");
+    assert!(!outside.path().join("target").exists());
+}

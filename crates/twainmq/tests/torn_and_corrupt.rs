@@ -1,0 +1,125 @@
+//! Partial and damaged lines are never returned as messages, and never stall a reader.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::PathBuf;
+
+use twainmq::{Error, KeyType, StartFrom, Store, TopicSpec};
+
+fn setup() -> (tempfile::TempDir, Store, PathBuf) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = Store::open(dir.path()).expect("open");
+    store.create_topic("t", &TopicSpec::new(KeyType::U8, 1)).expect("create");
+    store.producer("t").expect("p").send_text(1u8, "first").expect("send");
+    let file = dir.path().join("t").join(format!("0-{}_0.tmf", store.today()));
+    assert!(file.exists());
+    (dir, store, file)
+}
+
+fn append(path: &PathBuf, bytes: &[u8]) {
+    OpenOptions::new().append(true).open(path).expect("open").write_all(bytes).expect("write");
+}
+
+fn line_for(text: &str) -> Vec<u8> {
+    let mut codec = twainmq::line::Codec::default();
+    let mut line = Vec::new();
+    codec.encode_line(KeyType::U8, &1u8.into(), 1.0, text.as_bytes(), &mut line).expect("encode");
+    line
+}
+
+#[test]
+fn a_line_being_written_is_not_returned_until_its_newline_lands() {
+    let (_d, store, file) = setup();
+    let mut r = store.partition_reader("t", 0, StartFrom::Start).expect("reader");
+    assert_eq!(r.poll().expect("poll").expect("first").text(), Some("first"));
+    let line = line_for("second");
+    let (head, tail) = line.split_at(7);
+    append(&file, head);
+    for _ in 0..3 {
+        assert!(r.poll().expect("poll").is_none(), "partial line returned");
+    }
+    append(&file, tail);
+    let m = r.poll().expect("poll").expect("second");
+    assert_eq!((m.offset, m.text()), (1, Some("second")));
+}
+
+#[test]
+fn corrupt_lines_are_reported_with_their_place_and_skipped() {
+    let (_d, store, file) = setup();
+    append(&file, b"this is not a message\n");
+    append(&file, b"\xff\xfe\x00garbage\n");
+    append(&file, &line_for("after"));
+    let mut r = store.partition_reader("t", 0, StartFrom::Start).expect("reader");
+    assert_eq!(r.poll().expect("poll").expect("first").offset, 0);
+    for (offset, line) in [(1u64, 2u64), (2, 3)] {
+        match r.poll() {
+            Err(Error::CorruptLine { offset: o, line: l, path, .. }) => {
+                assert_eq!((o, l), (offset, line));
+                assert_eq!(path, file);
+            }
+            other => panic!("expected a corrupt line, got {other:?}"),
+        }
+    }
+    let m = r.poll().expect("poll").expect("after");
+    assert_eq!((m.offset, m.text()), (3, Some("after")));
+    assert!(r.poll().expect("poll").is_none());
+    // The consumer surfaces the same and goes on.
+    let mut c = store.consumer("t", StartFrom::Start).expect("consumer");
+    let mut ok = 0;
+    let mut bad = 0;
+    for _ in 0..10 {
+        match c.poll() {
+            Ok(Some(_)) => ok += 1,
+            Ok(None) => break,
+            Err(_) => bad += 1,
+        }
+    }
+    assert_eq!((ok, bad), (2, 2));
+}
+
+#[test]
+fn a_torn_tail_before_a_later_file_is_reported_and_the_next_file_is_read() {
+    let (d, store, file) = setup();
+    append(&file, &line_for("torn")[..9]);
+    let next = d.path().join("t").join("0-20991231_2.tmf");
+    std::fs::write(&next, line_for("next day")).expect("write");
+    let mut r = store.partition_reader("t", 0, StartFrom::Start).expect("reader");
+    assert_eq!(r.poll().expect("poll").expect("first").offset, 0);
+    match r.poll() {
+        Err(Error::CorruptLine { offset: 1, problem: twainmq::line::Corrupt::TornTail { len: 9 }, .. }) => {}
+        other => panic!("expected a torn tail, got {other:?}"),
+    }
+    let m = r.poll().expect("poll").expect("next day");
+    assert_eq!((m.offset, m.text()), (2, Some("next day")));
+    // The producer counts the torn line, as 0.2.3 does, when it starts a file.
+    assert_eq!(twainmq::files::count_lines(&file).expect("count").python_lines(), 2);
+}
+
+#[test]
+fn an_overlong_garbage_line_is_skipped_without_unbounded_memory() {
+    let (_d, store, file) = setup();
+    append(&file, &vec![b'x'; 3 << 20]);
+    append(&file, b"\n");
+    append(&file, &line_for("after"));
+    let mut r = store.partition_reader("t", 0, StartFrom::Start).expect("reader");
+    assert!(r.poll().expect("poll").is_some());
+    assert!(matches!(r.poll(), Err(Error::CorruptLine { offset: 1, problem: twainmq::line::Corrupt::Overlong { .. }, .. })));
+    assert_eq!(r.poll().expect("poll").expect("after").text(), Some("after"));
+}
+
+#[test]
+fn unknown_type_ids_decode_generically() {
+    let (_d, store, file) = setup();
+    let mut raw = vec![0xFB, 0x00, 0x09];
+    raw.extend_from_slice(br#"{"a":1}"#);
+    let mut codec = twainmq::line::Codec::default();
+    let mut line = Vec::new();
+    codec.encode_line(KeyType::U8, &2u8.into(), 1.0, &raw, &mut line).expect("encode");
+    append(&file, &line);
+    let mut r = store.partition_reader("t", 0, StartFrom::Offset(1)).expect("reader");
+    let m = r.poll().expect("poll").expect("typed");
+    match m.payload {
+        twainmq::Payload::Typed(t) => assert_eq!((t.type_id, t.class, t.fields), (9, None, serde_json::json!({"a": 1}))),
+        other => panic!("{other:?}"),
+    }
+}

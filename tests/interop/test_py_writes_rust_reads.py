@@ -1,0 +1,356 @@
+"""twainmq 0.2.3 (Python) writes a store; our CLI reads it."""
+
+import dataclasses
+import math
+import random
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from conftest import INT_KEY_MAX, parse_jsonl, payload_equal, payload_of
+
+
+@dataclass
+class Event:
+    id: int
+    text: str
+    tags: list
+    nested: list
+    big: int
+    flag: bool
+    ratio: float
+
+
+@dataclass
+class Reading:
+    sensor: str
+    value: float
+    ok: bool
+    samples: list
+
+
+rng = random.Random(20240923)
+
+TEXTS = [
+    "hello",
+    "",
+    "ünïcödé ✓ 日本語 😀 \u00e9\u0301",
+    "tab\there\tand\ttabs",
+    "quotes \"double\" 'single' `back`",
+    "<script>alert('x')</script>",
+    "back\\slash \\n not a newline",
+    "real\nnewline\r\nand CR\r",
+    "nul \x00 char and \x7f del and \x1b esc",
+    '{"type":"bytes","hex":"00"}',
+    "\ufeffBOM first",
+    "   leading and trailing spaces   ",
+    "a" * 2000,
+    "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789 ñ€") for _ in range(1200)),
+]
+
+BYTES = [
+    b"",
+    bytes(range(256)),
+    b"\x00",
+    b"\xff" * 10,
+    b"\xfb\x00\x00{}",  # looks like a typed payload inside bytes
+    b"\xfc\xfc",
+    b"\n\r\n",
+    bytes(rng.getrandbits(8) for _ in range(1000)),
+    "utf-8 text as bytes ✓".encode(),
+]
+
+DATACLASSES = [
+    Event(id=0, text="", tags=[], nested=[], big=0, flag=False, ratio=0.0),
+    Event(
+        id=2**64 - 1,
+        text="ünïcödé 日本 😀 \"q\" <b>",
+        tags=["a", "b,c", '"q"', "", "tab\t"],
+        nested=[[1, [2, [3, []]]], [], ["x", None, True, 1.5]],
+        big=2**64 - 1,
+        flag=True,
+        ratio=3.141592653589793,
+    ),
+    Event(id=-(2**63), text="neg", tags=["z"], nested=[[[[]]]], big=2**63, flag=False, ratio=-1e-300),
+    Event(id=12345678901234567890, text="x" * 300, tags=["日本"] * 5, nested=[[2**64 - 2, -(2**63)]], big=2**64 - 2, flag=True, ratio=1e300),
+    Reading(sensor="s0", value=43.664746541669544, ok=False, samples=[1.5, -2.25, 1e100, 5e-324]),
+    Reading(sensor="<script>", value=-0.0, ok=True, samples=[0.1, 0.2, 0.30000000000000004]),
+    Reading(sensor="whole", value=1.0, ok=True, samples=[]),
+    Reading(sensor="ß∂ƒ", value=2.5e-8, ok=False, samples=[[1.0, 2], {"k": "v", "n": [1]}]),
+]
+
+# topic -> (key_type, partitions, message_types or None, keys)
+TOPICS = {
+    "t_u8": ("u8", 3, None, [0, 1, 2, 127, 128, 200, 254, 255]),
+    "t_u16": ("u16", 4, ["Event", "Reading"], [0, 1, 255, 256, 1000, 32768, 65534, 65535]),
+    "t_u32": ("u32", 5, ["Event", "Reading"], [0, 1, 65536, 2**31, 3626809857, 2**32 - 2, 2**32 - 1]),
+    "t_u64": ("u64", 7, ["Reading", "Event"], [0, 1, 2**32, 2**53 + 1, 2**63, 14542731574252009633, 2**64 - 2, 2**64 - 1]),
+    "t_char8": ("char8", 4, ["Event", "Reading"], ["", "a", "abcdefgh", "ünï", "日本", "éééé", "😀😀", " x y ", "a\tb", "12345678"]),
+    "t_char3": ("char3", 2, ["Event", "Reading"], ["", "a", "abc", "é", "€", "日", "a é"[:2], "xyz"]),
+    "t_char16": ("char16", 1, ["Event", "Reading"], ["", "sixteen-bytes-ok", "ünïcödé_ünï", "k"]),
+    # Event's type id is 300: checks the 2-byte big-endian type id.
+    "t_manytypes": ("u16", 2, [f"T{i}" for i in range(256)] + ["Reading"] + [f"U{i}" for i in range(43)] + ["Event"], [0, 7, 65535]),
+    "t_empty": ("u32", 3, None, []),
+}
+
+
+def make_twain(twainmq, root):
+    tmq = twainmq.Twain(root)
+    tmq.register_msg_cls(Event)
+    tmq.register_msg_cls(Reading)
+    return tmq
+
+
+def plan_messages(keys, message_types):
+    payloads = list(TEXTS) + list(BYTES)
+    if message_types:
+        payloads += list(DATACLASSES)
+    if not keys:
+        return []
+    n = max(len(keys), len(payloads)) * 3
+    return [(keys[i % len(keys)], payloads[(i * 5) % len(payloads)]) for i in range(n)]
+
+
+def build_store(twainmq, root):
+    """Create every topic with 0.2.3 and write the planned messages.
+    Returns {topic: [written record dicts in write order]}."""
+    from twainmq.encoding import partition_hash64
+
+    tmq = make_twain(twainmq, root)
+    written = {}
+    for topic, (key_type, parts, mtypes, keys) in TOPICS.items():
+        tmq.create_topic(topic, key_type=key_type, partitions=parts, message_types=mtypes)
+        prod = tmq.producer(topic)
+        recs = []
+        for key, msg in plan_messages(keys, mtypes):
+            t0 = time.time()
+            prod.write_message(key, msg)
+            t1 = time.time()
+            recs.append(dict(key=key, payload=payload_of(msg), partition=partition_hash64(key, parts), t0=t0, t1=t1))
+        written[topic] = recs
+    return tmq, written
+
+
+def py_read(twainmq, tmq, topic, partitions):
+    """Read every partition with 0.2.3's own per-partition consumerlets."""
+    from twainmq.consumer import TwainMQConsumerlet
+
+    out = {}
+    for p in range(partitions):
+        cl = TwainMQConsumerlet(tmq, topic, p, offset=0)
+        msgs = []
+        while (m := cl.poll()) is not None:
+            msgs.append(m)
+        out[p] = msgs
+    return out
+
+
+def cli_read(cli, store, topic, *extra):
+    proc = cli(store, "consume", topic, "--from", "start", "--json", *extra)
+    assert proc.returncode == 0
+    recs = parse_jsonl(proc.stdout)
+    for r in recs:
+        for field in ("partition", "offset", "key", "timestamp", "payload"):
+            assert field in r, f"consume --json record lacks {field!r}: {r}"
+    return recs, proc
+
+
+def group_by_partition(recs):
+    by = {}
+    for r in recs:
+        by.setdefault(r["partition"], []).append(r)
+    return by
+
+
+def expected_by_partition(written, partitions):
+    exp = {p: [] for p in range(partitions)}
+    for w in written:
+        exp[w["partition"]].append(w)
+    return exp
+
+
+def test_consume_reads_everything_0_2_3_wrote(cli, twainmq, store):
+    tmq, written = build_store(twainmq, store)
+    total = 0
+    for topic, (key_type, parts, mtypes, keys) in TOPICS.items():
+        recs, proc = cli_read(cli, store, topic)
+        assert "warn" not in proc.stderr.lower() and "corrupt" not in proc.stderr.lower(), proc.stderr
+        py = py_read(twainmq, tmq, topic, parts)
+        exp = expected_by_partition(written[topic], parts)
+        got = group_by_partition(recs)
+
+        assert len(recs) == len(written[topic]), f"{topic}: CLI read {len(recs)} messages, 0.2.3 wrote {len(written[topic])}"
+        assert set(got) <= set(range(parts)), f"{topic}: partitions out of range: {sorted(got)}"
+        for p in range(parts):
+            e = exp[p]
+            g = got.get(p, [])
+            pm = py[p]
+            # sanity of the test itself: 0.2.3 put the messages where partition_hash64 says
+            assert len(pm) == len(e), f"{topic} p{p}: 0.2.3 read {len(pm)} != written {len(e)}"
+            assert len(g) == len(e), f"{topic} p{p}: CLI read {len(g)} messages, expected {len(e)}"
+            for i, (gr, er, pr) in enumerate(zip(g, e, pm)):
+                where = f"{topic} p{p} #{i}"
+                assert type(gr["partition"]) is int and gr["partition"] == p
+                assert type(gr["offset"]) is int and gr["offset"] == i, f"{where}: offset {gr['offset']!r}, expected {i}"
+                assert pr.offset == i
+                assert type(gr["key"]) is type(er["key"]), f"{where}: key {gr['key']!r} has JSON type {type(gr['key']).__name__}, expected {er['key']!r}"
+                assert gr["key"] == er["key"], f"{where}: key {gr['key']!r} != {er['key']!r}"
+                assert pr.key == er["key"]
+                assert payload_equal(gr["payload"], er["payload"]), f"{where}: payload\n got {gr['payload']!r}\nwant {er['payload']!r}"
+                assert payload_equal(payload_of(pr.message), er["payload"])
+                ts = gr["timestamp"]
+                assert isinstance(ts, (int, float)) and not isinstance(ts, bool), f"{where}: timestamp {ts!r}"
+                assert math.isclose(ts, pr.timestamp.timestamp(), rel_tol=0, abs_tol=1e-6), f"{where}: ts {ts!r} vs 0.2.3 {pr.timestamp.timestamp()!r}"
+                assert er["t0"] - 1e-3 <= ts <= er["t1"] + 1e-3, f"{where}: ts {ts} outside write window [{er['t0']}, {er['t1']}]"
+        total += len(recs)
+    assert total > 500
+    print(f"CLI read {total} messages written by 0.2.3 across {len(TOPICS)} topics")
+
+
+def test_topics_list_matches_list_topics(cli, twainmq, store):
+    tmq, _ = build_store(twainmq, store)
+    # a consumer group (its topic --group--grp) must not be listed
+    tmq.consumer("t_u16", start_from="start", group="grp")
+    assert (store / "--group--grp.twc").is_file()
+    py_topics = set(tmq.list_topics())
+    assert py_topics == set(TOPICS)
+
+    proc = cli(store, "topics", "list", "--json")
+    import json
+
+    listed = json.loads(proc.stdout)
+    assert isinstance(listed, list)
+    names = [t["name"] for t in listed]
+    assert len(names) == len(set(names)), f"duplicate topics: {names}"
+    assert set(names) == py_topics
+    for t in listed:
+        key_type, parts, _, _ = TOPICS[t["name"]]
+        assert t["key_type"] == key_type, t
+        assert type(t["partitions"]) is int and t["partitions"] == parts, t
+
+
+def test_describe_counts(cli, twainmq, store):
+    import json
+
+    _, written = build_store(twainmq, store)
+    for topic, (key_type, parts, _, _) in TOPICS.items():
+        d = json.loads(cli(store, "topics", "describe", topic, "--json").stdout)
+        assert d["partitions"] == parts, d
+        details = d["partition_details"]
+        assert isinstance(details, list) and len(details) == parts, details
+        counts = {p: 0 for p in range(parts)}
+        for w in written[topic]:
+            counts[w["partition"]] += 1
+        for i, det in enumerate(details):
+            p = det.get("partition", i)
+            assert p == i, f"{topic}: partition_details out of order: {details}"
+            on_disk = sorted(f.name for f in (store / topic).glob(f"{p}-*.tmf"))
+            assert det["start"] == 0, f"{topic} p{p}: {det}"
+            assert det["end"] == counts[p], f"{topic} p{p}: end {det['end']} != {counts[p]} messages"
+            files = det["files"]
+            if isinstance(files, list):
+                assert sorted(Path(str(f if not isinstance(f, dict) else f.get("name", f.get("path")))).name for f in files) == on_disk, (files, on_disk)
+            else:
+                assert files == len(on_disk), f"{topic} p{p}: files {files} != {on_disk}"
+
+
+def test_consume_partition_offset_max_and_now(cli, twainmq, store):
+    _, written = build_store(twainmq, store)
+    topic = "t_u64"
+    parts = TOPICS[topic][1]
+    exp = expected_by_partition(written[topic], parts)
+    p = max(exp, key=lambda q: len(exp[q]))
+    assert len(exp[p]) >= 8
+    recs = parse_jsonl(cli(store, "consume", topic, "--partition", p, "--from", 3, "--max", 4, "--json").stdout)
+    assert [r["offset"] for r in recs] == [3, 4, 5, 6]
+    assert all(r["partition"] == p for r in recs)
+    assert [r["key"] for r in recs] == [w["key"] for w in exp[p][3:7]]
+    assert all(payload_equal(r["payload"], w["payload"]) for r, w in zip(recs, exp[p][3:7]))
+
+    # --from OFFSET past the end: nothing, clean exit
+    recs = parse_jsonl(cli(store, "consume", topic, "--partition", p, "--from", len(exp[p]), "--json").stdout)
+    assert recs == []
+
+    # --max over all partitions
+    recs = parse_jsonl(cli(store, "consume", topic, "--from", "start", "--max", 5, "--json").stdout)
+    assert len(recs) == 5
+
+    # --from now without --follow: at the end already, nothing
+    recs = parse_jsonl(cli(store, "consume", topic, "--from", "now", "--json").stdout)
+    assert recs == []
+
+    # the partition filter reads the whole partition
+    recs = parse_jsonl(cli(store, "consume", topic, "--partition", p, "--from", "start", "--json").stdout)
+    assert [r["offset"] for r in recs] == list(range(len(exp[p])))
+
+
+class _FakeClock:
+    """Pins 0.2.3's idea of 'now' (used for the chunk day and the timestamps)."""
+
+    now = None
+
+
+def test_multiday_files(cli, twainmq, store, monkeypatch):
+    """0.2.3 writes over several (faked) UTC days, so partitions have several
+    files, some empty; our CLI must read across them with continuous offsets."""
+    import twainmq.agent_base as agent_base
+    import twainmq.producer as producer_mod
+    from twainmq.encoding import partition_hash64
+
+    real_datetime = datetime
+
+    class FakeDatetime(real_datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return _FakeClock.now.astimezone(tz) if tz else _FakeClock.now
+
+    monkeypatch.setattr(agent_base, "datetime", FakeDatetime)
+    monkeypatch.setattr(producer_mod, "datetime", FakeDatetime)
+
+    tmq = make_twain(twainmq, store)
+    topic, parts = "multiday", 3
+    base = real_datetime(2026, 3, 27, 23, 59, 50, tzinfo=timezone.utc)
+    _FakeClock.now = base
+    tmq.create_topic(topic, key_type="u16", partitions=parts, message_types=["Event", "Reading"])
+    prod = tmq.producer(topic)
+    written = []
+    keys = [0, 1, 2, 3, 5, 8, 13, 65535]
+    payloads = TEXTS[:6] + BYTES[:4] + DATACLASSES[:3]
+    t = base
+    for day in range(4):
+        n = 5 if day != 2 else 1  # day 2 leaves most partitions with an empty file
+        for i in range(n):
+            t = t + timedelta(seconds=1, microseconds=123457)
+            _FakeClock.now = t
+            key = keys[(day * 7 + i) % len(keys)]
+            msg = payloads[(day * 3 + i) % len(payloads)]
+            prod.write_message(key, msg)
+            written.append(dict(key=key, payload=payload_of(msg), partition=partition_hash64(key, parts), ts=t.timestamp()))
+        t = t.replace(hour=23, minute=59, second=58) + timedelta(days=0)
+        t = t + timedelta(seconds=5)  # next UTC day
+    monkeypatch.undo()
+
+    files = sorted(f.name for f in (store / topic).iterdir())
+    assert len(files) >= 3 * parts, files  # one file per partition per day
+
+    recs, _ = cli_read(cli, store, topic)
+    got = group_by_partition(recs)
+    exp = expected_by_partition(written, parts)
+    for p in range(parts):
+        g = got.get(p, [])
+        assert [r["offset"] for r in g] == list(range(len(exp[p]))), f"p{p}: {[r['offset'] for r in g]}; files {files}"
+        assert [r["key"] for r in g] == [w["key"] for w in exp[p]]
+        for r, w in zip(g, exp[p]):
+            assert payload_equal(r["payload"], w["payload"]), (r, w)
+            assert math.isclose(r["timestamp"], w["ts"], rel_tol=0, abs_tol=1e-6), (r["timestamp"], w["ts"])
+
+    # reading from the middle of a later file
+    for p in range(parts):
+        if len(exp[p]) > 2:
+            mid = len(exp[p]) - 2
+            g = parse_jsonl(cli(store, "consume", topic, "--partition", p, "--from", mid, "--json").stdout)
+            assert [r["offset"] for r in g] == [mid, mid + 1]
+            assert [r["key"] for r in g] == [w["key"] for w in exp[p][mid:]]
