@@ -90,7 +90,7 @@ TOPICS = {
     "t_u64": ("u64", 7, ["Reading", "Event"], [0, 1, 2**32, 2**53 + 1, 2**63, 14542731574252009633, 2**64 - 2, 2**64 - 1]),
     "t_char8": ("char8", 4, ["Event", "Reading"], ["", "a", "abcdefgh", "ünï", "日本", "éééé", "😀😀", " x y ", "a\tb", "12345678"]),
     "t_char3": ("char3", 2, ["Event", "Reading"], ["", "a", "abc", "é", "€", "日", "a é"[:2], "xyz"]),
-    "t_char16": ("char16", 1, ["Event", "Reading"], ["", "sixteen-bytes-ok", "ünïcödé_ünï", "k"]),
+    "t_char16": ("char16", 1, ["Event", "Reading"], ["", "sixteen-bytes-ok", "ünïcödé_üni", "k"]),
     # Event's type id is 300: checks the 2-byte big-endian type id.
     "t_manytypes": ("u16", 2, [f"T{i}" for i in range(256)] + ["Reading"] + [f"U{i}" for i in range(43)] + ["Event"], [0, 7, 65535]),
     "t_empty": ("u32", 3, None, []),

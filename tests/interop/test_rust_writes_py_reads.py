@@ -181,10 +181,10 @@ def test_typed_payload_bytes_match_0_2_3_encoding(cli, twainmq, store):
     create_topic_cli(cli, store, topic, "u16", 1, ["Event", "Reading"])
     msgs = JSONL_TEXTS + JSONL_BYTES + DATACLASSES
     cli(store, "produce", topic, "--jsonl", input="".join(jsonl_line(7, m) + "\n" for m in msgs))
-    tmq = make_twain(twainmq, store)
-    prod = TwainMQProducer(tmq, topic)
     files = sorted((store / topic).glob("0-*.tmf"))
     lines = b"".join(f.read_bytes() for f in files).split(b"\n")
+    tmq = make_twain(twainmq, store)
+    prod = TwainMQProducer(tmq, topic)
     assert lines[-1] == b""
     lines = lines[:-1]
     assert len(lines) == len(msgs)

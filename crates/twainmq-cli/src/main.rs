@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
+use twainmq::group::{self, GroupMember, GroupOptions, ResetTo};
 use twainmq::{Error as EngineError, Key, KeyType, Message, Outgoing, Payload, PayloadJson, StartFrom, Store, TopicSpec};
 
 #[derive(Parser, Debug)]
@@ -28,8 +29,48 @@ enum Command {
     Topics(TopicsCmd),
     /// Write messages to a topic.
     Produce(ProduceArgs),
-    /// Read messages from a topic.
+    /// Read messages from a topic (alone, or as a member of a consumer group).
     Consume(ConsumeArgs),
+    /// Inspect consumer groups and reset their offsets.
+    #[command(subcommand)]
+    Groups(GroupsCmd),
+}
+
+#[derive(Subcommand, Debug)]
+enum GroupsCmd {
+    /// List the store's consumer groups.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Members, assignment, committed offsets, lag and rounds of a group.
+    Describe {
+        group: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Move committed offsets (0.2.3 members honour them when they next take a partition).
+    Reset {
+        group: String,
+        /// earliest, latest, offset:N or time:RFC3339.
+        #[arg(long)]
+        to: String,
+        /// Only this partition (repeatable).
+        #[arg(long)]
+        partition: Vec<u32>,
+        /// Show the before/after table without writing.
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Open a round: live members re-split the partitions; dead members' partitions move.
+    Rebalance {
+        group: String,
+        /// How long the round stays open for offers.
+        #[arg(long, default_value_t = 60.0)]
+        window: f64,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -107,6 +148,18 @@ struct ConsumeArgs {
     /// One JSON object a line.
     #[arg(long)]
     json: bool,
+    /// Join this consumer group: read only the partitions assigned to this member, commit progress.
+    #[arg(long)]
+    group: Option<String>,
+    /// Seconds a rebalance round stays open (with --group; 0.2.3 uses 60).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    rebalance_window: f64,
+    /// Commit after every N messages (with --group; always also on exit).
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    commit_every: u64,
+    /// Start a round every SECONDS so dead members' partitions move (with --group).
+    #[arg(long, value_name = "SECONDS")]
+    auto_round: Option<f64>,
 }
 
 fn main() -> ExitCode {
@@ -133,7 +186,9 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Topics(cmd) => topics(&store, cmd),
         Command::Produce(args) => produce(&store, args),
+        Command::Consume(args) if args.group.is_some() => consume_group(&store, args),
         Command::Consume(args) => consume(&store, args),
+        Command::Groups(cmd) => groups(&store, cmd),
     }
 }
 
@@ -308,12 +363,7 @@ fn consume(store: &Store, args: ConsumeArgs) -> Result<()> {
         Some(p) => store.consumer_of(&args.topic, &[p], from)?,
         None => store.consumer(&args.topic, from)?,
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        // Without a handler we would be killed mid-line; with it we finish the line and flush.
-        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
-    }
+    let stop = stop_flag();
     let deadline = args.for_secs.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -374,4 +424,164 @@ fn write_message(out: &mut impl Write, m: &Message, json: bool) -> Result<()> {
     };
     writeln!(out, "{}/{}\t{}\t{}\t{}", m.partition, m.offset, key, time, body)?;
     Ok(())
+}
+
+fn stop_flag() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    // SIGINT and SIGTERM set the flag; the loop then commits and leaves cleanly.
+    let _ = ctrlc::set_handler(move || s.store(true, Ordering::SeqCst));
+    stop
+}
+
+fn secs(s: f64, what: &str) -> Result<Duration> {
+    Duration::try_from_secs_f64(s).map_err(|_| anyhow!("{what} must be a number of seconds of 0 or more, not {s}"))
+}
+
+fn consume_group(store: &Store, args: ConsumeArgs) -> Result<()> {
+    let group = args.group.clone().unwrap_or_default();
+    if args.partition.is_some() {
+        bail!("--partition cannot be used with --group: the group assigns partitions");
+    }
+    let start_from = match parse_from(&args.from)? {
+        StartFrom::Offset(_) => bail!("with --group, --from is start or now (where a new group begins); use `twainmq groups reset` to move a group"),
+        f => f,
+    };
+    let opts = GroupOptions {
+        window: secs(args.rebalance_window, "--rebalance-window")?,
+        start_from,
+        auto_round: args.auto_round.map(|s| secs(s, "--auto-round")).transpose()?,
+        ..GroupOptions::default()
+    };
+    let stop = stop_flag();
+    let deadline = args.for_secs.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+    let mut member = GroupMember::join(store, &args.topic, &group, opts)?;
+    eprintln!("joined group {group} as member {}", member.id());
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let (mut count, mut since_commit) = (0u64, 0u64);
+    let mut assigned_once = false;
+    let result = (|| -> Result<()> {
+        loop {
+            if stop.load(Ordering::SeqCst) || args.max.is_some_and(|m| count >= m) || deadline.is_some_and(|d| Instant::now() >= d) {
+                return Ok(());
+            }
+            let wait = deadline.map_or(Duration::from_millis(100), |d| d.saturating_duration_since(Instant::now()).min(Duration::from_millis(100)));
+            match member.poll_timeout(wait) {
+                Ok(Some(m)) => {
+                    count += 1;
+                    since_commit += 1;
+                    write_message(&mut out, &m, args.json)?;
+                    if since_commit >= args.commit_every.max(1) {
+                        out.flush()?;
+                        member.commit()?;
+                        since_commit = 0;
+                    }
+                }
+                Ok(None) => {
+                    out.flush()?;
+                    if member.round_open_until().is_none() {
+                        assigned_once = true;
+                    }
+                    // Without --follow: stop at the end of the log, once the first round gave us partitions.
+                    if !args.follow && assigned_once {
+                        return Ok(());
+                    }
+                }
+                Err(e @ EngineError::CorruptLine { .. }) => {
+                    out.flush()?;
+                    eprintln!("warning: {e}");
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    })();
+    out.flush()?;
+    let id = member.id();
+    let assigned = member.assignment().to_vec();
+    member.close()?;
+    eprintln!("member {id} left group {group} after {count} messages (partitions {assigned:?}), offsets committed");
+    result
+}
+
+fn groups(store: &Store, cmd: GroupsCmd) -> Result<()> {
+    let mut out = io::stdout().lock();
+    match cmd {
+        GroupsCmd::List { json } => {
+            let mut rows = Vec::new();
+            for g in store.list_groups()? {
+                let row = match group::read_log(store, &g).and_then(|log| group::group_topic_of(store, &g, &log).map(|t| (log, t))) {
+                    Ok((log, (topic, _))) => serde_json::json!({
+                        "group": g, "topic": topic, "members": log.members().len(), "round_open": log.open_round().is_some(),
+                    }),
+                    Err(e) => serde_json::json!({"group": g, "error": e.to_string()}),
+                };
+                rows.push(row);
+            }
+            if json {
+                serde_json::to_writer(&mut out, &rows)?;
+                writeln!(out)?;
+            } else {
+                for r in rows {
+                    writeln!(out, "{}\ttopic {}\t{} members", r["group"].as_str().unwrap_or_default(), r["topic"].as_str().unwrap_or("?"), r["members"])?;
+                }
+            }
+        }
+        GroupsCmd::Describe { group: g, json } => {
+            let d = group::describe(store, &g)?;
+            if json {
+                serde_json::to_writer(&mut out, &d)?;
+                writeln!(out)?;
+                return Ok(());
+            }
+            writeln!(out, "group {} on topic {}", d.group, d.topic.as_deref().unwrap_or("(unknown)"))?;
+            if d.topic.is_none() && !d.topic_candidates.is_empty() {
+                writeln!(out, "candidate topics (matching partition count): {}", d.topic_candidates.join(", "))?;
+            }
+            for m in &d.members {
+                writeln!(out, "member {}: partitions {:?}", m.id, m.partitions)?;
+            }
+            if let Some(r) = &d.open_round {
+                writeln!(out, "round open: started by {} at offset {}, ends at {}, {} offers", r.started_by, r.begin_offset, fmt_time(r.ends_at), r.offers.len())?;
+            }
+            writeln!(out, "partition  committed  end  lag  owner")?;
+            for p in &d.partitions {
+                let c = p.committed.map_or("-".to_string(), |c| c.to_string());
+                let o = p.owner.map_or("-".to_string(), |o| o.to_string());
+                writeln!(out, "{:>9}  {:>9}  {:>3}  {:>3}  {}", p.partition, c, p.end, p.lag, o)?;
+            }
+            writeln!(out, "{} rounds in the log, {} records", d.rounds.len(), d.records)?;
+        }
+        GroupsCmd::Reset { group: g, to, partition, dry_run, json } => {
+            let target = ResetTo::parse(&to).map_err(|e| anyhow!(e))?;
+            let parts = (!partition.is_empty()).then_some(partition.as_slice());
+            let plan = group::reset(store, &g, target, parts, dry_run)?;
+            if json {
+                serde_json::to_writer(&mut out, &plan)?;
+                writeln!(out)?;
+            } else {
+                writeln!(out, "partition  before  after  (start..end)")?;
+                for r in &plan.rows {
+                    let before = r.before.map_or("-".to_string(), |b| b.to_string());
+                    writeln!(out, "{:>9}  {:>6}  {:>5}  ({}..{})", r.partition, before, r.after, r.start, r.end)?;
+                }
+                writeln!(out, "{}", if dry_run { "dry run: nothing written" } else { "committed" })?;
+            }
+            if !plan.live_members.is_empty() {
+                eprintln!(
+                    "warning: members {:?} hold partitions of {g}: their next commit overrides this reset, and they only read commits when they take a partition. Stop them first, or reset while the group is idle",
+                    plan.live_members
+                );
+            }
+        }
+        GroupsCmd::Rebalance { group: g, window } => {
+            group::trigger_round(store, &g, secs(window, "--window")?)?;
+            writeln!(out, "round opened in group {g}; it ends in {window} s")?;
+        }
+    }
+    Ok(())
+}
+
+fn fmt_time(t: f64) -> String {
+    chrono::DateTime::from_timestamp_micros((t * 1e6) as i64).map_or_else(|| t.to_string(), |d| d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
 }

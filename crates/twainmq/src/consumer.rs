@@ -62,6 +62,19 @@ impl Consumer {
         }
     }
 
+    /// Add a partition reader (groups do when a partition is assigned).
+    pub(crate) fn add_reader(&mut self, reader: PartitionReader) {
+        self.readers.push(reader);
+        self.readers.sort_by_key(PartitionReader::partition);
+    }
+
+    /// Keep only the readers of `partitions` (groups do when partitions move away).
+    pub(crate) fn retain(&mut self, partitions: &[u32]) {
+        self.readers.retain(|r| partitions.contains(&r.partition()));
+        self.pending.retain(|m| partitions.contains(&m.partition));
+        self.last = self.last.min(self.readers.len().saturating_sub(1));
+    }
+
     /// The next message from any partition, without blocking.
     ///
     /// # Errors

@@ -121,6 +121,9 @@ pub enum Error {
     #[error("short write to {path}: {written} of {len} bytes. The disk may be full; free space and retry")]
     ShortWrite { path: PathBuf, written: usize, len: usize },
 
+    #[error(transparent)]
+    Group(#[from] crate::group::GroupError),
+
     #[error("could not {op} {path}: {source}")]
     Io {
         op: &'static str,
@@ -157,6 +160,14 @@ impl Error {
             Error::BadPartitioner { .. } => "bad_partitioner",
             Error::SymlinkRefused { .. } => "symlink_refused",
             Error::ShortWrite { .. } => "short_write",
+            Error::Group(g) => match g {
+                crate::group::GroupError::TopicMismatch { .. } => "group_topic_mismatch",
+                crate::group::GroupError::PartitionMismatch { .. } => "group_partition_mismatch",
+                crate::group::GroupError::NotAGroup { .. } => "not_a_group",
+                crate::group::GroupError::JoinFailed { .. } => "group_join_failed",
+                crate::group::GroupError::UnknownTopic { .. } => "group_unknown_topic",
+                crate::group::GroupError::NoSuchPartition { .. } => "partition_out_of_range",
+            },
             Error::Io { .. } => "io",
         }
     }

@@ -26,6 +26,7 @@ pub mod config;
 pub mod consumer;
 pub mod error;
 pub mod files;
+pub mod group;
 pub mod key;
 pub mod line;
 pub mod message;

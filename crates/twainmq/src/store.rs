@@ -354,6 +354,10 @@ impl Store {
         Producer::open(self, topic)
     }
 
+    pub(crate) fn producer_unchecked(&self, topic: &str) -> Result<Producer> {
+        Producer::open(self, topic)
+    }
+
     /// A reader of one partition.
     ///
     /// # Errors

@@ -1,0 +1,409 @@
+//! A live group member, interoperable with 0.2.3 members of the same group.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use super::records::Record;
+use super::state::{Event, GroupLog};
+use super::{ensure_group, group_topic_reader, GroupError};
+use crate::consumer::{Consumer, StartFrom};
+use crate::error::{Error, Result};
+use crate::message::Message;
+use crate::producer::Producer;
+use crate::reader::PartitionReader;
+use crate::store::Store;
+
+/// How a member behaves. The defaults are 0.2.3's.
+#[derive(Debug, Clone)]
+pub struct GroupOptions {
+    /// How long a round stays open for offers (0.2.3: 60 s).
+    pub window: Duration,
+    /// Where a new group starts (`Start` or `Now`); ignored for existing groups.
+    pub start_from: StartFrom,
+    /// Start a round this often, so that dead members' partitions move (off in 0.2.3).
+    pub auto_round: Option<Duration>,
+    /// Commit read positions on [`GroupMember::close`] and on drop.
+    pub commit_on_close: bool,
+    /// On close, open a round so the others take over our partitions.
+    pub rebalance_on_leave: bool,
+    /// Read group records at most this often while polling (0.2.3: every poll).
+    pub heartbeat_every: Duration,
+    /// Join attempts before giving up (0.2.3: 4).
+    pub join_attempts: u32,
+}
+
+impl Default for GroupOptions {
+    fn default() -> Self {
+        GroupOptions {
+            window: Duration::from_secs(60),
+            start_from: StartFrom::Start,
+            auto_round: None,
+            commit_on_close: true,
+            rebalance_on_leave: true,
+            heartbeat_every: Duration::from_millis(10),
+            join_attempts: 10,
+        }
+    }
+}
+
+/// A member of a consumer group: joins, takes part in rounds, reads the
+/// partitions assigned to it, commits.
+///
+/// # Examples
+/// ```no_run
+/// use std::time::Duration;
+/// use twainmq::{Store, group::{GroupMember, GroupOptions}};
+/// let store = Store::open("/data/store")?;
+/// let opts = GroupOptions { window: Duration::from_secs(3), ..Default::default() };
+/// let mut member = GroupMember::join(&store, "events", "workers", opts)?;
+/// while let Some(msg) = member.poll_timeout(Duration::from_secs(1))? {
+///     println!("{} {}", msg.offset, msg.key);
+///     member.commit()?;
+/// }
+/// member.close()?;
+/// # Ok::<(), twainmq::Error>(())
+/// ```
+pub struct GroupMember {
+    store: Store,
+    topic: String,
+    group: String,
+    partitions: u32,
+    id: u32,
+    opts: GroupOptions,
+    log: GroupLog,
+    reader: PartitionReader,
+    writer: Producer,
+    consumer: Consumer,
+    assigned: Vec<u32>,
+    wrote_end: bool,
+    last_heartbeat: Option<Instant>,
+    last_round: Instant,
+    closed: bool,
+}
+
+impl std::fmt::Debug for GroupMember {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GroupMember").field("group", &self.group).field("id", &self.id).field("assigned", &self.assigned).finish_non_exhaustive()
+    }
+}
+
+fn now_secs(store: &Store) -> f64 {
+    store.clock().now_micros() as f64 / 1e6
+}
+
+impl GroupMember {
+    /// Join `group` (creating it for `topic` if needed) and open a round.
+    ///
+    /// # Errors
+    /// Invalid names, a missing topic, a group bound to another topic or
+    /// partition count ([`Error::Group`]), join failures, I/O errors.
+    pub fn join(store: &Store, topic: &str, group: &str, opts: GroupOptions) -> Result<GroupMember> {
+        let config = store.topic_config(topic)?;
+        crate::name::validate_topic(topic)?;
+        ensure_group(store, topic, group, config.partitions, opts.start_from)?;
+        let gtopic = crate::name::group_topic(group);
+        let mut reader = group_topic_reader(store, group)?;
+        let mut writer = store.producer_unchecked(&gtopic)?;
+        let mut log = GroupLog::default();
+        read_all(&mut reader, &mut log, |_, _| {})?;
+        if let Some(n) = log.partitions_hint {
+            if n > config.partitions {
+                return Err(GroupError::PartitionMismatch { group: group.to_string(), topic: topic.to_string(), group_partitions: n, topic_partitions: config.partitions }.into());
+            }
+        }
+        let mut attempts = 0;
+        let id = loop {
+            attempts += 1;
+            let id = log.max_key.map_or(1, |k| k.saturating_add(1)).max(1);
+            let tag: u64 = rand::random();
+            writer.send(&crate::Key::Int(id.into()), &Record::Joined { tag }.to_outgoing())?;
+            // The first JOINED after our position decides: ours, or someone else's (then retry).
+            let deadline = Instant::now() + Duration::from_secs(30);
+            let mut first_joined = None;
+            while first_joined.is_none() {
+                read_all(&mut reader, &mut log, |_, ev| {
+                    if let (None, Event::Joined { tag: t, .. }) = (first_joined, ev) {
+                        first_joined = Some(*t);
+                    }
+                })?;
+                if first_joined.is_none() {
+                    if Instant::now() > deadline {
+                        return Err(GroupError::JoinFailed { group: group.to_string(), attempts }.into());
+                    }
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+            }
+            if first_joined == Some(tag) {
+                break id;
+            }
+            if let Some(theirs) = first_joined {
+                writer.send(&crate::Key::Int(id.into()), &Record::AbortJoin { tag: theirs }.to_outgoing())?;
+            }
+            if attempts >= opts.join_attempts {
+                return Err(GroupError::JoinFailed { group: group.to_string(), attempts }.into());
+            }
+            std::thread::sleep(Duration::from_millis(u64::from(rand::random::<u8>() % 100)));
+        };
+        let consumer = store.consumer_of(topic, &[], StartFrom::Start)?;
+        let mut member = GroupMember {
+            store: store.clone(),
+            topic: topic.to_string(),
+            group: group.to_string(),
+            partitions: config.partitions,
+            id,
+            opts,
+            log,
+            reader,
+            writer,
+            consumer,
+            assigned: Vec::new(),
+            wrote_end: false,
+            last_heartbeat: None,
+            last_round: Instant::now(),
+            closed: false,
+        };
+        member.trigger_round()?;
+        Ok(member)
+    }
+
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+    pub fn group(&self) -> &str {
+        &self.group
+    }
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+
+    /// The partitions this member reads now.
+    pub fn assignment(&self) -> &[u32] {
+        &self.assigned
+    }
+
+    /// The group's state as this member has read it.
+    pub fn log(&self) -> &GroupLog {
+        &self.log
+    }
+
+    /// When the open round ends (UNIX seconds), if a round is open.
+    pub fn round_open_until(&self) -> Option<f64> {
+        self.log.open_round().map(|r| r.ends_at)
+    }
+
+    /// Next offset per assigned partition.
+    pub fn positions(&self) -> Vec<(u32, u64)> {
+        self.consumer.positions()
+    }
+
+    fn send(&mut self, r: &Record) -> Result<()> {
+        self.writer.send(&crate::Key::Int(self.id.into()), &r.to_outgoing()).map(|_| ())
+    }
+
+    /// Open a round (0.2.3's `trigger_rebal`): all live members offer, and after
+    /// the window partitions are assigned again. Cheap when nothing changed.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn trigger_round(&mut self) -> Result<()> {
+        let ends_at = now_secs(&self.store) + self.opts.window.as_secs_f64();
+        self.send(&Record::BeginRound { ends_at })?;
+        self.last_round = Instant::now();
+        self.heartbeat()
+    }
+
+    /// Process new group records (offer when a round opens, confirm when it
+    /// ends) and end an open round whose time has passed. Called by every poll.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn heartbeat(&mut self) -> Result<()> {
+        self.last_heartbeat = Some(Instant::now());
+        self.process()?;
+        if let Some(r) = self.log.open_round() {
+            if !self.wrote_end && now_secs(&self.store) > r.ends_at {
+                self.send(&Record::EndRound)?;
+                self.wrote_end = true;
+                // Confirm from the offers before the round's first ENDREBAL, which is ours or an earlier one.
+                let deadline = Instant::now() + Duration::from_secs(10);
+                while self.log.open_round().is_some() && Instant::now() < deadline {
+                    self.process()?;
+                }
+            }
+        }
+        if let Some(every) = self.opts.auto_round {
+            if self.log.open_round().is_none() && self.last_round.elapsed() >= every {
+                self.trigger_round()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn process(&mut self) -> Result<()> {
+        let mut events = Vec::new();
+        read_all(&mut self.reader, &mut self.log, |key, ev| events.push((key, ev.clone())))?;
+        for (_, ev) in events {
+            match ev {
+                Event::RoundBegan { .. } => {
+                    self.wrote_end = false;
+                    self.last_round = Instant::now();
+                    let offer = Record::Offer { own: self.assigned.clone(), partitions: (0..self.partitions).collect() };
+                    self.send(&offer)?;
+                }
+                Event::RoundEnded { assignment } => self.confirm(&assignment)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn confirm(&mut self, assignment: &BTreeMap<u32, Vec<u32>>) -> Result<()> {
+        let mine = assignment.get(&self.id).cloned().unwrap_or_default();
+        self.consumer.retain(&mine);
+        let config = self.store.topic_config(&self.topic)?;
+        for &p in &mine {
+            if !self.assigned.contains(&p) {
+                let from = match self.log.commits.get(&p) {
+                    Some(&o) if o >= 0 => StartFrom::Offset(o as u64),
+                    Some(_) => StartFrom::Now,
+                    None => StartFrom::Offset(0),
+                };
+                self.consumer.add_reader(PartitionReader::open(&self.store, &self.topic, &config, p, from)?);
+            }
+        }
+        tracing::debug!(group = %self.group, id = self.id, partitions = ?mine, "round confirmed");
+        self.assigned = mine.clone();
+        self.wrote_end = false;
+        self.send(&Record::Confirm { partitions: mine })
+    }
+
+    fn maybe_heartbeat(&mut self) -> Result<()> {
+        let due = self.last_heartbeat.is_none_or(|t| t.elapsed() >= self.opts.heartbeat_every);
+        if due {
+            self.heartbeat()?;
+        }
+        Ok(())
+    }
+
+    /// The next message from an assigned partition, without blocking.
+    ///
+    /// # Errors
+    /// [`Error::CorruptLine`] (skipped; poll again) and I/O errors.
+    pub fn poll(&mut self) -> Result<Option<Message>> {
+        self.maybe_heartbeat()?;
+        self.consumer.poll()
+    }
+
+    /// Wait up to `timeout` for the next message, heartbeating meanwhile.
+    ///
+    /// # Errors
+    /// As [`GroupMember::poll`].
+    pub fn poll_timeout(&mut self, timeout: Duration) -> Result<Option<Message>> {
+        let deadline = Instant::now() + timeout;
+        let mut backoff = Duration::from_micros(100);
+        loop {
+            if let Some(m) = self.poll()? {
+                return Ok(Some(m));
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(None);
+            }
+            std::thread::sleep(backoff.min(deadline - now));
+            backoff = (backoff * 2).min(Duration::from_millis(20));
+        }
+    }
+
+    /// Commit the read position of every assigned partition.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn commit(&mut self) -> Result<()> {
+        let parts = self.assigned.clone();
+        self.commit_partitions(&parts)
+    }
+
+    /// Commit the read position of some assigned partitions.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn commit_partitions(&mut self, partitions: &[u32]) -> Result<()> {
+        let offsets: Vec<(u32, i64)> = self
+            .consumer
+            .positions()
+            .into_iter()
+            .filter(|(p, _)| partitions.contains(p))
+            .map(|(p, o)| (p, i64::try_from(o).unwrap_or(i64::MAX)))
+            .collect();
+        if offsets.is_empty() {
+            return Ok(());
+        }
+        self.send(&Record::Commit { offsets })
+    }
+
+    /// Leave: commit (if configured) and open a round so others take our partitions.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn close(mut self) -> Result<()> {
+        self.leave()
+    }
+
+    fn leave(&mut self) -> Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        self.closed = true;
+        if self.opts.commit_on_close {
+            self.commit()?;
+        }
+        if self.opts.rebalance_on_leave && !self.assigned.is_empty() {
+            let ends_at = now_secs(&self.store) + self.opts.window.as_secs_f64();
+            self.send(&Record::BeginRound { ends_at })?;
+        }
+        Ok(())
+    }
+
+    /// Stop without committing or telling anyone, as a crashed process would.
+    pub fn abandon(mut self) {
+        self.closed = true;
+    }
+}
+
+impl Drop for GroupMember {
+    fn drop(&mut self) {
+        if let Err(e) = self.leave() {
+            tracing::warn!(group = %self.group, id = self.id, error = %e, "could not leave the group cleanly");
+        }
+    }
+}
+
+/// Read every new record of the group log into `log`, calling `f` for each.
+pub(crate) fn read_all(reader: &mut PartitionReader, log: &mut GroupLog, mut f: impl FnMut(u32, &Event)) -> Result<()> {
+    loop {
+        match reader.poll() {
+            Ok(Some(m)) => {
+                let key = match m.key {
+                    crate::Key::Int(k) => u32::try_from(k).unwrap_or(u32::MAX),
+                    crate::Key::Str(_) => continue,
+                };
+                match Record::from_message(&m) {
+                    Some(r) => {
+                        let ev = log.apply(key, m.offset, m.timestamp, &r);
+                        f(key, &ev);
+                    }
+                    None => {
+                        log.unreadable += 1;
+                        tracing::warn!(group_offset = m.offset, "group record of unknown shape skipped");
+                    }
+                }
+            }
+            Ok(None) => return Ok(()),
+            Err(e @ Error::CorruptLine { .. }) => {
+                log.unreadable += 1;
+                tracing::warn!(error = %e, "damaged group record skipped");
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}

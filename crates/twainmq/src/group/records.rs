@@ -1,0 +1,92 @@
+//! The seven record types of a group log, as 0.2.3's dataclasses encode them.
+
+use serde_json::{json, Value};
+
+use crate::message::Message;
+use crate::payload::{Outgoing, Payload};
+
+pub const JOINED: &str = "~~TWAIN~~JOINED";
+pub const ABORTJOIN: &str = "~~TWAIN~~ABORTJOIN";
+pub const REBALOFFER: &str = "~~TWAIN~~REBALOFFER";
+pub const REBALCONFIRM: &str = "~~TWAIN~~REBALCONFIRM";
+pub const BEGINREBAL: &str = "~~TWAIN~~BEGINREBAL";
+pub const ENDREBAL: &str = "~~TWAIN~~ENDREBAL";
+pub const COMMIT: &str = "~~TWAIN~~COMMIT";
+
+/// The group topic's `message_types`, ids 0..=6 in this order.
+pub const TYPES: [&str; 7] = [JOINED, ABORTJOIN, REBALOFFER, REBALCONFIRM, BEGINREBAL, ENDREBAL, COMMIT];
+
+/// One group record.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    Joined { tag: u64 },
+    AbortJoin { tag: u64 },
+    Offer { own: Vec<u32>, partitions: Vec<u32> },
+    Confirm { partitions: Vec<u32> },
+    /// Opens a round that ends at this UNIX time.
+    BeginRound { ends_at: f64 },
+    EndRound,
+    /// `(partition, next offset)`; -1 means "the partition's end when taken".
+    Commit { offsets: Vec<(u32, i64)> },
+}
+
+fn u32_list(v: &Value) -> Option<Vec<u32>> {
+    v.as_array()?.iter().map(|x| x.as_u64().and_then(|x| u32::try_from(x).ok())).collect()
+}
+
+impl Record {
+    /// Interpret a message of a group topic; `None` for anything that is not a valid record.
+    pub fn from_message(m: &Message) -> Option<Record> {
+        let Payload::Typed(t) = &m.payload else { return None };
+        let f = &t.fields;
+        Some(match t.class.as_deref()? {
+            JOINED => Record::Joined { tag: f.get("tag")?.as_u64()? },
+            ABORTJOIN => Record::AbortJoin { tag: f.get("tag")?.as_u64()? },
+            REBALOFFER => Record::Offer { own: u32_list(f.get("own")?)?, partitions: u32_list(f.get("partitions")?)? },
+            REBALCONFIRM => Record::Confirm { partitions: u32_list(f.get("partitions")?)? },
+            BEGINREBAL => Record::BeginRound { ends_at: f.get("timestamp")?.as_f64()? },
+            ENDREBAL => Record::EndRound,
+            COMMIT => Record::Commit {
+                offsets: f
+                    .get("partition_offsets")?
+                    .as_array()?
+                    .iter()
+                    .map(|pair| {
+                        let pair = pair.as_array()?;
+                        Some((u32::try_from(pair.first()?.as_u64()?).ok()?, pair.get(1)?.as_i64()?))
+                    })
+                    .collect::<Option<Vec<_>>>()?,
+            },
+            _ => return None,
+        })
+    }
+
+    /// The outgoing typed message for this record.
+    pub fn to_outgoing(&self) -> Outgoing {
+        let (class, fields) = match self {
+            Record::Joined { tag } => (JOINED, json!({ "tag": tag })),
+            Record::AbortJoin { tag } => (ABORTJOIN, json!({ "tag": tag })),
+            Record::Offer { own, partitions } => (REBALOFFER, json!({ "own": own, "partitions": partitions })),
+            Record::Confirm { partitions } => (REBALCONFIRM, json!({ "partitions": partitions })),
+            Record::BeginRound { ends_at } => (BEGINREBAL, json!({ "timestamp": ends_at })),
+            Record::EndRound => (ENDREBAL, json!({})),
+            Record::Commit { offsets } => {
+                (COMMIT, json!({ "partition_offsets": offsets.iter().map(|(p, o)| json!([p, o])).collect::<Vec<_>>() }))
+            }
+        };
+        Outgoing::Typed { class: class.to_string(), fields }
+    }
+
+    /// A short name for displays: `joined`, `offer`, `commit`, ...
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Record::Joined { .. } => "joined",
+            Record::AbortJoin { .. } => "abort_join",
+            Record::Offer { .. } => "offer",
+            Record::Confirm { .. } => "confirm",
+            Record::BeginRound { .. } => "begin_round",
+            Record::EndRound => "end_round",
+            Record::Commit { .. } => "commit",
+        }
+    }
+}

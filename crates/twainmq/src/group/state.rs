@@ -1,0 +1,212 @@
+//! A group's state folded from its log, record by record, in log order.
+//!
+//! A round's offers are exactly those between its `BEGINREBAL` and the first
+//! `ENDREBAL` after it. Every member that folds the log this way computes the
+//! same assignment, whoever wrote the `ENDREBAL` (0.2.3's writer of `ENDREBAL`
+//! can disagree when an offer lands just before it; we never do).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::assign::{assign, Offer};
+use super::records::Record;
+
+/// Most rounds kept in a fold's history (a long-lived group has many).
+const MAX_HISTORY: usize = 200;
+
+/// One member's offer in a round, with when it was written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OfferView {
+    pub id: u32,
+    pub own: Vec<u32>,
+    pub partitions: Vec<u32>,
+    pub at: f64,
+    pub offset: u64,
+}
+
+/// A round of rebalancing as the log tells it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RoundView {
+    /// Offset of its `BEGINREBAL` in the group log.
+    pub begin_offset: u64,
+    pub started_by: u32,
+    pub started_at: f64,
+    /// When the round ends (UNIX seconds), by the starter's clock.
+    pub ends_at: f64,
+    pub offers: Vec<OfferView>,
+    /// `None` while open.
+    pub ended_at: Option<f64>,
+    pub ended_by: Option<u32>,
+    /// A later `BEGINREBAL` replaced this round before it ended.
+    pub superseded: bool,
+    /// The assignment computed at its end.
+    pub assignment: BTreeMap<u32, Vec<u32>>,
+    /// What each member confirmed (0.2.3 members can disagree with `assignment` in its race).
+    pub confirms: BTreeMap<u32, Vec<u32>>,
+}
+
+/// What a record changed, for a live member to react to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    RoundBegan { ends_at: f64 },
+    RoundEnded { assignment: BTreeMap<u32, Vec<u32>> },
+    Joined { id: u32, tag: u64 },
+    Committed,
+    Other,
+}
+
+/// The fold.
+#[derive(Debug, Clone, Default)]
+pub struct GroupLog {
+    /// Latest committed offset per partition (-1: "the end when taken").
+    pub commits: BTreeMap<u32, i64>,
+    /// Largest key seen (new members take this + 1).
+    pub max_key: Option<u32>,
+    /// First `JOINED` per id: (tag, time, offset).
+    pub joins: BTreeMap<u32, (u64, f64, u64)>,
+    pub rounds: Vec<RoundView>,
+    open: Option<usize>,
+    offers: Vec<(u32, Offer)>,
+    /// Partition count the group was created for (from its first commit), if known.
+    pub partitions_hint: Option<u32>,
+    pub records: u64,
+    pub last_record_at: Option<f64>,
+    pub unreadable: u64,
+}
+
+impl GroupLog {
+    /// The open round, if any.
+    pub fn open_round(&self) -> Option<&RoundView> {
+        self.open.and_then(|i| self.rounds.get(i))
+    }
+
+    /// The last round that ended.
+    pub fn last_completed(&self) -> Option<&RoundView> {
+        self.rounds.iter().rev().find(|r| r.ended_at.is_some())
+    }
+
+    /// Apply one record written under `key` at `offset`/`at`.
+    pub fn apply(&mut self, key: u32, offset: u64, at: f64, record: &Record) -> Event {
+        self.records += 1;
+        self.max_key = Some(self.max_key.map_or(key, |m| m.max(key)));
+        self.last_record_at = Some(at);
+        match record {
+            Record::Joined { tag } => {
+                self.joins.entry(key).or_insert((*tag, at, offset));
+                Event::Joined { id: key, tag: *tag }
+            }
+            Record::AbortJoin { .. } => Event::Other,
+            Record::BeginRound { ends_at } => {
+                if let Some(i) = self.open {
+                    self.rounds[i].superseded = true;
+                }
+                self.rounds.push(RoundView {
+                    begin_offset: offset,
+                    started_by: key,
+                    started_at: at,
+                    ends_at: *ends_at,
+                    offers: Vec::new(),
+                    ended_at: None,
+                    ended_by: None,
+                    superseded: false,
+                    assignment: BTreeMap::new(),
+                    confirms: BTreeMap::new(),
+                });
+                if self.rounds.len() > MAX_HISTORY {
+                    self.rounds.remove(0);
+                }
+                self.open = Some(self.rounds.len() - 1);
+                self.offers.clear();
+                Event::RoundBegan { ends_at: *ends_at }
+            }
+            Record::Offer { own, partitions } => {
+                if let Some(i) = self.open {
+                    let offer = Offer { own: own.clone(), partitions: partitions.clone() };
+                    // A later offer from the same member replaces the earlier one in place, as in a Python dict.
+                    match self.offers.iter_mut().find(|(id, _)| *id == key) {
+                        Some(slot) => slot.1 = offer,
+                        None => self.offers.push((key, offer)),
+                    }
+                    let round = &mut self.rounds[i];
+                    round.offers.retain(|o| o.id != key);
+                    round.offers.push(OfferView { id: key, own: own.clone(), partitions: partitions.clone(), at, offset });
+                    if let Some(n) = partitions.iter().max() {
+                        self.partitions_hint = Some(self.partitions_hint.unwrap_or(0).max(n + 1));
+                    }
+                }
+                Event::Other
+            }
+            Record::EndRound => match self.open.take() {
+                Some(i) => {
+                    let assignment = assign(&self.offers);
+                    let round = &mut self.rounds[i];
+                    round.ended_at = Some(at);
+                    round.ended_by = Some(key);
+                    round.assignment = assignment.clone();
+                    self.offers.clear();
+                    Event::RoundEnded { assignment }
+                }
+                None => Event::Other,
+            },
+            Record::Confirm { partitions } => {
+                if let Some(r) = self.rounds.iter_mut().rev().find(|r| r.ended_at.is_some()) {
+                    r.confirms.insert(key, partitions.clone());
+                }
+                Event::Other
+            }
+            Record::Commit { offsets } => {
+                if self.records == 1 && key == 0 {
+                    self.partitions_hint = offsets.iter().map(|(p, _)| p + 1).max();
+                }
+                for (p, o) in offsets {
+                    self.commits.insert(*p, *o);
+                }
+                Event::Committed
+            }
+        }
+    }
+
+    /// Members now: those in the last completed round's assignment (with their
+    /// partitions), and those who joined after it began (holding nothing yet).
+    pub fn members(&self) -> BTreeMap<u32, Vec<u32>> {
+        let mut out = BTreeMap::new();
+        let since = match self.last_completed() {
+            Some(r) => {
+                for (id, parts) in &r.assignment {
+                    out.insert(*id, parts.clone());
+                }
+                r.begin_offset
+            }
+            None => 0,
+        };
+        for (id, (_, _, offset)) in &self.joins {
+            if *offset >= since {
+                out.entry(*id).or_default();
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_late_offer_after_end_does_not_count() {
+        let mut log = GroupLog::default();
+        let parts = vec![0, 1, 2, 3];
+        log.apply(0, 0, 0.0, &Record::Commit { offsets: vec![(0, 0), (1, 0), (2, 0), (3, 0)] });
+        log.apply(1, 1, 1.0, &Record::Joined { tag: 5 });
+        log.apply(1, 2, 1.0, &Record::BeginRound { ends_at: 2.0 });
+        log.apply(1, 3, 1.0, &Record::Offer { own: vec![], partitions: parts.clone() });
+        let ev = log.apply(1, 4, 2.0, &Record::EndRound);
+        assert_eq!(ev, Event::RoundEnded { assignment: BTreeMap::from([(1, parts.clone())]) });
+        // Member 2's offer lands after the end: it is not part of that round.
+        log.apply(2, 5, 2.0, &Record::Offer { own: vec![], partitions: parts.clone() });
+        assert_eq!(log.apply(2, 6, 2.0, &Record::EndRound), Event::Other);
+        assert_eq!(log.members(), BTreeMap::from([(1, parts)]));
+        assert_eq!(log.partitions_hint, Some(4));
+    }
+}
