@@ -34,6 +34,10 @@ enum Command {
     /// Inspect consumer groups and reset their offsets.
     #[command(subcommand)]
     Groups(GroupsCmd),
+    /// For tests: read offer sets `[[id, {"own": [..], "partitions": [..]}], ..]`, one a line
+    /// on stdin, and print each assignment `{"<id>": [partitions]}`.
+    #[command(hide = true)]
+    AssignStdin,
 }
 
 #[derive(Subcommand, Debug)]
@@ -181,6 +185,9 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<()> {
+    if let Command::AssignStdin = cli.command {
+        return assign_stdin();
+    }
     let root = cli.store.ok_or_else(|| anyhow!("no store given: pass --store DIR or set TWAINMQ_STORE"))?;
     let store = Store::open(&root)?;
     match cli.command {
@@ -189,6 +196,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Consume(args) if args.group.is_some() => consume_group(&store, args),
         Command::Consume(args) => consume(&store, args),
         Command::Groups(cmd) => groups(&store, cmd),
+        Command::AssignStdin => assign_stdin(),
     }
 }
 
@@ -444,7 +452,9 @@ fn consume_group(store: &Store, args: ConsumeArgs) -> Result<()> {
         bail!("--partition cannot be used with --group: the group assigns partitions");
     }
     let start_from = match parse_from(&args.from)? {
-        StartFrom::Offset(_) => bail!("with --group, --from is start or now (where a new group begins); use `twainmq groups reset` to move a group"),
+        StartFrom::Offset(_) => {
+            bail!("with --group, --from is start or now (where a new group begins); use `twainmq groups reset` to move a group")
+        }
         f => f,
     };
     let opts = GroupOptions {
@@ -466,7 +476,8 @@ fn consume_group(store: &Store, args: ConsumeArgs) -> Result<()> {
             if stop.load(Ordering::SeqCst) || args.max.is_some_and(|m| count >= m) || deadline.is_some_and(|d| Instant::now() >= d) {
                 return Ok(());
             }
-            let wait = deadline.map_or(Duration::from_millis(100), |d| d.saturating_duration_since(Instant::now()).min(Duration::from_millis(100)));
+            let wait = deadline
+                .map_or(Duration::from_millis(100), |d| d.saturating_duration_since(Instant::now()).min(Duration::from_millis(100)));
             match member.poll_timeout(wait) {
                 Ok(Some(m)) => {
                     count += 1;
@@ -523,7 +534,13 @@ fn groups(store: &Store, cmd: GroupsCmd) -> Result<()> {
                 writeln!(out)?;
             } else {
                 for r in rows {
-                    writeln!(out, "{}\ttopic {}\t{} members", r["group"].as_str().unwrap_or_default(), r["topic"].as_str().unwrap_or("?"), r["members"])?;
+                    writeln!(
+                        out,
+                        "{}\ttopic {}\t{} members",
+                        r["group"].as_str().unwrap_or_default(),
+                        r["topic"].as_str().unwrap_or("?"),
+                        r["members"]
+                    )?;
                 }
             }
         }
@@ -542,7 +559,14 @@ fn groups(store: &Store, cmd: GroupsCmd) -> Result<()> {
                 writeln!(out, "member {}: partitions {:?}", m.id, m.partitions)?;
             }
             if let Some(r) = &d.open_round {
-                writeln!(out, "round open: started by {} at offset {}, ends at {}, {} offers", r.started_by, r.begin_offset, fmt_time(r.ends_at), r.offers.len())?;
+                writeln!(
+                    out,
+                    "round open: started by {} at offset {}, ends at {}, {} offers",
+                    r.started_by,
+                    r.begin_offset,
+                    fmt_time(r.ends_at),
+                    r.offers.len()
+                )?;
             }
             writeln!(out, "partition  committed  end  lag  owner")?;
             for p in &d.partitions {
@@ -583,5 +607,30 @@ fn groups(store: &Store, cmd: GroupsCmd) -> Result<()> {
 }
 
 fn fmt_time(t: f64) -> String {
-    chrono::DateTime::from_timestamp_micros((t * 1e6) as i64).map_or_else(|| t.to_string(), |d| d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+    chrono::DateTime::from_timestamp_micros((t * 1e6) as i64)
+        .map_or_else(|| t.to_string(), |d| d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+}
+
+fn assign_stdin() -> Result<()> {
+    #[derive(serde::Deserialize)]
+    struct OfferJson {
+        own: Vec<u32>,
+        partitions: Vec<u32>,
+    }
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    for line in io::stdin().lock().lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let offers: Vec<(u32, OfferJson)> = serde_json::from_str(&line).context("an offer set")?;
+        let offers: Vec<(u32, group::Offer)> =
+            offers.into_iter().map(|(id, o)| (id, group::Offer { own: o.own, partitions: o.partitions })).collect();
+        let result: std::collections::BTreeMap<String, Vec<u32>> =
+            group::assign(&offers).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        serde_json::to_writer(&mut out, &result)?;
+        writeln!(out)?;
+    }
+    out.flush()?;
+    Ok(())
 }

@@ -83,7 +83,11 @@ pub struct GroupMember {
 
 impl std::fmt::Debug for GroupMember {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GroupMember").field("group", &self.group).field("id", &self.id).field("assigned", &self.assigned).finish_non_exhaustive()
+        f.debug_struct("GroupMember")
+            .field("group", &self.group)
+            .field("id", &self.id)
+            .field("assigned", &self.assigned)
+            .finish_non_exhaustive()
     }
 }
 
@@ -108,7 +112,13 @@ impl GroupMember {
         read_all(&mut reader, &mut log, |_, _| {})?;
         if let Some(n) = log.partitions_hint {
             if n > config.partitions {
-                return Err(GroupError::PartitionMismatch { group: group.to_string(), topic: topic.to_string(), group_partitions: n, topic_partitions: config.partitions }.into());
+                return Err(GroupError::PartitionMismatch {
+                    group: group.to_string(),
+                    topic: topic.to_string(),
+                    group_partitions: n,
+                    topic_partitions: config.partitions,
+                }
+                .into());
             }
         }
         let mut attempts = 0;

@@ -80,11 +80,10 @@ impl ResetTo {
 
 pub(crate) fn group_topic_reader(store: &Store, group: &str) -> Result<PartitionReader> {
     let gtopic = name::group_topic(group);
-    let config = crate::config::TopicConfig::load(&gtopic, &store.config_path(&gtopic))
-        .map_err(|e| match e {
-            Error::TopicNotFound { path, .. } => Error::GroupNotFound { group: group.to_string(), path },
-            e => e,
-        })?;
+    let config = crate::config::TopicConfig::load(&gtopic, &store.config_path(&gtopic)).map_err(|e| match e {
+        Error::TopicNotFound { path, .. } => Error::GroupNotFound { group: group.to_string(), path },
+        e => e,
+    })?;
     if config.type_id(records::COMMIT).is_none() || config.type_id(records::BEGINREBAL).is_none() {
         return Err(GroupError::NotAGroup { topic: gtopic }.into());
     }
@@ -99,7 +98,9 @@ pub(crate) fn ensure_group(store: &Store, topic: &str, group: &str, partitions: 
         Ok(config) => {
             if let Some(recorded) = config.extra.get("topic").and_then(|v| v.as_str()) {
                 if recorded != topic {
-                    return Err(GroupError::TopicMismatch { group: group.into(), recorded: recorded.into(), requested: topic.into() }.into());
+                    return Err(
+                        GroupError::TopicMismatch { group: group.into(), recorded: recorded.into(), requested: topic.into() }.into()
+                    );
                 }
             }
             Ok(())
@@ -311,7 +312,9 @@ pub fn reset(store: &Store, group: &str, to: ResetTo, partitions: Option<&[u32]>
         Some(ps) => {
             for &p in ps {
                 if p >= config.partitions {
-                    return Err(GroupError::NoSuchPartition { group: group.into(), topic, partition: p, partitions: config.partitions }.into());
+                    return Err(
+                        GroupError::NoSuchPartition { group: group.into(), topic, partition: p, partitions: config.partitions }.into()
+                    );
                 }
             }
             ps.to_vec()

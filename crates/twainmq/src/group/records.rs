@@ -19,15 +19,28 @@ pub const TYPES: [&str; 7] = [JOINED, ABORTJOIN, REBALOFFER, REBALCONFIRM, BEGIN
 /// One group record.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
-    Joined { tag: u64 },
-    AbortJoin { tag: u64 },
-    Offer { own: Vec<u32>, partitions: Vec<u32> },
-    Confirm { partitions: Vec<u32> },
+    Joined {
+        tag: u64,
+    },
+    AbortJoin {
+        tag: u64,
+    },
+    Offer {
+        own: Vec<u32>,
+        partitions: Vec<u32>,
+    },
+    Confirm {
+        partitions: Vec<u32>,
+    },
     /// Opens a round that ends at this UNIX time.
-    BeginRound { ends_at: f64 },
+    BeginRound {
+        ends_at: f64,
+    },
     EndRound,
     /// `(partition, next offset)`; -1 means "the partition's end when taken".
-    Commit { offsets: Vec<(u32, i64)> },
+    Commit {
+        offsets: Vec<(u32, i64)>,
+    },
 }
 
 fn u32_list(v: &Value) -> Option<Vec<u32>> {

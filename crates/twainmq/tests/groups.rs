@@ -1,0 +1,181 @@
+//! Consumer groups in-process: the fixture's logs, live members, commits, resets.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use twainmq::group::{self, GroupMember, GroupOptions, ResetTo};
+use twainmq::{Key, KeyType, StartFrom, Store, TopicSpec};
+
+fn opts(window_ms: u64) -> GroupOptions {
+    GroupOptions { window: Duration::from_millis(window_ms), ..GroupOptions::default() }
+}
+
+fn setup(messages: u32) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = Store::open(dir.path()).expect("open");
+    store.create_topic("ev", &TopicSpec::new(KeyType::U32, 4)).expect("create");
+    let mut p = store.producer("ev").expect("producer");
+    for i in 0..messages {
+        p.send_text(i, &format!("m{i}")).expect("send");
+    }
+    (dir, store)
+}
+
+/// Poll several members round-robin until `until` holds or time runs out; returns what each read.
+fn run_until(members: &mut [&mut GroupMember], secs: f64, mut until: impl FnMut(&[&mut GroupMember]) -> bool) -> Vec<Vec<(u32, u64)>> {
+    let mut seen = vec![Vec::new(); members.len()];
+    let deadline = Instant::now() + Duration::from_secs_f64(secs);
+    while Instant::now() < deadline {
+        for (i, m) in members.iter_mut().enumerate() {
+            while let Some(msg) = m.poll().expect("poll") {
+                seen[i].push((msg.partition, msg.offset));
+            }
+        }
+        if until(members) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    seen
+}
+
+#[test]
+fn fixture_group_logs_decode_to_the_right_state() {
+    let tmp = common::fixture_store();
+    let store = Store::open(tmp.path()).expect("open");
+    let expected = common::load_json("expected.json");
+    // Commits: the latest per partition, folded independently from expected.json.
+    let mut want_commits = BTreeMap::new();
+    for rec in expected["groups"]["workers"]["partitions"]["0"].as_array().expect("records") {
+        if rec["payload"]["class"] == "~~TWAIN~~COMMIT" {
+            for pair in rec["payload"]["fields"]["partition_offsets"].as_array().expect("pairs") {
+                want_commits.insert(pair[0].as_u64().expect("p") as u32, pair[1].as_i64().expect("o"));
+            }
+        }
+    }
+    let log = group::read_log(&store, "workers").expect("log");
+    assert_eq!(log.commits, want_commits);
+    // After member 2 left, the last round gave everything back to member 1.
+    let want: Vec<u32> = serde_json::from_value(expected["assignment_after_leave"]["c1"].clone()).expect("c1");
+    assert_eq!(log.members(), BTreeMap::from([(1, want)]));
+    assert!(log.open_round().is_none());
+    // The middle round split the partitions as both members confirmed.
+    let split = log.rounds.iter().find(|r| r.assignment.len() == 2).expect("a two-member round");
+    assert_eq!(split.assignment[&1], vec![0, 2]);
+    assert_eq!(split.assignment[&2], vec![1, 3]);
+    assert_eq!(split.confirms, split.assignment);
+    let d = group::describe(&store, "workers").expect("describe");
+    assert_eq!(d.topic.as_deref(), Some("events"));
+    assert_eq!(d.lag["0"], 56 - 7);
+    // `tail` was created with start_from "now": -1 commits, zero lag.
+    let tail = group::describe(&store, "tail").expect("describe");
+    assert!(tail.committed.values().all(|o| *o == -1));
+    assert!(tail.lag.values().all(|l| *l == 0));
+}
+
+#[test]
+fn two_members_split_then_one_dies_and_the_other_takes_everything() {
+    let (_d, store) = setup(400);
+    let mut a = GroupMember::join(&store, "ev", "g", opts(300)).expect("join a");
+    let mut b = GroupMember::join(&store, "ev", "g", opts(300)).expect("join b");
+    assert_ne!(a.id(), b.id());
+    let seen = run_until(&mut [&mut a, &mut b], 10.0, |ms| ms.iter().all(|m| !m.assignment().is_empty() && m.round_open_until().is_none()));
+    let (pa, pb) = (a.assignment().to_vec(), b.assignment().to_vec());
+    let mut all: Vec<u32> = pa.iter().chain(&pb).copied().collect();
+    all.sort();
+    assert_eq!(all, vec![0, 1, 2, 3], "each partition owned exactly once: {pa:?} {pb:?}");
+    assert_eq!(pa.len(), 2);
+    let seen = run_until(&mut [&mut a, &mut b], 2.0, |_| false).into_iter().zip(seen).map(|(x, y)| [x, y].concat()).collect::<Vec<_>>();
+    assert_eq!(seen[0].len() + seen[1].len(), 400, "every message read once");
+    a.commit().expect("commit");
+    b.commit().expect("commit");
+    // b dies without a word; a new round moves its partitions to a.
+    b.abandon();
+    let mut p = store.producer("ev").expect("producer");
+    for i in 400..500u32 {
+        p.send_text(i, "late").expect("send");
+    }
+    a.trigger_round().expect("round");
+    let more = run_until(&mut [&mut a], 10.0, |ms| ms[0].assignment().len() == 4 && ms[0].round_open_until().is_none());
+    assert_eq!(a.assignment(), &[0, 1, 2, 3]);
+    let more = [more.concat(), run_until(&mut [&mut a], 1.0, |_| false).concat()].concat();
+    assert_eq!(more.len(), 100, "only the new messages: b's committed range is not read again");
+    a.close().expect("close");
+    // A member joining later resumes from the commits: nothing left.
+    let mut c = GroupMember::join(&store, "ev", "g", opts(200)).expect("join c");
+    let rest = run_until(&mut [&mut c], 5.0, |ms| ms[0].assignment().len() == 4 && ms[0].round_open_until().is_none());
+    let rest = [rest.concat(), run_until(&mut [&mut c], 0.5, |_| false).concat()].concat();
+    assert!(rest.is_empty(), "resumed from commits, read {rest:?}");
+    c.close().expect("close");
+}
+
+#[test]
+fn a_group_started_now_begins_at_the_end() {
+    let (_d, store) = setup(50);
+    let o = GroupOptions { start_from: StartFrom::Now, ..opts(200) };
+    let mut m = GroupMember::join(&store, "ev", "fresh", o).expect("join");
+    run_until(&mut [&mut m], 5.0, |ms| ms[0].assignment().len() == 4);
+    let mut p = store.producer("ev").expect("producer");
+    p.send_text(7u32, "new").expect("send");
+    let seen = run_until(&mut [&mut m], 1.0, |_| false).concat();
+    assert_eq!(seen.len(), 1, "only the message written after joining");
+    let log = group::read_log(&store, "fresh").expect("log");
+    assert_eq!(log.commits.values().copied().collect::<Vec<_>>(), vec![-1, -1, -1, -1]);
+    // The group records its topic; joining it for another topic is refused.
+    store.create_topic("other", &TopicSpec::new(KeyType::U32, 4)).expect("create");
+    let err = GroupMember::join(&store, "other", "fresh", opts(100)).expect_err("wrong topic");
+    assert_eq!(err.code(), "group_topic_mismatch");
+    m.close().expect("close");
+}
+
+#[test]
+fn resets_to_each_target_and_dry_run() {
+    let (_d, store) = setup(200);
+    let mut m = GroupMember::join(&store, "ev", "r", opts(100)).expect("join");
+    run_until(&mut [&mut m], 5.0, |ms| ms[0].assignment().len() == 4 && ms[0].round_open_until().is_none());
+    run_until(&mut [&mut m], 0.3, |_| false);
+    m.close().expect("close");
+    let ends = store.end_offsets("ev").expect("ends");
+    let commits = |s: &Store| group::read_log(s, "r").expect("log").commits;
+    assert_eq!(commits(&store).values().map(|o| *o as u64).collect::<Vec<_>>(), ends);
+
+    let plan = group::reset(&store, "r", ResetTo::Earliest, None, true).expect("dry run");
+    assert!(plan.rows.iter().all(|r| r.after == 0 && r.before == Some(r.end as i64)));
+    assert_eq!(commits(&store).values().map(|o| *o as u64).collect::<Vec<_>>(), ends, "dry run wrote nothing");
+
+    group::reset(&store, "r", ResetTo::Earliest, None, false).expect("reset");
+    assert!(commits(&store).values().all(|o| *o == 0));
+    group::reset(&store, "r", ResetTo::Offset(5), Some(&[2]), false).expect("reset");
+    assert_eq!(commits(&store)[&2], 5);
+    assert_eq!(commits(&store)[&1], 0);
+    group::reset(&store, "r", ResetTo::Latest, Some(&[1]), false).expect("reset");
+    assert_eq!(commits(&store)[&1] as u64, ends[1]);
+    let err = group::reset(&store, "r", ResetTo::Latest, Some(&[9]), false).expect_err("no partition 9");
+    assert_eq!(err.code(), "partition_out_of_range");
+
+    // Time: the first message at or after t.
+    let mut r = store.partition_reader("ev", 3, StartFrom::Start).expect("reader");
+    let msgs: Vec<_> = std::iter::from_fn(|| r.poll().expect("poll")).collect();
+    let t = msgs[10].timestamp;
+    group::reset(&store, "r", ResetTo::Time(t), Some(&[3]), false).expect("reset");
+    let first_at = msgs.iter().position(|m| m.timestamp >= t).expect("some") as i64;
+    assert_eq!(commits(&store)[&3], first_at);
+    group::reset(&store, "r", ResetTo::Time(4e9), Some(&[3]), false).expect("reset");
+    assert_eq!(commits(&store)[&3] as u64, ends[3]);
+
+    // A member joining now starts where the reset says.
+    let mut m = GroupMember::join(&store, "ev", "r", opts(100)).expect("join");
+    let seen = run_until(&mut [&mut m], 5.0, |ms| ms[0].assignment().len() == 4 && ms[0].round_open_until().is_none());
+    let seen = [seen.concat(), run_until(&mut [&mut m], 0.5, |_| false).concat()].concat();
+    let from2: Vec<u64> = seen.iter().filter(|(p, _)| *p == 2).map(|(_, o)| *o).collect();
+    assert_eq!(from2.first(), Some(&5));
+    assert!(seen.iter().all(|(p, _)| *p != 1 && *p != 3), "partitions 1 and 3 were reset to their end");
+    m.close().expect("close");
+
+    assert!(ResetTo::parse("time:2026-11-29T12:00:00Z").is_ok());
+    assert!(ResetTo::parse("offset:x").is_err());
+    assert!(ResetTo::parse("sideways").is_err());
+    let _ = Key::Int(0);
+}
