@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
+# the test modules import helpers from here and from concurrent_writer.py
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_BIN = REPO_ROOT / "target" / "debug" / ("twainmq.exe" if os.name == "nt" else "twainmq")
-
-# Every integer key type with its largest value, and char key types with their width.
-INT_KEY_MAX = {"u8": 2**8 - 1, "u16": 2**16 - 1, "u32": 2**32 - 1, "u64": 2**64 - 1}
 
 
 def cli_binary():

@@ -1,6 +1,6 @@
 """twainmq 0.2.3 (Python) writes a store; our CLI reads it."""
 
-import dataclasses
+import json
 import math
 import random
 import time
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import INT_KEY_MAX, parse_jsonl, payload_equal, payload_of
+from conftest import parse_jsonl, payload_equal, payload_of
 
 
 @dataclass
@@ -219,8 +219,6 @@ def test_topics_list_matches_list_topics(cli, twainmq, store):
     assert py_topics == set(TOPICS)
 
     proc = cli(store, "topics", "list", "--json")
-    import json
-
     listed = json.loads(proc.stdout)
     assert isinstance(listed, list)
     names = [t["name"] for t in listed]
@@ -233,8 +231,6 @@ def test_topics_list_matches_list_topics(cli, twainmq, store):
 
 
 def test_describe_counts(cli, twainmq, store):
-    import json
-
     _, written = build_store(twainmq, store)
     for topic, (key_type, parts, _, _) in TOPICS.items():
         d = json.loads(cli(store, "topics", "describe", topic, "--json").stdout)
@@ -252,9 +248,14 @@ def test_describe_counts(cli, twainmq, store):
             assert det["end"] == counts[p], f"{topic} p{p}: end {det['end']} != {counts[p]} messages"
             files = det["files"]
             if isinstance(files, list):
-                assert sorted(Path(str(f if not isinstance(f, dict) else f.get("name", f.get("path")))).name for f in files) == on_disk, (files, on_disk)
+                names = [Path(str(f.get("name", f.get("path")) if isinstance(f, dict) else f)).name for f in files]
+                assert sorted(names) == on_disk, f"{topic} p{p}: files {files} != {on_disk}"
+                if files and isinstance(files[0], dict) and "lines" in files[0]:
+                    assert sum(f["lines"] for f in files) == counts[p], f"{topic} p{p}: {files}"
             else:
                 assert files == len(on_disk), f"{topic} p{p}: files {files} != {on_disk}"
+        if "messages" in d:
+            assert d["messages"] == len(written[topic]), d
 
 
 def test_consume_partition_offset_max_and_now(cli, twainmq, store):
@@ -329,8 +330,7 @@ def test_multiday_files(cli, twainmq, store, monkeypatch):
             msg = payloads[(day * 3 + i) % len(payloads)]
             prod.write_message(key, msg)
             written.append(dict(key=key, payload=payload_of(msg), partition=partition_hash64(key, parts), ts=t.timestamp()))
-        t = t.replace(hour=23, minute=59, second=58) + timedelta(days=0)
-        t = t + timedelta(seconds=5)  # next UTC day
+        t = t.replace(hour=23, minute=59, second=58) + timedelta(seconds=5)  # next UTC day
     monkeypatch.undo()
 
     files = sorted(f.name for f in (store / topic).iterdir())
@@ -354,3 +354,166 @@ def test_multiday_files(cli, twainmq, store, monkeypatch):
             g = parse_jsonl(cli(store, "consume", topic, "--partition", p, "--from", mid, "--json").stdout)
             assert [r["offset"] for r in g] == [mid, mid + 1]
             assert [r["key"] for r in g] == [w["key"] for w in exp[p][mid:]]
+
+
+def test_torn_last_line_is_not_returned(cli, twainmq, store):
+    """A line without its final newline (a producer mid-write, or a crash) is not a
+    message yet: our CLI must not return it, and must return it once completed."""
+    tmq = make_twain(twainmq, store)
+    tmq.create_topic("torn", key_type="u16", partitions=1)
+    prod = tmq.producer("torn")
+    for k in range(3):
+        prod.write_message(k, f"complete {k}")
+    (path,) = (store / "torn").glob("0-*.tmf")
+    # encode a 4th line exactly as 0.2.3 would, and append only half of it
+    line = path.read_bytes().splitlines(keepends=True)[0]
+    full = line[:3] + line[3:13] + prod.encode_message("the fourth").encode() + b"\n"
+    with path.open("ab") as f:
+        f.write(full[: len(full) // 2])
+    recs, proc = cli_read(cli, store, "torn")
+    assert [r["offset"] for r in recs] == [0, 1, 2], recs
+    assert [r["payload"]["value"] for r in recs] == ["complete 0", "complete 1", "complete 2"]
+    with path.open("ab") as f:
+        f.write(full[len(full) // 2 :])
+    recs, proc = cli_read(cli, store, "torn")
+    assert [r["offset"] for r in recs] == [0, 1, 2, 3]
+    assert recs[3]["payload"] == {"type": "str", "value": "the fourth"} and recs[3]["key"] == 0
+
+
+def _start_follow(store, topic, *extra):
+    import subprocess
+
+    from conftest import base_env, cli_binary
+
+    return subprocess.Popen(
+        [str(cli_binary()), "--store", str(store), "consume", topic, "--follow", "--json", *map(str, extra)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=base_env(),
+        encoding="utf-8",
+    )
+
+
+def test_follow_sees_live_python_writes(cli, twainmq, store):
+    """consume --follow started before 0.2.3 has created any partition file (the
+    0.2.3 reader loses messages here) sees every message 0.2.3 then writes."""
+    from twainmq.encoding import partition_hash64
+
+    tmq = make_twain(twainmq, store)
+    tmq.create_topic("live", key_type="u32", partitions=3, message_types=["Event", "Reading"])
+    assert list((store / "live").iterdir()) == []
+    n = 60
+    follower = _start_follow(store, "live", "--from", "start", "--max", n, "--for", 30)
+    try:
+        time.sleep(0.7)
+        prod = tmq.producer("live")
+        written = []
+        for i in range(n):
+            msg = DATACLASSES[i % len(DATACLASSES)] if i % 4 == 0 else f"live {i}"
+            prod.write_message(i * 7919, msg)
+            written.append((i * 7919, payload_of(msg)))
+            if i % 10 == 0:
+                time.sleep(0.1)
+        out, err = follower.communicate(timeout=40)
+    finally:
+        if follower.poll() is None:
+            follower.kill()
+            follower.wait()
+    assert follower.returncode == 0, err
+    recs = parse_jsonl(out)
+    assert len(recs) == n, f"follower saw {len(recs)} of {n} messages; stderr: {err[-500:]}"
+    for p in range(3):
+        mine = [r for r in recs if r["partition"] == p]
+        exp = [(k, pl) for k, pl in written if partition_hash64(k, 3) == p]
+        assert [r["offset"] for r in mine] == list(range(len(exp)))
+        assert [r["key"] for r in mine] == [k for k, _ in exp]
+        assert all(payload_equal(r["payload"], pl) for r, (_, pl) in zip(mine, exp))
+
+
+def test_follow_from_now_skips_old_messages(cli, twainmq, store):
+    tmq = make_twain(twainmq, store)
+    tmq.create_topic("tail", key_type="u8", partitions=2)
+    prod = tmq.producer("tail")
+    for k in range(10):
+        prod.write_message(k, f"old {k}")
+    follower = _start_follow(store, "tail", "--from", "now", "--max", 5, "--for", 30)
+    try:
+        time.sleep(1.5)  # let the follower take its "now" position first
+        prod = tmq.producer("tail")
+        for k in range(5):
+            prod.write_message(k, f"new {k}")
+        out, err = follower.communicate(timeout=40)
+    finally:
+        if follower.poll() is None:
+            follower.kill()
+            follower.wait()
+    assert follower.returncode == 0, err
+    recs = parse_jsonl(out)
+    from twainmq.encoding import partition_hash64
+
+    old = {p: sum(1 for k in range(10) if partition_hash64(k, 2) == p) for p in range(2)}
+    want = set()
+    for k in range(5):
+        p = partition_hash64(k, 2)
+        want.add((p, old[p], k, f"new {k}"))
+        old[p] += 1
+    got = {(r["partition"], r["offset"], r["key"], r["payload"]["value"]) for r in recs}
+    assert len(recs) == 5 and got == want, recs
+
+
+@dataclass
+class Box:
+    value: object
+
+
+# Values 0.2.3 stores in typed messages without complaint (json.dumps writes
+# arbitrary-precision ints, NaN/Infinity, and \udcff escapes; json.loads reads them).
+ODD_FIELD_VALUES = {
+    "int_2**64": 2**64,
+    "int_2**70": 2**70,
+    "int_-2**63-1": -(2**63) - 1,
+    "int_10**40": 10**40,
+    "int_-10**30": -(10**30),
+    "nan": float("nan"),
+    "inf": float("inf"),
+    "-inf": float("-inf"),
+    "lone_surrogate": "lone \udcff surrogate",
+    "nested_big": [2**64, {"k": -(2**65)}],
+}
+
+
+def _same_value(got, want):
+    if isinstance(want, float) and math.isnan(want):
+        return (isinstance(got, float) and math.isnan(got)) or got == "NaN"
+    if isinstance(want, float) and math.isinf(want):
+        return (isinstance(got, float) and got == want) or got == ("Infinity" if want > 0 else "-Infinity")
+    from conftest import strict_equal
+
+    return strict_equal(got, want)
+
+
+@pytest.mark.parametrize("name", list(ODD_FIELD_VALUES))
+def test_typed_fields_beyond_64_bit_and_special_floats(cli, twainmq, store, name):
+    """0.2.3 writes (and reads back) these; our CLI must return the message, with
+    the value exact, not skip it as damaged nor round big ints to floats."""
+    value = ODD_FIELD_VALUES[name]
+    tmq = twainmq.Twain(store)
+    tmq.register_msg_cls(Box)
+    tmq.create_topic("odd", key_type="u8", partitions=1, message_types=["Box"])
+    prod = tmq.producer("odd")
+    prod.write_message(1, "before")
+    prod.write_message(2, Box(value))
+    prod.write_message(3, "after")
+    # 0.2.3 itself reads it back
+    from twainmq.consumer import TwainMQConsumerlet
+
+    cl = TwainMQConsumerlet(tmq, "odd", 0, offset=0)
+    py = [cl.poll() for _ in range(3)]
+    assert _same_value(json.loads(json.dumps(py[1].message.value)), value)
+
+    recs, proc = cli_read(cli, store, "odd")
+    assert [r["offset"] for r in recs] == [0, 1, 2], f"CLI skipped a valid 0.2.3 message; stderr: {proc.stderr.strip()[:400]}"
+    assert "warning" not in proc.stderr.lower(), proc.stderr
+    got = recs[1]["payload"]
+    assert got["type"] == "dataclass" and got["class"] == "Box", got
+    assert _same_value(got["fields"]["value"], value), f"field value {got['fields']['value']!r}, 0.2.3 wrote {value!r}"

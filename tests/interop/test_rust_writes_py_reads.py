@@ -1,7 +1,6 @@
 """Our CLI writes a store; twainmq 0.2.3 (Python) reads it."""
 
 import base64
-import dataclasses
 import json
 import random
 import time
@@ -287,3 +286,87 @@ def test_alternating_producers_share_files(cli, twainmq, store):
         want = [(i, k, pl) for i, (k, pl) in enumerate(exp)]
         assert len(got_py) == len(want) and all(a[:2] == b[:2] and payload_equal(a[2], b[2]) for a, b in zip(got_py, want)), f"p{p} (0.2.3 read), files {files}"
         assert len(got_cli) == len(want) and all(a[:2] == b[:2] and payload_equal(a[2], b[2]) for a, b in zip(got_cli, want)), f"p{p} (CLI read), files {files}"
+
+
+@dataclass
+class Box:
+    value: object
+
+
+BIG_INTS = {"2**64": 2**64, "2**70": 2**70, "-2**63-1": -(2**63) - 1, "10**40": 10**40, "nested": [1, [2**64 + 1, {"k": -(2**65)}]]}
+
+
+@pytest.mark.parametrize("name", list(BIG_INTS))
+def test_big_int_fields_from_jsonl(cli, twainmq, store, name):
+    """0.2.3 carries arbitrary-precision ints in typed fields. A JSON integer beyond
+    64 bits given to `produce --jsonl` must reach 0.2.3 exactly, or be refused with
+    an error; silently turning it into a float is data corruption."""
+    value = BIG_INTS[name]
+    cli(store, "topics", "create", "big", "--key-type", "u8", "--message-types", "Box")
+    line = json.dumps({"key": 1, "payload": {"type": "dataclass", "class": "Box", "fields": {"value": value}}})
+    before = sorted((p.name, p.read_bytes()) for p in (store / "big").iterdir())
+    proc = cli(store, "produce", "big", "--jsonl", input=line + "\n", check=False)
+    if proc.returncode != 0:
+        assert proc.stderr.strip(), "failed without a message"
+        assert sorted((p.name, p.read_bytes()) for p in (store / "big").iterdir()) == before
+        return
+    tmq = twainmq.Twain(store)
+    tmq.register_msg_cls(Box)
+    msgs = py_read(tmq, "big", 1)[0]
+    assert len(msgs) == 1
+    got = json.loads(json.dumps(msgs[0].message.value))
+    assert strict_equal(got, value), f"0.2.3 reads {got!r}, we were given {value!r}"
+
+
+def test_cli_starts_todays_file_after_python_days(cli, twainmq, store, monkeypatch):
+    """0.2.3 wrote on earlier (faked) UTC days; our CLI, writing today, must start
+    `p-<today>_<first>.tmf` with first = last file's first + its lines, so that
+    0.2.3 reads one continuous log."""
+    from datetime import datetime, timedelta, timezone
+
+    import twainmq.agent_base as agent_base
+    import twainmq.producer as producer_mod
+    from twainmq.encoding import partition_hash64
+
+    clock = {"now": datetime(2025, 1, 30, 12, 0, 0, tzinfo=timezone.utc)}
+
+    class FakeDatetime(datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return clock["now"].astimezone(tz) if tz else clock["now"]
+
+    parts = 3
+    tmq = make_twain(twainmq, store)
+    tmq.create_topic("days", key_type="u16", partitions=parts, message_types=["Event", "Reading"])
+    monkeypatch.setattr(agent_base, "datetime", FakeDatetime)
+    monkeypatch.setattr(producer_mod, "datetime", FakeDatetime)
+    prod = tmq.producer("days")
+    expected = []
+    for day in range(3):
+        for i in range(7):
+            clock["now"] += timedelta(seconds=1)
+            key = day * 100 + i
+            prod.write_message(key, f"py day{day} {i}")
+            expected.append((key, f"py day{day} {i}"))
+        clock["now"] += timedelta(days=1)
+    monkeypatch.undo()
+    counts = {p: sum(1 for k, _ in expected if partition_hash64(k, parts) == p) for p in range(parts)}
+
+    lines = []
+    for i in range(12):
+        key = 1000 + i
+        lines.append(jsonl_line(key, f"cli today {i}"))
+        expected.append((key, f"cli today {i}"))
+    cli(store, "produce", "days", "--jsonl", input="\n".join(lines) + "\n")
+
+    today = datetime.now(timezone.utc).strftime("%Y%m%d")
+    names = {f.name for f in (store / "days").iterdir()}
+    for p in range(parts):
+        if any(partition_hash64(1000 + i, parts) == p for i in range(12)):
+            assert f"{p}-{today}_{counts[p]}.tmf" in names, f"partition {p}: expected {p}-{today}_{counts[p]}.tmf in {sorted(names)}"
+
+    msgs = py_read(tmq, "days", parts)
+    for p in range(parts):
+        want = [(k, t) for k, t in expected if partition_hash64(k, parts) == p]
+        got = [(m.offset, m.key, m.message) for m in msgs[p]]
+        assert got == [(i, k, t) for i, (k, t) in enumerate(want)], f"partition {p}; files {sorted(names)}"

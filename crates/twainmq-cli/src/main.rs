@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use twainmq::group::{self, GroupMember, GroupOptions, ResetTo};
-use twainmq::{Error as EngineError, Key, KeyType, Message, Outgoing, Payload, PayloadJson, StartFrom, Store, TopicSpec};
+use twainmq::{Error as EngineError, Key, KeyType, Message, Outgoing, Payload, StartFrom, Store, TopicSpec};
 
 #[derive(Parser, Debug)]
 #[command(name = "twainmq", version, about = "Inspect and use TwainMQ stores (compatible with twainmq 0.2.3)")]
@@ -281,26 +281,20 @@ fn topics(store: &Store, cmd: TopicsCmd) -> Result<()> {
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct JsonlRecord {
-    key: serde_json::Value,
-    payload: serde_json::Value,
+    key: Box<serde_json::value::RawValue>,
+    payload: Box<serde_json::value::RawValue>,
 }
 
-fn key_from_json(v: &serde_json::Value) -> Result<String> {
-    match v {
-        serde_json::Value::Number(n) => Ok(n.to_string()),
-        serde_json::Value::String(s) => Ok(s.clone()),
-        other => bail!("\"key\" must be a number or a string, not {other}"),
+/// A key from JSON, as written: a number's digits (so 2^64 is refused as such, not rounded) or a string.
+fn key_from_json(raw: &serde_json::value::RawValue) -> Result<String> {
+    let text = raw.get().trim();
+    if let Ok(s) = serde_json::from_str::<String>(text) {
+        return Ok(s);
     }
-}
-
-fn payload_from_json(v: serde_json::Value) -> Result<Outgoing> {
-    if let serde_json::Value::String(s) = v {
-        return Ok(Outgoing::Text(s));
+    if text.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+        return Ok(text.to_string());
     }
-    let p: PayloadJson = serde_json::from_value(v).context(
-        "\"payload\" must be {\"type\":\"str\",\"value\":..}, {\"type\":\"bytes\",\"hex\":..} or {\"type\":\"dataclass\",\"class\":..,\"fields\":{..}}",
-    )?;
-    Outgoing::try_from(p).map_err(|e| anyhow!(e))
+    bail!("\"key\" must be a number or a string, not {text}")
 }
 
 fn produce(store: &Store, args: ProduceArgs) -> Result<()> {
@@ -338,7 +332,7 @@ fn produce(store: &Store, args: ProduceArgs) -> Result<()> {
         let result = (|| -> Result<()> {
             let rec: JsonlRecord = serde_json::from_str(&line).context("not a {\"key\": K, \"payload\": P} object")?;
             let key = producer.parse_key(&key_from_json(&rec.key)?)?;
-            let payload = payload_from_json(rec.payload)?;
+            let payload = Outgoing::from_json(rec.payload.get()).map_err(|e| anyhow!(e))?;
             let d = producer.send(&key, &payload)?;
             if args.json {
                 let offset = producer.resolve_offset(&d).ok();
@@ -428,7 +422,9 @@ fn write_message(out: &mut impl Write, m: &Message, json: bool) -> Result<()> {
     let body = match &m.payload {
         Payload::Text(s) => s.escape_debug().to_string(),
         Payload::Bytes(b) => format!("bytes {}", hex::encode(b)),
-        Payload::Typed(t) => format!("{} {}", t.class.as_deref().unwrap_or("<unknown type>"), t.fields),
+        Payload::Typed(t) => {
+            format!("{} {}", t.class.as_deref().unwrap_or("<unknown type>"), t.fields().map_or_else(|| t.json.clone(), |v| v.to_string()))
+        }
     };
     writeln!(out, "{}/{}\t{}\t{}\t{}", m.partition, m.offset, key, time, body)?;
     Ok(())

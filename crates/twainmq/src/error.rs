@@ -121,6 +121,9 @@ pub enum Error {
     #[error("short write to {path}: {written} of {len} bytes. The disk may be full; free space and retry")]
     ShortWrite { path: PathBuf, written: usize, len: usize },
 
+    #[error("invalid regular expression {pattern:?}: {reason}")]
+    InvalidRegex { pattern: String, reason: String },
+
     #[error(transparent)]
     Group(#[from] crate::group::GroupError),
 
@@ -160,6 +163,7 @@ impl Error {
             Error::BadPartitioner { .. } => "bad_partitioner",
             Error::SymlinkRefused { .. } => "symlink_refused",
             Error::ShortWrite { .. } => "short_write",
+            Error::InvalidRegex { .. } => "invalid_regex",
             Error::Group(g) => match g {
                 crate::group::GroupError::TopicMismatch { .. } => "group_topic_mismatch",
                 crate::group::GroupError::PartitionMismatch { .. } => "group_partition_mismatch",

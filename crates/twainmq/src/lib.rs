@@ -24,6 +24,7 @@ pub mod b85;
 pub mod clock;
 pub mod config;
 pub mod consumer;
+pub mod demo;
 pub mod error;
 pub mod files;
 pub mod group;
@@ -36,7 +37,9 @@ pub mod payload;
 pub mod producer;
 pub mod pyjson;
 pub mod reader;
+pub mod scan;
 pub mod store;
+pub mod watch;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::TopicConfig;

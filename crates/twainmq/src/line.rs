@@ -167,10 +167,7 @@ impl Codec {
             Payload::Typed(t) => {
                 out.push(TYPED_MAGIC);
                 out.extend_from_slice(&t.type_id.to_be_bytes());
-                // Values made from JSON always serialise.
-                if let Ok(json) = crate::pyjson::to_compact(&t.fields) {
-                    out.extend_from_slice(&json);
-                }
+                out.extend_from_slice(t.json.as_bytes());
             }
         }
     }
@@ -233,8 +230,9 @@ pub fn decode_payload(raw: &[u8]) -> Result<Payload, Corrupt> {
                 return Err(Corrupt::BadTypedJson("no type id".into()));
             }
             let type_id = u16::from_be_bytes([raw[1], raw[2]]);
-            let fields = serde_json::from_slice(&raw[3..]).map_err(|e| Corrupt::BadTypedJson(e.to_string()))?;
-            Ok(Payload::Typed(TypedPayload { type_id, class: None, fields }))
+            let json = std::str::from_utf8(&raw[3..]).map_err(|_| Corrupt::NotUtf8)?;
+            crate::pyjson::python_compact(json).map_err(Corrupt::BadTypedJson)?;
+            Ok(Payload::Typed(TypedPayload { type_id, class: None, json: json.to_string() }))
         }
         Some(b) if MULTIPART.contains(b) => Err(Corrupt::Multipart(*b)),
         Some(&b) if b >= 0xF8 => Err(Corrupt::UnknownMagic(b)),
@@ -289,7 +287,8 @@ mod tests {
         #[test]
         fn typed_lines_round_trip(id in any::<u16>(), n in any::<i64>(), s in "\\PC{0,40}") {
             let fields = serde_json::json!({"n": n, "s": s, "l": [1, 2.5, null, true]});
-            roundtrip(KeyType::U64, Key::Int(7), 2.0, Payload::Typed(TypedPayload { type_id: id, class: None, fields }));
+            let json = String::from_utf8(crate::pyjson::to_compact(&fields).expect("json")).expect("ascii");
+            roundtrip(KeyType::U64, Key::Int(7), 2.0, Payload::Typed(TypedPayload { type_id: id, class: None, json }));
         }
 
         #[test]

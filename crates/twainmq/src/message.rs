@@ -53,7 +53,7 @@ impl Message {
         };
         match &self.payload {
             Payload::Typed(t) if t.class.as_deref() == Some(T::TYPE_NAME) => {
-                T::deserialize(&t.fields).map_err(|source| Error::TypedDecode {
+                serde_json::from_str(&t.json).map_err(|source| Error::TypedDecode {
                     topic: self.topic.to_string(),
                     partition: self.partition,
                     offset: self.offset,
@@ -79,7 +79,7 @@ impl Message {
 }
 
 /// A message as JSON: the CLI's `consume --json` line.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MessageJson {
     pub partition: u32,
     pub offset: u64,

@@ -26,7 +26,17 @@ pub struct TypedPayload {
     pub type_id: u16,
     /// `None` when the topic's `message_types` has no name for `type_id`.
     pub class: Option<String>,
-    pub fields: serde_json::Value,
+    /// The fields as JSON text, exactly as stored. It is in the dialect Python's
+    /// `json` reads: integers of any size, `NaN` and `Infinity` may appear.
+    pub json: String,
+}
+
+impl TypedPayload {
+    /// The fields as a JSON value, when they are standard JSON (integers past
+    /// 64 bits become floats here; [`TypedPayload::json`] keeps them exact).
+    pub fn fields(&self) -> Option<serde_json::Value> {
+        serde_json::from_str(&self.json).ok()
+    }
 }
 
 impl Payload {
@@ -40,11 +50,29 @@ impl Payload {
     }
 }
 
+/// JSON text written out verbatim when serialised with `serde_json`, so typed
+/// fields keep integers of any size and Python's `NaN`/`Infinity` exactly.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawJson(pub String);
+
+/// The name `serde_json` gives the struct it writes verbatim (its `RawValue`).
+/// `RawValue` itself refuses Python's `NaN`, hence this direct use.
+const RAW_TOKEN: &str = "$serde_json::private::RawValue";
+
+impl Serialize for RawJson {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct(RAW_TOKEN, 1)?;
+        st.serialize_field(RAW_TOKEN, &self.0)?;
+        st.end()
+    }
+}
+
 /// The JSON shape of a payload shared by the CLI, the fixtures and the app:
 /// `{"type":"str","value":..}`, `{"type":"bytes","hex":..}`,
 /// `{"type":"dataclass","class":..,"fields":{..}}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type")]
 pub enum PayloadJson {
     #[serde(rename = "str")]
     Str { value: String },
@@ -53,9 +81,9 @@ pub enum PayloadJson {
     #[serde(rename = "dataclass")]
     Dataclass {
         class: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(skip_serializing_if = "Option::is_none")]
         type_id: Option<u16>,
-        fields: serde_json::Value,
+        fields: RawJson,
     },
 }
 
@@ -67,7 +95,7 @@ impl From<&Payload> for PayloadJson {
             Payload::Typed(t) => PayloadJson::Dataclass {
                 class: t.class.clone(),
                 type_id: if t.class.is_none() { Some(t.type_id) } else { None },
-                fields: t.fields.clone(),
+                fields: RawJson(t.json.clone()),
             },
         }
     }
@@ -78,22 +106,72 @@ impl From<&Payload> for PayloadJson {
 pub enum Outgoing {
     Text(String),
     Bytes(Vec<u8>),
-    /// A typed message by type name; the producer maps it to the topic's id.
+    /// A typed message by type name (the producer maps it to the topic's id),
+    /// with its fields as compact JSON text (see [`TypedPayload::json`]).
     Typed {
         class: String,
-        fields: serde_json::Value,
+        json: String,
     },
 }
 
-impl TryFrom<PayloadJson> for Outgoing {
-    type Error = String;
-    fn try_from(p: PayloadJson) -> Result<Self, String> {
-        Ok(match p {
-            PayloadJson::Str { value } => Outgoing::Text(value),
-            PayloadJson::Bytes { hex } => Outgoing::Bytes(hex::decode(hex.trim()).map_err(|e| format!("\"hex\" is not valid hex: {e}"))?),
-            PayloadJson::Dataclass { class: Some(class), fields, .. } => Outgoing::Typed { class, fields },
-            PayloadJson::Dataclass { class: None, .. } => return Err("a dataclass payload needs a \"class\"".into()),
-        })
+impl Outgoing {
+    /// A typed message from any serialisable value, encoded as 0.2.3 encodes dataclasses.
+    ///
+    /// # Errors
+    /// When `value` cannot be JSON (e.g. a map with non-string keys).
+    pub fn typed(class: impl Into<String>, value: &(impl Serialize + ?Sized)) -> Result<Outgoing, serde_json::Error> {
+        let json = crate::pyjson::to_compact(value)?;
+        Ok(Outgoing::Typed { class: class.into(), json: String::from_utf8(json).unwrap_or_default() })
+    }
+
+    /// A typed message from JSON text, kept exact (big integers, `NaN`).
+    ///
+    /// # Errors
+    /// A description of the syntax error.
+    pub fn typed_json(class: impl Into<String>, text: &str) -> Result<Outgoing, String> {
+        let json = crate::pyjson::python_compact(text)?;
+        if !json.starts_with('{') {
+            return Err("a typed message's fields are a JSON object, like {\"id\": 1}".into());
+        }
+        Ok(Outgoing::Typed { class: class.into(), json })
+    }
+
+    /// Parse the JSON payload shape (see [`PayloadJson`]) exactly: typed
+    /// fields keep integers of any size. A bare JSON string is a text payload.
+    ///
+    /// # Errors
+    /// A message saying what is wrong with the shape.
+    pub fn from_json(text: &str) -> Result<Outgoing, String> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Shape {
+            #[serde(rename = "type")]
+            kind: String,
+            value: Option<String>,
+            hex: Option<String>,
+            class: Option<String>,
+            #[serde(default, rename = "type_id")]
+            _type_id: Option<u16>,
+            fields: Option<Box<serde_json::value::RawValue>>,
+        }
+        const SHAPES: &str = "a payload is {\"type\":\"str\",\"value\":..}, {\"type\":\"bytes\",\"hex\":..} or {\"type\":\"dataclass\",\"class\":..,\"fields\":{..}}";
+        if let Ok(s) = serde_json::from_str::<String>(text) {
+            return Ok(Outgoing::Text(s));
+        }
+        let shape: Shape = serde_json::from_str(text).map_err(|e| format!("{SHAPES} ({e})"))?;
+        match shape.kind.as_str() {
+            "str" => shape.value.map(Outgoing::Text).ok_or_else(|| "a \"str\" payload needs a \"value\" string".into()),
+            "bytes" => {
+                let h = shape.hex.ok_or("a \"bytes\" payload needs a \"hex\" string")?;
+                hex::decode(h.trim()).map(Outgoing::Bytes).map_err(|e| format!("\"hex\" is not valid hex: {e}"))
+            }
+            "dataclass" => {
+                let class = shape.class.ok_or("a \"dataclass\" payload needs a \"class\"")?;
+                let fields = shape.fields.ok_or("a \"dataclass\" payload needs \"fields\"")?;
+                Outgoing::typed_json(class, fields.get())
+            }
+            other => Err(format!("unknown payload type {other:?}: {SHAPES}")),
+        }
     }
 }
 
@@ -109,4 +187,35 @@ impl TryFrom<PayloadJson> for Outgoing {
 /// ```
 pub trait TypedMessage: Serialize + serde::de::DeserializeOwned {
     const TYPE_NAME: &'static str;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_json_is_written_verbatim() {
+        let p = PayloadJson::Dataclass {
+            class: Some("Box".into()),
+            type_id: None,
+            fields: RawJson(r#"{"v":18446744073709551616,"n":NaN}"#.into()),
+        };
+        assert_eq!(
+            serde_json::to_string(&p).expect("json"),
+            r#"{"type":"dataclass","class":"Box","fields":{"v":18446744073709551616,"n":NaN}}"#
+        );
+    }
+
+    #[test]
+    fn payload_shapes_parse_exactly() {
+        assert_eq!(Outgoing::from_json(r#""hi""#), Ok(Outgoing::Text("hi".into())));
+        assert_eq!(Outgoing::from_json(r#"{"type":"bytes","hex":"00ff"}"#), Ok(Outgoing::Bytes(vec![0, 255])));
+        assert_eq!(
+            Outgoing::from_json(r#"{"type":"dataclass","class":"B","fields":{"v": 18446744073709551616}}"#),
+            Ok(Outgoing::Typed { class: "B".into(), json: r#"{"v":18446744073709551616}"#.into() })
+        );
+        assert!(Outgoing::from_json(r#"{"type":"dataclass","class":"B","fields":[1]}"#).is_err());
+        assert!(Outgoing::from_json(r#"{"type":"nope"}"#).is_err());
+        assert!(Outgoing::from_json(r#"{"type":"str","value":"x","extra":1}"#).is_err());
+    }
 }

@@ -123,8 +123,8 @@ impl Producer {
     /// # Errors
     /// [`Error::UnknownMessageType`], [`Error::TypedEncode`], key and size errors.
     pub fn send_typed<T: TypedMessage>(&mut self, key: impl Into<Key>, msg: &T) -> Result<Delivery> {
-        let fields = serde_json::to_value(msg).map_err(|source| Error::TypedEncode { name: T::TYPE_NAME.to_string(), source })?;
-        self.send(&key.into(), &Outgoing::Typed { class: T::TYPE_NAME.to_string(), fields })
+        let out = Outgoing::typed(T::TYPE_NAME, msg).map_err(|source| Error::TypedEncode { name: T::TYPE_NAME.to_string(), source })?;
+        self.send(&key.into(), &out)
     }
 
     /// Send any outgoing payload.
@@ -140,13 +140,13 @@ impl Producer {
         Ok(match payload {
             Outgoing::Text(s) => Payload::Text(s.clone()),
             Outgoing::Bytes(b) => Payload::Bytes(b.clone()),
-            Outgoing::Typed { class, fields } => {
+            Outgoing::Typed { class, json } => {
                 let type_id = self.config.type_id(class).ok_or_else(|| Error::UnknownMessageType {
                     topic: self.topic.clone(),
                     name: class.clone(),
                     known: self.config.message_types.iter().map(|(n, _)| n.clone()).collect(),
                 })?;
-                Payload::Typed(TypedPayload { type_id, class: Some(class.clone()), fields: fields.clone() })
+                Payload::Typed(TypedPayload { type_id, class: Some(class.clone()), json: json.clone() })
             }
         })
     }

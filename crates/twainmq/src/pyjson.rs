@@ -171,3 +171,261 @@ mod tests {
         assert_eq!(to_indent0(&v).expect("json"), b"{\n\"message_types\": {\n\"A\": 0,\n\"B\": 1\n}\n}");
     }
 }
+
+/// Validate JSON in the dialect Python's `json.loads` accepts (standard JSON
+/// plus `NaN`, `Infinity`, `-Infinity`, unbounded integers and lone surrogate
+/// escapes) and return it compact, with `ensure_ascii` escapes, numbers kept
+/// exactly as written. This is how typed payloads travel without losing
+/// anything 0.2.3 can write.
+///
+/// # Errors
+/// A description of the first syntax error and its byte position.
+pub fn python_compact(text: &str) -> Result<String, String> {
+    let mut p = Scanner { s: text.as_bytes(), i: 0, out: String::with_capacity(text.len()), depth: 0 };
+    p.ws();
+    p.value()?;
+    p.ws();
+    if p.i != p.s.len() {
+        return Err(format!("unexpected {:?} at byte {}", p.s[p.i] as char, p.i));
+    }
+    Ok(p.out)
+}
+
+struct Scanner<'a> {
+    s: &'a [u8],
+    i: usize,
+    out: String,
+    depth: usize,
+}
+
+impl Scanner<'_> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && matches!(self.s[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+
+    fn err<T>(&self, what: &str) -> Result<T, String> {
+        Err(format!("{what} at byte {}", self.i))
+    }
+
+    fn lit(&mut self, word: &str) -> bool {
+        if self.s[self.i..].starts_with(word.as_bytes()) {
+            self.i += word.len();
+            self.out.push_str(word);
+            true
+        } else {
+            false
+        }
+    }
+
+    fn value(&mut self) -> Result<(), String> {
+        self.depth += 1;
+        if self.depth > 512 {
+            return self.err("nested too deeply");
+        }
+        let r = match self.s.get(self.i) {
+            None => self.err("unexpected end"),
+            Some(b'{') => self.object(),
+            Some(b'[') => self.array(),
+            Some(b'"') => self.string(),
+            Some(b't') if self.lit("true") => Ok(()),
+            Some(b'f') if self.lit("false") => Ok(()),
+            Some(b'n') if self.lit("null") => Ok(()),
+            Some(b'N') if self.lit("NaN") => Ok(()),
+            Some(b'I') if self.lit("Infinity") => Ok(()),
+            Some(b'-') if self.s[self.i..].starts_with(b"-Infinity") => {
+                self.lit("-Infinity");
+                Ok(())
+            }
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(_) => self.err("unexpected character"),
+        };
+        self.depth -= 1;
+        r
+    }
+
+    fn object(&mut self) -> Result<(), String> {
+        self.i += 1;
+        self.out.push('{');
+        self.ws();
+        if self.s.get(self.i) == Some(&b'}') {
+            self.i += 1;
+            self.out.push('}');
+            return Ok(());
+        }
+        loop {
+            self.ws();
+            if self.s.get(self.i) != Some(&b'"') {
+                return self.err("expected a string key");
+            }
+            self.string()?;
+            self.ws();
+            if self.s.get(self.i) != Some(&b':') {
+                return self.err("expected ':'");
+            }
+            self.i += 1;
+            self.out.push(':');
+            self.ws();
+            self.value()?;
+            self.ws();
+            match self.s.get(self.i) {
+                Some(b',') => {
+                    self.i += 1;
+                    self.out.push(',');
+                }
+                Some(b'}') => {
+                    self.i += 1;
+                    self.out.push('}');
+                    return Ok(());
+                }
+                _ => return self.err("expected ',' or '}'"),
+            }
+        }
+    }
+
+    fn array(&mut self) -> Result<(), String> {
+        self.i += 1;
+        self.out.push('[');
+        self.ws();
+        if self.s.get(self.i) == Some(&b']') {
+            self.i += 1;
+            self.out.push(']');
+            return Ok(());
+        }
+        loop {
+            self.ws();
+            self.value()?;
+            self.ws();
+            match self.s.get(self.i) {
+                Some(b',') => {
+                    self.i += 1;
+                    self.out.push(',');
+                }
+                Some(b']') => {
+                    self.i += 1;
+                    self.out.push(']');
+                    return Ok(());
+                }
+                _ => return self.err("expected ',' or ']'"),
+            }
+        }
+    }
+
+    fn number(&mut self) -> Result<(), String> {
+        let start = self.i;
+        if self.s[self.i] == b'-' {
+            self.i += 1;
+        }
+        let digits = |sc: &mut Self| {
+            let d = sc.i;
+            while sc.i < sc.s.len() && sc.s[sc.i].is_ascii_digit() {
+                sc.i += 1;
+            }
+            sc.i - d
+        };
+        match self.s.get(self.i) {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => {
+                digits(self);
+            }
+            _ => return self.err("bad number"),
+        }
+        if self.s.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            if digits(self) == 0 {
+                return self.err("bad number");
+            }
+        }
+        if matches!(self.s.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.s.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if digits(self) == 0 {
+                return self.err("bad number");
+            }
+        }
+        // The slice is ASCII digits and signs.
+        self.out.push_str(std::str::from_utf8(&self.s[start..self.i]).unwrap_or("0"));
+        Ok(())
+    }
+
+    fn string(&mut self) -> Result<(), String> {
+        self.i += 1;
+        self.out.push('"');
+        loop {
+            let Some(&b) = self.s.get(self.i) else { return self.err("unterminated string") };
+            match b {
+                b'"' => {
+                    self.i += 1;
+                    self.out.push('"');
+                    return Ok(());
+                }
+                b'\\' => {
+                    let Some(&e) = self.s.get(self.i + 1) else { return self.err("unterminated escape") };
+                    match e {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                            self.out.push('\\');
+                            self.out.push(e as char);
+                            self.i += 2;
+                        }
+                        b'u' => {
+                            let hex = self.s.get(self.i + 2..self.i + 6).filter(|h| h.iter().all(u8::is_ascii_hexdigit));
+                            let Some(hex) = hex else { return self.err("bad \\u escape") };
+                            self.out.push_str("\\u");
+                            for h in hex {
+                                self.out.push(h.to_ascii_lowercase() as char);
+                            }
+                            self.i += 6;
+                        }
+                        _ => return self.err("bad escape"),
+                    }
+                }
+                0..=0x1f => return self.err("control character in string"),
+                0x20..=0x7e => {
+                    self.out.push(b as char);
+                    self.i += 1;
+                }
+                _ => {
+                    // Non-ASCII (or DEL): escape as UTF-16 units, as ensure_ascii does.
+                    let rest =
+                        std::str::from_utf8(&self.s[self.i..]).or_else(|e| std::str::from_utf8(&self.s[self.i..self.i + e.valid_up_to()]));
+                    let Some(ch) = rest.ok().and_then(|r| r.chars().next()) else { return self.err("invalid UTF-8") };
+                    let mut units = [0u16; 2];
+                    for u in ch.encode_utf16(&mut units) {
+                        self.out.push_str(&format!("\\u{u:04x}"));
+                    }
+                    self.i += ch.len_utf8();
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod dialect_tests {
+    use super::*;
+
+    #[test]
+    fn keeps_what_python_writes() {
+        for (input, want) in [
+            (r#"{"value":18446744073709551616}"#, r#"{"value":18446744073709551616}"#),
+            (r#"{"v": NaN, "w": [Infinity, -Infinity]}"#, r#"{"v":NaN,"w":[Infinity,-Infinity]}"#),
+            (r#"{"s":"\udcff"}"#, r#"{"s":"\udcff"}"#),
+            ("{ \"t\" : \"ü日😀\" }", r#"{"t":"\u00fc\u65e5\ud83d\ude00"}"#),
+            (r#"[1.5e-7, -0, 0.25E+3]"#, r#"[1.5e-7,-0,0.25E+3]"#),
+            ("{}", "{}"),
+        ] {
+            assert_eq!(python_compact(input).expect(input), want);
+        }
+    }
+
+    #[test]
+    fn rejects_what_python_rejects() {
+        for bad in ["", "{", "{\"a\" 1}", "[1,]", "01", "1.", "\"a", "{'a': 1}", "nan", "[1] x", "\"\\x\"", "\"a\u{1}\""] {
+            assert!(python_compact(bad).is_err(), "{bad:?}");
+        }
+        assert!(python_compact(&"[".repeat(10_000)).is_err());
+    }
+}

@@ -92,7 +92,7 @@ fn every_payload_kind_round_trips() {
     p.send_text("k2", "").expect("empty text");
     p.send_bytes("k3", &[]).expect("empty bytes");
     p.send_bytes("", &(0..=255).collect::<Vec<u8>>()).expect("bytes");
-    p.send(&Key::from("12345678"), &Outgoing::Typed { class: "Reading".into(), fields: serde_json::json!({"v": 1.25}) }).expect("generic");
+    p.send(&Key::from("12345678"), &Outgoing::typed("Reading", &serde_json::json!({"v": 1.25})).expect("json")).expect("generic");
     let err = p.send_typed("k", &Unlisted { x: 1 }).expect_err("not declared");
     assert_eq!(err.code(), "unknown_message_type");
     let msgs = drain(&mut store.consumer("t", StartFrom::Start).expect("consumer"));
@@ -105,7 +105,8 @@ fn every_payload_kind_round_trips() {
         Payload::Typed(t) => {
             assert_eq!(t.class.as_deref(), Some("Reading"));
             assert_eq!(t.type_id, 1);
-            assert_eq!(t.fields, serde_json::json!({"v": 1.25}));
+            assert_eq!(t.fields(), Some(serde_json::json!({"v": 1.25})));
+            assert_eq!(t.json, r#"{"v":1.25}"#);
         }
         other => panic!("{other:?}"),
     }

@@ -94,7 +94,7 @@ fn bad_keys_payloads_and_sizes_are_refused() {
     assert!(matches!(c8.send_text("123456789", "x"), Err(Error::KeyTooLong { bytes: 9, max: 8, .. })));
     assert!(matches!(c8.send_text("日本語", "x"), Err(Error::KeyTooLong { bytes: 9, .. })));
     assert!(matches!(
-        c8.send(&Key::from("k"), &Outgoing::Typed { class: "Nope".into(), fields: serde_json::json!({}) }),
+        c8.send(&Key::from("k"), &Outgoing::typed("Nope", &serde_json::json!({})).expect("json")),
         Err(Error::UnknownMessageType { .. })
     ));
     let mut x = 0x9E37_79B9_7F4A_7C15u64;

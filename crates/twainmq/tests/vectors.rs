@@ -72,7 +72,8 @@ fn blobs() {
             _ => {
                 let class = p["class"].as_str().expect("class");
                 let type_id = types[class].as_u64().expect("id") as u16;
-                Payload::Typed(TypedPayload { type_id, class: None, fields: p["fields"].clone() })
+                let json = String::from_utf8(twainmq::pyjson::to_compact(&p["fields"]).expect("json")).expect("ascii");
+                Payload::Typed(TypedPayload { type_id, class: None, json })
             }
         };
         let mut raw = Vec::new();

@@ -331,7 +331,7 @@ pub fn reset(store: &Store, group: &str, to: ResetTo, partitions: Option<&[u32]>
             ResetTo::Earliest => start,
             ResetTo::Latest => end,
             ResetTo::Offset(o) => o.clamp(start, end),
-            ResetTo::Time(t) => offset_at_time(store, &topic, p, t)?.unwrap_or(end),
+            ResetTo::Time(t) => crate::scan::offset_at_time(store, &topic, p, t)?.unwrap_or(end),
         };
         rows.push(ResetRow { partition: p, before: log.commits.get(&p).copied(), after, start, end });
     }
@@ -342,36 +342,4 @@ pub fn reset(store: &Store, group: &str, to: ResetTo, partitions: Option<&[u32]>
         w.send(&crate::Key::Int(0), &Record::Commit { offsets }.to_outgoing())?;
     }
     Ok(ResetPlan { group: group.into(), topic, rows, live_members, applied: !dry_run })
-}
-
-/// The first offset in a partition whose timestamp is at or after `t`, decoding
-/// only timestamps. Day files wholly before `t`'s day are skipped.
-///
-/// # Errors
-/// I/O errors.
-pub fn offset_at_time(store: &Store, topic: &str, partition: u32, t: f64) -> Result<Option<u64>> {
-    let config = store.topic_config(topic)?;
-    let pfiles = files::list_partition(&store.topic_dir(topic), partition)?;
-    let day = files::Day::from_unix_micros((t * 1e6) as i64);
-    let kc = config.key_type.encoded_len();
-    for (i, f) in pfiles.iter().enumerate() {
-        // A file is done once the next file started before t's day (one day of slack for clock skew).
-        if let Some(next) = pfiles.get(i + 1) {
-            if next.day.date().zip(day.date()).is_some_and(|(n, d)| n < d.pred_opt().unwrap_or(d)) {
-                continue;
-            }
-        }
-        let bytes = std::fs::read(&f.path).map_err(|e| Error::io("read", &f.path, e))?;
-        for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
-            if line.len() < kc + crate::line::TS_CHARS {
-                continue;
-            }
-            if let Ok(ts) = crate::line::decode_timestamp(&line[kc..kc + crate::line::TS_CHARS]) {
-                if ts >= t {
-                    return Ok(Some(f.first + n as u64));
-                }
-            }
-        }
-    }
-    Ok(None)
 }

@@ -51,7 +51,8 @@ impl Record {
     /// Interpret a message of a group topic; `None` for anything that is not a valid record.
     pub fn from_message(m: &Message) -> Option<Record> {
         let Payload::Typed(t) = &m.payload else { return None };
-        let f = &t.fields;
+        let fields = t.fields()?;
+        let f = &fields;
         Some(match t.class.as_deref()? {
             JOINED => Record::Joined { tag: f.get("tag")?.as_u64()? },
             ABORTJOIN => Record::AbortJoin { tag: f.get("tag")?.as_u64()? },
@@ -87,7 +88,8 @@ impl Record {
                 (COMMIT, json!({ "partition_offsets": offsets.iter().map(|(p, o)| json!([p, o])).collect::<Vec<_>>() }))
             }
         };
-        Outgoing::Typed { class: class.to_string(), fields }
+        // Values built from `json!` always serialise.
+        Outgoing::typed(class, &fields).unwrap_or(Outgoing::Typed { class: class.to_string(), json: "{}".into() })
     }
 
     /// A short name for displays: `joined`, `offer`, `commit`, ...

@@ -1,0 +1,187 @@
+//! Whole-log scans (search) with progress and cancel.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::consumer::StartFrom;
+use crate::error::{Error, Result};
+use crate::files;
+use crate::key::Key;
+use crate::message::Message;
+use crate::payload::Payload;
+use crate::store::Store;
+
+/// What a search matches. All given conditions must hold.
+#[derive(Debug, Clone, Default)]
+pub struct Query {
+    /// Exact key (as text: the number, or the string).
+    pub key: Option<String>,
+    /// Text to find in the payload (text, typed JSON, or bytes as hex).
+    pub text: Option<String>,
+    /// `text` is a regular expression.
+    pub regex: bool,
+    pub case_sensitive: bool,
+    /// Only these partitions (all when `None`).
+    pub partitions: Option<Vec<u32>>,
+}
+
+/// Progress of a scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Progress {
+    pub scanned: u64,
+    pub total: u64,
+    pub hits: u64,
+}
+
+/// How a scan ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    Done,
+    Cancelled,
+    /// Stopped at the hit limit.
+    Limit,
+}
+
+enum Matcher {
+    Any,
+    Plain { needle: String, case_sensitive: bool },
+    Regex(regex::Regex),
+}
+
+/// The text a search looks at for a payload.
+pub fn searchable_text(p: &Payload) -> std::borrow::Cow<'_, str> {
+    match p {
+        Payload::Text(s) => std::borrow::Cow::Borrowed(s),
+        Payload::Bytes(b) => std::borrow::Cow::Owned(hex_lower(b)),
+        Payload::Typed(t) => {
+            let fields = t.fields().map_or_else(|| t.json.clone(), |v| v.to_string());
+            std::borrow::Cow::Owned(format!("{} {}", t.class.as_deref().unwrap_or(""), fields))
+        }
+    }
+}
+
+fn hex_lower(b: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(b.len() * 2);
+    for x in b {
+        s.push(HEX[usize::from(x >> 4)] as char);
+        s.push(HEX[usize::from(x & 15)] as char);
+    }
+    s
+}
+
+/// Scan a topic for messages matching `query`, in partition order, calling
+/// `on_hit` for each match and `on_progress` every few thousand lines.
+///
+/// # Errors
+/// [`Error::InvalidRegex`] for a bad pattern; topic and I/O errors.
+pub fn search(
+    store: &Store,
+    topic: &str,
+    query: &Query,
+    limit: u64,
+    cancel: &AtomicBool,
+    mut on_hit: impl FnMut(&Message),
+    mut on_progress: impl FnMut(Progress),
+) -> Result<(Finish, Progress)> {
+    let config = store.topic_config(topic)?;
+    let matcher = match &query.text {
+        None => Matcher::Any,
+        Some(t) if t.is_empty() => Matcher::Any,
+        Some(t) if query.regex => Matcher::Regex(
+            regex::RegexBuilder::new(t)
+                .case_insensitive(!query.case_sensitive)
+                .size_limit(1 << 22)
+                .build()
+                .map_err(|e| Error::InvalidRegex { pattern: t.clone(), reason: e.to_string() })?,
+        ),
+        Some(t) => {
+            Matcher::Plain { needle: if query.case_sensitive { t.clone() } else { t.to_lowercase() }, case_sensitive: query.case_sensitive }
+        }
+    };
+    let key = query.key.as_ref().map(|k| Key::parse(k, config.key_type).unwrap_or(Key::Str(k.clone())));
+    let partitions: Vec<u32> = match &query.partitions {
+        Some(p) => p.iter().copied().filter(|p| *p < config.partitions).collect(),
+        None => (0..config.partitions).collect(),
+    };
+    let ends = store.end_offsets(topic)?;
+    let mut progress = Progress { total: partitions.iter().map(|p| ends[*p as usize]).sum(), ..Progress::default() };
+    for p in partitions {
+        let mut r = store.partition_reader(topic, p, StartFrom::Start)?;
+        let end = ends[p as usize];
+        loop {
+            if cancel.load(Ordering::Relaxed) {
+                return Ok((Finish::Cancelled, progress));
+            }
+            if r.position() >= end {
+                break;
+            }
+            let m = match r.poll() {
+                Ok(Some(m)) => m,
+                Ok(None) => break,
+                Err(Error::CorruptLine { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            progress.scanned += 1;
+            if progress.scanned % 4096 == 0 {
+                on_progress(progress);
+            }
+            if key.as_ref().is_some_and(|k| *k != m.key) {
+                continue;
+            }
+            let hit = match &matcher {
+                Matcher::Any => true,
+                Matcher::Plain { needle, case_sensitive } => {
+                    let text = searchable_text(&m.payload);
+                    if *case_sensitive {
+                        text.contains(needle.as_str())
+                    } else {
+                        text.to_lowercase().contains(needle.as_str())
+                    }
+                }
+                Matcher::Regex(re) => re.is_match(&searchable_text(&m.payload)),
+            };
+            if hit {
+                progress.hits += 1;
+                on_hit(&m);
+                if progress.hits >= limit {
+                    on_progress(progress);
+                    return Ok((Finish::Limit, progress));
+                }
+            }
+        }
+    }
+    on_progress(progress);
+    Ok((Finish::Done, progress))
+}
+
+/// The first offset in a partition whose timestamp is at or after `t`, decoding
+/// only timestamps. Day files wholly before `t`'s day are skipped.
+///
+/// # Errors
+/// I/O errors.
+pub fn offset_at_time(store: &Store, topic: &str, partition: u32, t: f64) -> Result<Option<u64>> {
+    let config = store.topic_config(topic)?;
+    let pfiles = files::list_partition(&store.topic_dir(topic), partition)?;
+    let day = files::Day::from_unix_micros((t * 1e6) as i64);
+    let kc = config.key_type.encoded_len();
+    for (i, f) in pfiles.iter().enumerate() {
+        // A file is done once the next file started before t's day (one day of slack for clock skew).
+        if let Some(next) = pfiles.get(i + 1) {
+            if next.day.date().zip(day.date()).is_some_and(|(n, d)| n < d.pred_opt().unwrap_or(d)) {
+                continue;
+            }
+        }
+        let bytes = std::fs::read(&f.path).map_err(|e| Error::io("read", &f.path, e))?;
+        for (n, line) in bytes.split(|b| *b == b'\n').enumerate() {
+            if line.len() < kc + crate::line::TS_CHARS {
+                continue;
+            }
+            if let Ok(ts) = crate::line::decode_timestamp(&line[kc..kc + crate::line::TS_CHARS]) {
+                if ts >= t {
+                    return Ok(Some(f.first + n as u64));
+                }
+            }
+        }
+    }
+    Ok(None)
+}
