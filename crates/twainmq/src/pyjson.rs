@@ -181,7 +181,20 @@ mod tests {
 /// # Errors
 /// A description of the first syntax error and its byte position.
 pub fn python_compact(text: &str) -> Result<String, String> {
-    let mut p = Scanner { s: text.as_bytes(), i: 0, out: String::with_capacity(text.len()), depth: 0 };
+    scan(text, false)
+}
+
+/// The same dialect, indented two spaces a level, with `\uXXXX` escapes shown
+/// as the characters they stand for: for people to read. Numbers stay exact.
+///
+/// # Errors
+/// A description of the first syntax error and its byte position.
+pub fn python_pretty(text: &str) -> Result<String, String> {
+    scan(text, true)
+}
+
+fn scan(text: &str, pretty: bool) -> Result<String, String> {
+    let mut p = Scanner { s: text.as_bytes(), i: 0, out: String::with_capacity(text.len()), depth: 0, pretty };
     p.ws();
     p.value()?;
     p.ws();
@@ -196,9 +209,51 @@ struct Scanner<'a> {
     i: usize,
     out: String,
     depth: usize,
+    pretty: bool,
 }
 
 impl Scanner<'_> {
+    fn newline(&mut self, level: usize) {
+        if self.pretty {
+            self.out.push('\n');
+            for _ in 0..level {
+                self.out.push_str("  ");
+            }
+        }
+    }
+
+    /// Opening bracket, then a line break if the container is not empty.
+    fn open(&mut self, open: char, close: u8) -> bool {
+        self.i += 1;
+        self.out.push(open);
+        self.ws();
+        if self.s.get(self.i) == Some(&close) {
+            self.i += 1;
+            self.out.push(close as char);
+            return true;
+        }
+        self.newline(self.depth);
+        false
+    }
+
+    fn sep(&mut self, close: u8) -> Result<bool, String> {
+        match self.s.get(self.i) {
+            Some(b',') => {
+                self.i += 1;
+                self.out.push(',');
+                self.newline(self.depth);
+                Ok(false)
+            }
+            Some(&c) if c == close => {
+                self.i += 1;
+                self.newline(self.depth - 1);
+                self.out.push(close as char);
+                Ok(true)
+            }
+            _ => self.err(if close == b'}' { "expected ',' or '}'" } else { "expected ',' or ']'" }),
+        }
+    }
+
     fn ws(&mut self) {
         while self.i < self.s.len() && matches!(self.s[self.i], b' ' | b'\t' | b'\n' | b'\r') {
             self.i += 1;
@@ -246,12 +301,7 @@ impl Scanner<'_> {
     }
 
     fn object(&mut self) -> Result<(), String> {
-        self.i += 1;
-        self.out.push('{');
-        self.ws();
-        if self.s.get(self.i) == Some(&b'}') {
-            self.i += 1;
-            self.out.push('}');
+        if self.open('{', b'}') {
             return Ok(());
         }
         loop {
@@ -265,51 +315,40 @@ impl Scanner<'_> {
                 return self.err("expected ':'");
             }
             self.i += 1;
-            self.out.push(':');
+            self.out.push_str(if self.pretty { ": " } else { ":" });
             self.ws();
             self.value()?;
             self.ws();
-            match self.s.get(self.i) {
-                Some(b',') => {
-                    self.i += 1;
-                    self.out.push(',');
-                }
-                Some(b'}') => {
-                    self.i += 1;
-                    self.out.push('}');
-                    return Ok(());
-                }
-                _ => return self.err("expected ',' or '}'"),
+            if self.sep(b'}')? {
+                return Ok(());
             }
         }
     }
 
     fn array(&mut self) -> Result<(), String> {
-        self.i += 1;
-        self.out.push('[');
-        self.ws();
-        if self.s.get(self.i) == Some(&b']') {
-            self.i += 1;
-            self.out.push(']');
+        if self.open('[', b']') {
             return Ok(());
         }
         loop {
             self.ws();
             self.value()?;
             self.ws();
-            match self.s.get(self.i) {
-                Some(b',') => {
-                    self.i += 1;
-                    self.out.push(',');
-                }
-                Some(b']') => {
-                    self.i += 1;
-                    self.out.push(']');
-                    return Ok(());
-                }
-                _ => return self.err("expected ',' or ']'"),
+            if self.sep(b']')? {
+                return Ok(());
             }
         }
+    }
+
+    fn hex4(&self, at: usize) -> Option<u16> {
+        let h = self.s.get(at..at + 4)?;
+        u16::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+    }
+
+    fn low_surrogate(&self, at: usize) -> Option<u16> {
+        if self.s.get(at..at + 2) != Some(b"\\u") {
+            return None;
+        }
+        self.hex4(at + 2).filter(|u| (0xDC00..0xE000).contains(u))
     }
 
     fn number(&mut self) -> Result<(), String> {
@@ -371,13 +410,23 @@ impl Scanner<'_> {
                             self.i += 2;
                         }
                         b'u' => {
-                            let hex = self.s.get(self.i + 2..self.i + 6).filter(|h| h.iter().all(u8::is_ascii_hexdigit));
-                            let Some(hex) = hex else { return self.err("bad \\u escape") };
-                            self.out.push_str("\\u");
-                            for h in hex {
-                                self.out.push(h.to_ascii_lowercase() as char);
+                            let Some(unit) = self.hex4(self.i + 2) else { return self.err("bad \\u escape") };
+                            // Pretty output shows the character; a lone surrogate stays escaped.
+                            let low = if (0xD800..0xDC00).contains(&unit) { self.low_surrogate(self.i + 6) } else { None };
+                            let ch = match low {
+                                Some(lo) => char::from_u32(0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(lo) - 0xDC00)),
+                                None => char::from_u32(u32::from(unit)),
+                            };
+                            match ch {
+                                Some(c) if self.pretty && !c.is_control() && c != '"' && c != '\\' => {
+                                    self.out.push(c);
+                                    self.i += if low.is_some() { 12 } else { 6 };
+                                }
+                                _ => {
+                                    self.out.push_str(&format!("\\u{unit:04x}"));
+                                    self.i += 6;
+                                }
                             }
-                            self.i += 6;
                         }
                         _ => return self.err("bad escape"),
                     }
@@ -386,6 +435,13 @@ impl Scanner<'_> {
                 0x20..=0x7e => {
                     self.out.push(b as char);
                     self.i += 1;
+                }
+                _ if self.pretty => {
+                    let rest =
+                        std::str::from_utf8(&self.s[self.i..]).or_else(|e| std::str::from_utf8(&self.s[self.i..self.i + e.valid_up_to()]));
+                    let Some(ch) = rest.ok().and_then(|r| r.chars().next()) else { return self.err("invalid UTF-8") };
+                    self.out.push(ch);
+                    self.i += ch.len_utf8();
                 }
                 _ => {
                     // Non-ASCII (or DEL): escape as UTF-16 units, as ensure_ascii does.
@@ -419,6 +475,13 @@ mod dialect_tests {
         ] {
             assert_eq!(python_compact(input).expect(input), want);
         }
+    }
+
+    #[test]
+    fn pretty_prints_for_people() {
+        let p = python_pretty(r#"{"a":[1,18446744073709551616,{}],"s":"\u00fc\ud83d\ude00\udcff\"","e":[]}"#).expect("valid");
+        assert_eq!(p, "{\n  \"a\": [\n    1,\n    18446744073709551616,\n    {}\n  ],\n  \"s\": \"ü😀\\udcff\\\"\",\n  \"e\": []\n}");
+        assert_eq!(python_compact(&p).expect("valid"), r#"{"a":[1,18446744073709551616,{}],"s":"\u00fc\ud83d\ude00\udcff\"","e":[]}"#);
     }
 
     #[test]

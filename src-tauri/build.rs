@@ -1,0 +1,23 @@
+fn main() {
+    // Our commands are the only ones the webview may call: each gets an
+    // `allow-<name>` permission that capabilities/default.json grants.
+    let manifest = tauri_build::AppManifest::new().commands(&[
+        "open_store",
+        "pick_folder",
+        "recent_stores",
+        "open_demo_store",
+        "store_info",
+        "describe_topic",
+        "read_page",
+        "offset_at_time",
+        "search",
+        "cancel_search",
+        "produce",
+        "create_topic",
+        "delete_topic",
+    ]);
+    if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().config_path("../tauri.conf.json").app_manifest(manifest)) {
+        eprintln!("tauri build failed: {e:#}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,156 @@
+//! Tauri commands: each locks nothing longer than it needs, runs the work off
+//! the UI thread, and maps to transport types.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager, State};
+use tauri_specta::Event;
+use twainmq::watch::StoreWatcher;
+use twainmq::Store;
+
+use crate::service;
+use crate::state::{AppState, OpenStore};
+use crate::transport::*;
+
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ErrorDto> + Send + 'static) -> Result<T, ErrorDto> {
+    tauri::async_runtime::spawn_blocking(f).await.map_err(|e| ErrorDto::new("internal", format!("the task failed: {e}")))?
+}
+
+/// Open `path` as the current store, watch it, and name it in the window title.
+pub fn open_path(app: &AppHandle, state: &AppState, path: &str) -> Result<StoreInfo, ErrorDto> {
+    let store = Store::open(path)?;
+    let info = service::store_info(&store)?;
+    let handle = app.clone();
+    let watcher = StoreWatcher::new(store.root(), Duration::from_millis(60), move |c| {
+        let ev = StoreChanged { topics: c.topics.into_iter().collect(), groups: c.groups.into_iter().collect(), structure: c.structure };
+        if let Err(e) = ev.emit(&handle) {
+            tracing::warn!(error = %e, "could not send a store change to the window");
+        }
+    })
+    .map_err(|e| tracing::warn!(error = %e, "live updates are off: the folder cannot be watched"))
+    .ok();
+    state.set_store(OpenStore { store, _watcher: watcher });
+    state.remember(&info.root);
+    if let Some(w) = app.get_webview_window("main") {
+        let _ = w.set_title(&format!("{} — TwainMQ Desktop", info.root));
+    }
+    Ok(info)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn open_store(app: AppHandle, state: State<'_, AppState>, path: String) -> Result<StoreInfo, ErrorDto> {
+    open_path(&app, &state, &path)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn pick_folder(app: AppHandle) -> Result<Option<String>, ErrorDto> {
+    use tauri_plugin_dialog::DialogExt;
+    blocking(move || Ok(app.dialog().file().set_title("Open a TwainMQ store").blocking_pick_folder().map(|p| p.to_string()))).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn recent_stores(state: State<'_, AppState>) -> Result<Vec<String>, ErrorDto> {
+    Ok(state.recent())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn open_demo_store(app: AppHandle, state: State<'_, AppState>) -> Result<StoreInfo, ErrorDto> {
+    let dir = state.demo_dir.clone().ok_or_else(|| ErrorDto::new("no_demo", "no place for a demo store"))?;
+    let d = dir.clone();
+    blocking(move || {
+        let store = Store::open_or_create(&d)?;
+        twainmq::demo::seed(&store)?;
+        Ok(())
+    })
+    .await?;
+    open_path(&app, &state, &dir.display().to_string())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn store_info(state: State<'_, AppState>) -> Result<StoreInfo, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::store_info(&store)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn describe_topic(state: State<'_, AppState>, topic: String) -> Result<TopicDetail, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::describe_topic(&store, &topic)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn read_page(state: State<'_, AppState>, topic: String, partition: u32, from: String, limit: u32) -> Result<Page, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::read_page(&store, &topic, partition, &from, limit)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn offset_at_time(state: State<'_, AppState>, topic: String, partition: u32, unix: f64) -> Result<Option<String>, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::offset_at_time(&store, &topic, partition, unix)).await
+}
+
+/// Start a search; results stream on `on_event`. Returns the id to cancel it with.
+#[tauri::command]
+#[specta::specta]
+pub async fn search(
+    state: State<'_, AppState>,
+    topic: String,
+    query: SearchQuery,
+    on_event: Channel<SearchEvent>,
+) -> Result<u32, ErrorDto> {
+    let store = state.store()?;
+    let id = state.next_search.fetch_add(1, Ordering::Relaxed) + 1;
+    let cancel = Arc::new(AtomicBool::new(false));
+    state.searches().insert(id, cancel.clone());
+    std::thread::Builder::new()
+        .name(format!("search-{id}"))
+        .spawn(move || {
+            service::search(&store, &topic, &query, &cancel, &mut |ev| {
+                let _ = on_event.send(ev);
+            });
+        })
+        .map_err(|e| ErrorDto::new("internal", format!("could not start the search: {e}")))?;
+    Ok(id)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn cancel_search(state: State<'_, AppState>, id: u32) -> Result<(), ErrorDto> {
+    if let Some(flag) = state.searches().remove(&id) {
+        flag.store(true, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn produce(state: State<'_, AppState>, topic: String, key: String, payload: ProducePayload) -> Result<Produced, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::produce(&store, &topic, &key, &payload)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn create_topic(state: State<'_, AppState>, topic: NewTopic) -> Result<TopicSummary, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::create_topic(&store, &topic)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_topic(state: State<'_, AppState>, topic: String, confirm: String) -> Result<(), ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::delete_topic(&store, &topic, &confirm)).await
+}

@@ -1,0 +1,224 @@
+//! What the commands do, on plain engine types (no Tauri here, so it is tested directly).
+
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use twainmq::group;
+use twainmq::scan::{self, Finish, Query};
+use twainmq::{Error, KeyType, Outgoing, StartFrom, Store, TopicSpec};
+
+use crate::transport::*;
+
+/// Longest page a caller may ask for.
+pub const MAX_PAGE: u32 = 2000;
+
+pub fn topic_summary(store: &Store, name: &str) -> TopicSummary {
+    match store.describe_topic(name) {
+        Ok(d) => TopicSummary {
+            name: name.to_string(),
+            key_type: d.key_type.to_string(),
+            partitions: d.partitions,
+            message_types: d.message_types.keys().cloned().collect(),
+            messages: d.messages.to_string(),
+            bytes: d.bytes.to_string(),
+            last_write: d.last_write,
+            error: None,
+        },
+        Err(e) => TopicSummary {
+            name: name.to_string(),
+            key_type: String::new(),
+            partitions: 0,
+            message_types: Vec::new(),
+            messages: "0".into(),
+            bytes: "0".into(),
+            last_write: None,
+            error: Some(e.to_string()),
+        },
+    }
+}
+
+pub fn store_info(store: &Store) -> Result<StoreInfo, ErrorDto> {
+    let topics = store.list_topics()?.iter().map(|t| topic_summary(store, t)).collect();
+    let mut groups = Vec::new();
+    for g in store.list_groups()? {
+        let summary = match group::describe(store, &g) {
+            Ok(d) => GroupSummary {
+                name: g.clone(),
+                topic: d.topic.clone(),
+                members: d.members.len() as u32,
+                lag: d.partitions.iter().map(|p| p.lag).sum::<u64>().to_string(),
+            },
+            Err(_) => GroupSummary { name: g.clone(), topic: None, members: 0, lag: "0".into() },
+        };
+        groups.push(summary);
+    }
+    Ok(StoreInfo { root: store.root().display().to_string(), topics, groups })
+}
+
+pub fn describe_topic(store: &Store, topic: &str) -> Result<TopicDetail, ErrorDto> {
+    let d = store.describe_topic(topic)?;
+    let summary = topic_summary(store, topic);
+    let partitions = d
+        .partition_details
+        .iter()
+        .map(|p| PartitionDetail {
+            partition: p.partition,
+            start: p.start.to_string(),
+            end: p.end.to_string(),
+            bytes: p.bytes.to_string(),
+            files: p
+                .files
+                .iter()
+                .map(|f| FileDetail {
+                    name: f.name.clone(),
+                    day: f.day.clone(),
+                    first: f.first.to_string(),
+                    lines: f.lines.to_string(),
+                    partial_bytes: f.partial_bytes.to_string(),
+                    bytes: f.bytes.to_string(),
+                    modified: f.modified,
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(TopicDetail { summary, partitions, unknown_files: d.unknown_files })
+}
+
+pub fn parse_offset(text: &str) -> Result<u64, ErrorDto> {
+    text.trim().parse().map_err(|_| ErrorDto::new("invalid_offset", format!("{text:?} is not an offset: give a whole number of 0 or more")))
+}
+
+/// Up to `limit` rows of `partition` from offset `from`: messages, and damaged lines in place.
+pub fn read_page(store: &Store, topic: &str, partition: u32, from: &str, limit: u32) -> Result<Page, ErrorDto> {
+    let from = parse_offset(from)?;
+    let limit = limit.clamp(1, MAX_PAGE) as usize;
+    let end = store.end_offsets(topic)?.get(partition as usize).copied().unwrap_or(0);
+    let mut reader = store.partition_reader(topic, partition, StartFrom::Offset(from))?;
+    let mut rows = Vec::with_capacity(limit);
+    while rows.len() < limit {
+        match reader.poll() {
+            Ok(Some(m)) => rows.push(Row::Message(MessageRow::from(&m))),
+            Ok(None) => break,
+            Err(Error::CorruptLine { partition, offset, path, line, problem, .. }) => rows.push(Row::Damaged(DamagedRow {
+                partition,
+                offset: offset.to_string(),
+                file: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                line: line.to_string(),
+                problem: problem.to_string(),
+            })),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(Page { partition, rows, next: reader.position().to_string(), end: end.to_string() })
+}
+
+pub fn offset_at_time(store: &Store, topic: &str, partition: u32, unix: f64) -> Result<Option<String>, ErrorDto> {
+    Ok(scan::offset_at_time(store, topic, partition, unix)?.map(|o| o.to_string()))
+}
+
+/// Run a search, streaming hits in batches and progress (at most every 50 ms) as it goes.
+pub fn search(store: &Store, topic: &str, q: &SearchQuery, cancel: &AtomicBool, send: &mut dyn FnMut(SearchEvent)) {
+    let query = Query {
+        key: q.key.clone().filter(|k| !k.is_empty()),
+        text: q.text.clone().filter(|t| !t.is_empty()),
+        regex: q.regex,
+        case_sensitive: q.case_sensitive,
+        partitions: q.partitions.clone(),
+    };
+    let send = RefCell::new(send);
+    let batch: RefCell<Vec<MessageRow>> = RefCell::new(Vec::new());
+    let flush = || {
+        let rows = std::mem::take(&mut *batch.borrow_mut());
+        if !rows.is_empty() {
+            (send.borrow_mut())(SearchEvent::Hits { rows });
+        }
+    };
+    let last_progress = Cell::new(Instant::now());
+    let result = scan::search(
+        store,
+        topic,
+        &query,
+        u64::from(q.limit.max(1)),
+        cancel,
+        |m| {
+            let full = {
+                let mut b = batch.borrow_mut();
+                b.push(MessageRow::from(m));
+                b.len() >= 200
+            };
+            if full {
+                flush();
+            }
+        },
+        |p| {
+            if last_progress.get().elapsed() >= Duration::from_millis(50) {
+                last_progress.set(Instant::now());
+                flush();
+                (send.borrow_mut())(SearchEvent::Progress {
+                    scanned: p.scanned.to_string(),
+                    total: p.total.to_string(),
+                    hits: p.hits.to_string(),
+                });
+            }
+        },
+    );
+    flush();
+    let event = match result {
+        Ok((finish, progress)) => {
+            let finish = match finish {
+                Finish::Cancelled => "cancelled",
+                Finish::Limit => "limit",
+                _ => "done",
+            };
+            SearchEvent::Done { scanned: progress.scanned.to_string(), hits: progress.hits.to_string(), finish: finish.into() }
+        }
+        Err(e) => SearchEvent::Failed { error: e.into() },
+    };
+    (send.borrow_mut())(event);
+}
+
+pub fn produce(store: &Store, topic: &str, key: &str, payload: &ProducePayload) -> Result<Produced, ErrorDto> {
+    let mut producer = store.producer(topic)?;
+    let key = producer.parse_key(key)?;
+    let out = match payload.kind.as_str() {
+        "text" => Outgoing::Text(payload.body.clone()),
+        "hex" => {
+            let clean: String = payload.body.chars().filter(|c| !c.is_whitespace()).collect();
+            let bytes =
+                decode_hex(&clean).ok_or_else(|| ErrorDto::new("invalid_hex", "the payload is not valid hex: use pairs of 0-9 a-f"))?;
+            Outgoing::Bytes(bytes)
+        }
+        "json" => {
+            let class = payload.class.clone().ok_or_else(|| ErrorDto::new("missing_class", "pick the message type of a typed message"))?;
+            Outgoing::typed_json(class, &payload.body)
+                .map_err(|e| ErrorDto::new("invalid_json", format!("the payload is not valid JSON: {e}")))?
+        }
+        other => return Err(ErrorDto::new("invalid_payload_kind", format!("unknown payload kind {other:?}: use text, json or hex"))),
+    };
+    let d = producer.send(&key, &out)?;
+    let offset = producer.resolve_offset(&d).ok().map(|o| o.to_string());
+    Ok(Produced { partition: d.partition, offset })
+}
+
+fn decode_hex(s: &str) -> Option<Vec<u8>> {
+    if s.len() % 2 != 0 {
+        return None;
+    }
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect()
+}
+
+pub fn create_topic(store: &Store, t: &NewTopic) -> Result<TopicSummary, ErrorDto> {
+    let key_type = KeyType::parse(t.key_type.trim())
+        .ok_or_else(|| ErrorDto::from(Error::InvalidKeyType { key_type: t.key_type.clone(), max_char: twainmq::key::MAX_CHAR_WIDTH }))?;
+    let types: Vec<String> = t.message_types.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+    store.create_topic(t.name.trim(), &TopicSpec::new(key_type, t.partitions).with_types(types))?;
+    Ok(topic_summary(store, t.name.trim()))
+}
+
+pub fn delete_topic(store: &Store, topic: &str, confirm: &str) -> Result<(), ErrorDto> {
+    if confirm != topic {
+        return Err(ErrorDto::new("confirmation_mismatch", format!("type the topic's name, {topic:?}, to confirm the deletion")));
+    }
+    Ok(store.delete_topic(topic)?)
+}

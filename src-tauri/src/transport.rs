@@ -1,0 +1,224 @@
+//! Types that cross to the webview. Offsets, counts and u64 keys travel as
+//! decimal strings: a JS number would silently round them above 2^53.
+
+use serde::{Deserialize, Serialize};
+use specta::Type;
+use twainmq::{Key, Message, Payload};
+
+/// Every command error: a stable code to branch on and a message to show.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct ErrorDto {
+    pub code: String,
+    pub message: String,
+}
+
+impl From<twainmq::Error> for ErrorDto {
+    fn from(e: twainmq::Error) -> Self {
+        ErrorDto { code: e.code().to_string(), message: e.to_string() }
+    }
+}
+
+impl ErrorDto {
+    pub fn new(code: &str, message: impl Into<String>) -> Self {
+        ErrorDto { code: code.to_string(), message: message.into() }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct TopicSummary {
+    pub name: String,
+    pub key_type: String,
+    pub partitions: u32,
+    pub message_types: Vec<String>,
+    pub messages: String,
+    pub bytes: String,
+    /// UNIX seconds of the last write.
+    pub last_write: Option<f64>,
+    /// Set when the topic's config cannot be read.
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct GroupSummary {
+    pub name: String,
+    pub topic: Option<String>,
+    pub members: u32,
+    pub lag: String,
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct StoreInfo {
+    pub root: String,
+    pub topics: Vec<TopicSummary>,
+    pub groups: Vec<GroupSummary>,
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct FileDetail {
+    pub name: String,
+    pub day: String,
+    pub first: String,
+    pub lines: String,
+    pub partial_bytes: String,
+    pub bytes: String,
+    pub modified: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct PartitionDetail {
+    pub partition: u32,
+    pub start: String,
+    pub end: String,
+    pub bytes: String,
+    pub files: Vec<FileDetail>,
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct TopicDetail {
+    pub summary: TopicSummary,
+    pub partitions: Vec<PartitionDetail>,
+    pub unknown_files: Vec<String>,
+}
+
+/// One message as the table and detail pane show it.
+#[derive(Debug, Clone, Serialize, Type, PartialEq)]
+pub struct MessageRow {
+    pub partition: u32,
+    pub offset: String,
+    pub key: String,
+    /// `int` or `str`.
+    pub key_kind: String,
+    /// UNIX seconds.
+    pub timestamp: f64,
+    /// `str`, `bytes` or `dataclass`.
+    pub kind: String,
+    pub text: Option<String>,
+    pub hex: Option<String>,
+    pub class: Option<String>,
+    pub type_id: Option<u32>,
+    /// Typed fields as compact JSON, exactly as stored (integers of any size, NaN).
+    pub fields_json: Option<String>,
+    /// The same, indented, with characters instead of \u escapes: for display.
+    pub fields_pretty: Option<String>,
+    /// Payload size in bytes (text: UTF-8 bytes).
+    pub size: u32,
+}
+
+impl From<&Message> for MessageRow {
+    fn from(m: &Message) -> Self {
+        let (key, key_kind) = match &m.key {
+            Key::Int(v) => (v.to_string(), "int"),
+            Key::Str(s) => (s.clone(), "str"),
+        };
+        let (kind, text, hex, class, type_id, fields_json, size) = match &m.payload {
+            Payload::Text(s) => ("str", Some(s.clone()), None, None, None, None, s.len()),
+            Payload::Bytes(b) => ("bytes", None, Some(to_hex(b)), None, None, None, b.len()),
+            Payload::Typed(t) => ("dataclass", None, None, t.class.clone(), Some(u32::from(t.type_id)), Some(t.json.clone()), t.json.len()),
+        };
+        let fields_pretty = fields_json.as_deref().and_then(|j| twainmq::pyjson::python_pretty(j).ok());
+        MessageRow {
+            partition: m.partition,
+            offset: m.offset.to_string(),
+            key,
+            key_kind: key_kind.into(),
+            timestamp: m.timestamp,
+            kind: kind.into(),
+            text,
+            hex,
+            class,
+            type_id,
+            fields_json,
+            fields_pretty,
+            size: u32::try_from(size).unwrap_or(u32::MAX),
+        }
+    }
+}
+
+fn to_hex(b: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    b.iter().flat_map(|x| [HEX[usize::from(x >> 4)] as char, HEX[usize::from(x & 15)] as char]).collect()
+}
+
+/// A line that is not a message, shown in place so nothing vanishes silently.
+#[derive(Debug, Clone, Serialize, Type, PartialEq)]
+pub struct DamagedRow {
+    pub partition: u32,
+    pub offset: String,
+    pub file: String,
+    pub line: String,
+    pub problem: String,
+}
+
+#[derive(Debug, Clone, Serialize, Type, PartialEq)]
+#[serde(tag = "row")]
+pub enum Row {
+    #[serde(rename = "message")]
+    Message(MessageRow),
+    #[serde(rename = "damaged")]
+    Damaged(DamagedRow),
+}
+
+/// A page of one partition.
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct Page {
+    pub partition: u32,
+    pub rows: Vec<Row>,
+    /// Offset after the last row.
+    pub next: String,
+    /// The partition's end offset when read.
+    pub end: String,
+}
+
+#[derive(Debug, Clone, Deserialize, Type)]
+pub struct SearchQuery {
+    pub key: Option<String>,
+    pub text: Option<String>,
+    pub regex: bool,
+    pub case_sensitive: bool,
+    pub partitions: Option<Vec<u32>>,
+    /// Most hits to return.
+    pub limit: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+#[serde(tag = "event")]
+pub enum SearchEvent {
+    #[serde(rename = "hits")]
+    Hits { rows: Vec<MessageRow> },
+    #[serde(rename = "progress")]
+    Progress { scanned: String, total: String, hits: String },
+    #[serde(rename = "done")]
+    Done { scanned: String, hits: String, finish: String },
+    #[serde(rename = "failed")]
+    Failed { error: ErrorDto },
+}
+
+#[derive(Debug, Clone, Deserialize, Type)]
+pub struct ProducePayload {
+    /// `text`, `json` (a typed message of `class`) or `hex`.
+    pub kind: String,
+    pub body: String,
+    pub class: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct Produced {
+    pub partition: u32,
+    pub offset: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, Type)]
+pub struct NewTopic {
+    pub name: String,
+    pub key_type: String,
+    pub partitions: u32,
+    pub message_types: Vec<String>,
+}
+
+/// Pushed when files in the open store change (from the file watcher).
+#[derive(Debug, Clone, Serialize, Deserialize, Type, tauri_specta::Event)]
+pub struct StoreChanged {
+    pub topics: Vec<String>,
+    pub groups: Vec<String>,
+    pub structure: bool,
+}
