@@ -186,7 +186,7 @@ pub fn produce(store: &Store, topic: &str, key: &str, payload: &ProducePayload) 
         "hex" => {
             let clean: String = payload.body.chars().filter(|c| !c.is_whitespace()).collect();
             let bytes =
-                decode_hex(&clean).ok_or_else(|| ErrorDto::new("invalid_hex", "the payload is not valid hex: use pairs of 0-9 a-f"))?;
+                hex::decode(&clean).map_err(|_| ErrorDto::new("invalid_hex", "the payload is not valid hex: use pairs of 0-9 a-f"))?;
             Outgoing::Bytes(bytes)
         }
         "json" => {
@@ -199,13 +199,6 @@ pub fn produce(store: &Store, topic: &str, key: &str, payload: &ProducePayload) 
     let d = producer.send(&key, &out)?;
     let offset = producer.resolve_offset(&d).ok().map(|o| o.to_string());
     Ok(Produced { partition: d.partition, offset })
-}
-
-fn decode_hex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
-        return None;
-    }
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect()
 }
 
 pub fn create_topic(store: &Store, t: &NewTopic) -> Result<TopicSummary, ErrorDto> {

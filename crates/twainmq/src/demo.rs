@@ -84,7 +84,7 @@ pub fn seed(store: &Store) -> Result<bool> {
         "tab\tinside and \"quotes\"",
     ];
     for _ in 0..240 {
-        let line: &str = *rng.pick(&lines[..]);
+        let line = *rng.pick::<&str>(&lines);
         chat.send_text(rng.pick(&who).to_string(), line)?;
     }
     let mut audit = store.producer("audit")?;

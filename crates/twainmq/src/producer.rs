@@ -273,14 +273,20 @@ impl Producer {
         let dir = self.store.topic_dir(&self.topic);
         let files = files::list_partition(&dir, partition)?;
         let today: Vec<&PartitionFile> = files.iter().filter(|f| f.day == day).collect();
-        let (path, first) = match today.last() {
-            Some(f) => {
+        let (path, first) = match (files.last(), today.last()) {
+            // A file from a later day than our clock's (another machine's clock
+            // is ahead): keep appending after it, so offsets stay in file order.
+            (Some(last), _) if last.day > day => {
+                tracing::warn!(topic = %self.topic, partition, file = %last.path.display(), today = %day, "the partition's newest file is dated after today (clock skew?); appending to it");
+                (last.path.clone(), last.first)
+            }
+            (_, Some(f)) => {
                 if today.len() > 1 {
                     tracing::warn!(topic = %self.topic, partition, day = %day, "several files for one day (a rollover race); appending to the one read last");
                 }
                 (f.path.clone(), f.first)
             }
-            None => {
+            _ => {
                 // 0.2.3 starts the new file after the latest one's lines, counting a torn last line.
                 let first = match files.iter().max_by_key(|f| (f.day, f.first)) {
                     Some(prev) => prev.first + files::count_lines(&prev.path)?.python_lines(),

@@ -122,7 +122,7 @@ pub fn search(
                 Err(e) => return Err(e),
             };
             progress.scanned += 1;
-            if progress.scanned % 4096 == 0 {
+            if progress.scanned.is_multiple_of(4096) {
                 on_progress(progress);
             }
             if key.as_ref().is_some_and(|k| *k != m.key) {

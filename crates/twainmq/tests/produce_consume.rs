@@ -239,3 +239,19 @@ fn producers_never_write_through_a_link() {
     assert_eq!(err.code(), "symlink_refused");
     assert!(!outside.path().join("target").exists());
 }
+
+#[test]
+fn a_file_dated_after_today_is_appended_to_so_offsets_stay_in_order() {
+    let (d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U8, 1)).expect("create");
+    let mut p = store.producer("t").expect("producer");
+    p.send_text(0u8, "today").expect("send");
+    // Another machine, a day ahead, started tomorrow's file.
+    let tomorrow = twainmq::files::Day::from_unix_micros(chrono::Utc::now().timestamp_micros() + DAY);
+    std::fs::write(d.path().join("t").join(format!("0-{tomorrow}_1.tmf")), b"").expect("write");
+    let mut p = store.producer("t").expect("producer");
+    let sent = p.send_text(0u8, "after").expect("send");
+    assert_eq!(p.resolve_offset(&sent).expect("offset"), 1);
+    let mut r = store.partition_reader("t", 0, StartFrom::Offset(1)).expect("reader");
+    assert_eq!(r.poll().expect("poll").expect("msg").text(), Some("after"));
+}

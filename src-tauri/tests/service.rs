@@ -1,0 +1,217 @@
+//! The commands' logic on real stores: what the webview gets back.
+
+use std::sync::atomic::AtomicBool;
+
+use twainmq::{KeyType, Store, TopicSpec};
+use twainmq_desktop::service;
+use twainmq_desktop::transport::{NewTopic, ProducePayload, Row, SearchEvent, SearchQuery};
+
+fn fixture() -> (tempfile::TempDir, Store) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/twainmq-0.2.3/store");
+    copy(&src, tmp.path());
+    for t in ["empty", "events", "names", "sensors", "tiny", "typed", "bigmsgs"] {
+        std::fs::create_dir_all(tmp.path().join(t)).expect("mkdir");
+    }
+    let store = Store::open(tmp.path()).expect("open");
+    (tmp, store)
+}
+
+fn copy(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("dir") {
+        let e = e.expect("entry");
+        if e.file_type().expect("type").is_dir() {
+            copy(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
+        }
+    }
+}
+
+fn text(p: &str) -> ProducePayload {
+    ProducePayload { kind: "text".into(), body: p.into(), class: None }
+}
+
+#[test]
+fn store_info_lists_topics_and_groups_with_counts() {
+    let (_d, store) = fixture();
+    let info = service::store_info(&store).expect("info");
+    let names: Vec<&str> = info.topics.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, vec!["bigmsgs", "empty", "events", "names", "sensors", "tiny", "typed"]);
+    let events = info.topics.iter().find(|t| t.name == "events").expect("events");
+    assert_eq!((events.key_type.as_str(), events.partitions, events.messages.as_str()), ("u16", 4, "240"));
+    let groups: Vec<&str> = info.groups.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(groups, vec!["tail", "workers"]);
+    assert_eq!(info.groups[1].topic.as_deref(), Some("events"));
+}
+
+#[test]
+fn pages_carry_offsets_as_strings_and_u64_keys_exactly() {
+    let (_d, store) = fixture();
+    let page = service::read_page(&store, "sensors", 0, "0", 5).expect("page");
+    assert_eq!(page.rows.len(), 5);
+    let Row::Message(first) = &page.rows[0] else { panic!("message row") };
+    assert_eq!(first.offset, "0");
+    assert_eq!(first.kind, "bytes");
+    assert_eq!(first.key, "14542731574252009633");
+    assert_eq!(page.next, "5");
+    let page = service::read_page(&store, "events", 2, "50", 100).expect("page");
+    assert_eq!(page.end, "56");
+    assert_eq!(page.rows.len(), 6);
+    assert!(service::read_page(&store, "events", 9, "0", 5).is_err());
+    let err = service::read_page(&store, "events", 0, "-1", 5).expect_err("bad offset");
+    assert_eq!(err.code, "invalid_offset");
+}
+
+#[test]
+fn damaged_lines_appear_in_place() {
+    let (d, store) = fixture();
+    let f = d.path().join("tiny").join("0-20261127_0.tmf");
+    let mut bytes = std::fs::read(&f).expect("read");
+    let first_nl = bytes.iter().position(|b| *b == b'\n').expect("line");
+    bytes.splice(first_nl + 1..first_nl + 1, b"garbage line\n".iter().copied());
+    std::fs::write(&f, bytes).expect("write");
+    let page = service::read_page(&store, "tiny", 0, "0", 3).expect("page");
+    assert!(matches!(page.rows[0], Row::Message(_)));
+    match &page.rows[1] {
+        Row::Damaged(d) => {
+            assert_eq!((d.offset.as_str(), d.line.as_str(), d.file.as_str()), ("1", "2", "0-20261127_0.tmf"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn typed_rows_have_exact_and_pretty_fields() {
+    let (_d, store) = fixture();
+    let page = service::read_page(&store, "typed", 1, "0", 1).expect("page");
+    let Row::Message(m) = &page.rows[0] else { panic!("message") };
+    assert_eq!(m.class.as_deref(), Some("Event"));
+    assert!(m.fields_json.as_deref().expect("json").starts_with("{\"id\":1,"));
+    assert!(m.fields_pretty.as_deref().expect("pretty").starts_with("{\n  \"id\": 1,"));
+}
+
+#[test]
+fn search_streams_hits_progress_and_done() {
+    let (_d, store) = fixture();
+    let q = SearchQuery { key: None, text: Some("gamma".into()), regex: false, case_sensitive: false, partitions: None, limit: 1000 };
+    let mut hits = 0;
+    let mut done = None;
+    service::search(&store, "events", &q, &AtomicBool::new(false), &mut |ev| match ev {
+        SearchEvent::Hits { rows } => {
+            assert!(rows.iter().all(|r| r.text.as_deref().is_some_and(|t| t.contains("gamma"))));
+            hits += rows.len();
+        }
+        SearchEvent::Done { hits: h, scanned, finish } => done = Some((h, scanned, finish)),
+        SearchEvent::Failed { error } => panic!("{error:?}"),
+        SearchEvent::Progress { .. } => {}
+    });
+    let (h, scanned, finish) = done.expect("done event");
+    assert!(hits > 10);
+    assert_eq!(h, hits.to_string());
+    assert_eq!((scanned.as_str(), finish.as_str()), ("240", "done"));
+    // Regex, key filter, cancel, bad regex.
+    let q = SearchQuery {
+        key: Some("28977".into()),
+        text: Some("^alpha #\\d+".into()),
+        regex: true,
+        case_sensitive: true,
+        partitions: None,
+        limit: 10,
+    };
+    let mut n = 0;
+    service::search(&store, "events", &q, &AtomicBool::new(false), &mut |ev| {
+        if let SearchEvent::Hits { rows } = ev {
+            n += rows.len();
+        }
+    });
+    assert_eq!(n, 1);
+    let mut finish = String::new();
+    service::search(&store, "events", &SearchQuery { text: None, ..q.clone() }, &AtomicBool::new(true), &mut |ev| {
+        if let SearchEvent::Done { finish: f, .. } = ev {
+            finish = f;
+        }
+    });
+    assert_eq!(finish, "cancelled");
+    let mut failed = None;
+    service::search(&store, "events", &SearchQuery { text: Some("(".into()), ..q }, &AtomicBool::new(false), &mut |ev| {
+        if let SearchEvent::Failed { error } = ev {
+            failed = Some(error.code);
+        }
+    });
+    assert_eq!(failed.as_deref(), Some("invalid_regex"));
+}
+
+#[test]
+fn produce_reports_partition_and_offset_and_validates() {
+    let (_d, store) = fixture();
+    let p = service::produce(&store, "events", "42", &text("<img src=x onerror=alert(1)>")).expect("produce");
+    assert_eq!(p.partition, twainmq::partition_for(&twainmq::Key::Int(42), 4));
+    let end = store.end_offsets("events").expect("ends")[p.partition as usize];
+    assert_eq!(p.offset, Some((end - 1).to_string()));
+    let page = service::read_page(&store, "events", p.partition, p.offset.as_deref().expect("offset"), 1).expect("page");
+    let Row::Message(m) = &page.rows[0] else { panic!("message") };
+    assert_eq!(m.text.as_deref(), Some("<img src=x onerror=alert(1)>"));
+    assert_eq!(service::produce(&store, "events", "65536", &text("x")).expect_err("range").code, "key_out_of_range");
+    let typed = ProducePayload {
+        kind: "json".into(),
+        body: r#"{"id": 18446744073709551616, "text": "t", "tags": []}"#.into(),
+        class: Some("Event".into()),
+    };
+    let p = service::produce(&store, "typed", "7", &typed).expect("typed");
+    let page = service::read_page(&store, "typed", p.partition, p.offset.as_deref().expect("offset"), 1).expect("page");
+    let Row::Message(m) = &page.rows[0] else { panic!("message") };
+    assert_eq!(m.fields_json.as_deref(), Some(r#"{"id":18446744073709551616,"text":"t","tags":[]}"#));
+    let bad = ProducePayload { kind: "json".into(), body: "{".into(), class: Some("Event".into()) };
+    assert_eq!(service::produce(&store, "typed", "7", &bad).expect_err("json").code, "invalid_json");
+    let hex = ProducePayload { kind: "hex".into(), body: "00 ff 10".into(), class: None };
+    assert!(service::produce(&store, "sensors", "18446744073709551615", &hex).is_ok());
+    assert_eq!(
+        service::produce(&store, "sensors", "1", &ProducePayload { body: "0g".into(), ..hex }).expect_err("hex").code,
+        "invalid_hex"
+    );
+}
+
+#[test]
+fn create_and_delete_topics_with_confirmation() {
+    let (d, store) = fixture();
+    let t = NewTopic { name: "fresh".into(), key_type: "char4".into(), partitions: 3, message_types: vec!["A".into(), " ".into()] };
+    let s = service::create_topic(&store, &t).expect("create");
+    assert_eq!((s.key_type.as_str(), s.partitions, s.message_types.clone()), ("char4", 3, vec!["A".to_string()]));
+    assert_eq!(service::create_topic(&store, &t).expect_err("exists").code, "topic_exists");
+    assert_eq!(service::create_topic(&store, &NewTopic { name: "..".into(), ..t.clone() }).expect_err("name").code, "invalid_topic_name");
+    assert_eq!(service::create_topic(&store, &NewTopic { key_type: "u7".into(), ..t }).expect_err("kt").code, "invalid_key_type");
+    assert_eq!(service::delete_topic(&store, "fresh", "fres").expect_err("confirm").code, "confirmation_mismatch");
+    assert!(d.path().join("fresh.twc").exists());
+    service::delete_topic(&store, "fresh", "fresh").expect("delete");
+    assert!(!d.path().join("fresh.twc").exists() && !d.path().join("fresh").exists());
+    // No command reaches outside the store: names that escape are refused before any file is touched.
+    for evil in ["../x", "..", "/etc", "a\\b"] {
+        assert!(service::delete_topic(&store, evil, evil).is_err());
+        assert!(service::describe_topic(&store, evil).is_err());
+        assert!(service::read_page(&store, evil, 0, "0", 1).is_err());
+    }
+    let _ = (KeyType::U8, TopicSpec::default());
+}
+
+#[test]
+fn time_jumps_find_the_first_message_at_or_after() {
+    let (_d, store) = fixture();
+    let page = service::read_page(&store, "events", 1, "0", 100).expect("page");
+    let Row::Message(m) = &page.rows[30] else { panic!("message") };
+    let o = service::offset_at_time(&store, "events", 1, m.timestamp).expect("time");
+    assert_eq!(o.as_deref(), Some("30"));
+    assert_eq!(service::offset_at_time(&store, "events", 1, 4e9).expect("time"), None);
+}
+
+#[test]
+fn committed_bindings_are_current() {
+    let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/lib/bindings.ts");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let fresh = tmp.path().join("bindings.ts");
+    twainmq_desktop::export_bindings(&fresh).expect("export");
+    let want = std::fs::read_to_string(&fresh).expect("fresh");
+    let have = std::fs::read_to_string(&committed).unwrap_or_default();
+    assert!(have == want, "ui/src/lib/bindings.ts is stale: run `make bindings` and commit it");
+}
