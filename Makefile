@@ -1,40 +1,55 @@
-# TwainMQ Desktop. `make test` runs every suite; `make run` starts the demo.
+# TwainMQ Desktop. `make test` runs every suite; `make run` starts the app on a demo store.
 SHELL := /bin/bash
 CARGO ?= cargo
 PY := .venv/bin/python
 BIN := target/debug/twainmq
+APP := target/debug/twainmq-desktop
 DEMO_STORE ?= $(HOME)/.local/share/twainmq/demo-store
 
-.PHONY: deps build test lint unit interop run demo-store clean
+.PHONY: deps ui app cli bindings test lint unit ui-test interop e2e run demo-store clean
 
 deps:
 	@bash scripts/deps.sh
 
-build: deps
-	$(CARGO) build --workspace --locked
+# The web UI is embedded in the app binary at build time, so it is built first.
+ui: deps
+	cd ui && npm run build
 
-lint: deps
+cli: deps
+	$(CARGO) build -p twainmq-cli --locked
+
+app: ui
+	$(CARGO) build -p twainmq-desktop -p twainmq-cli --locked
+
+# Regenerate the TypeScript bindings from the Rust transport types (a test fails while they are stale).
+bindings: app
+	$(APP) --export-bindings ui/src/lib/bindings.ts
+
+lint: ui
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 
-unit: deps
+unit: ui
 	$(CARGO) test --workspace --locked
 
-interop: build
+ui-test: deps
+	cd ui && npm test
+
+interop: cli
 	TWAINMQ_BIN=$(CURDIR)/$(BIN) $(PY) -m pytest tests/interop -q -p no:cacheprovider
 
-test: lint unit interop
+e2e: app
+	bash scripts/e2e.sh
+
+test: lint unit ui-test interop e2e
 	@echo "make test: all suites passed"
 
-demo-store: build
-	@bash scripts/seed-demo.sh $(BIN) "$(DEMO_STORE)"
+demo-store: cli
+	$(BIN) --store "$(DEMO_STORE)" seed-demo
 
-# Until the desktop app lands, `make run` seeds the demo store and shows it through the CLI.
-run: demo-store
-	$(BIN) --store "$(DEMO_STORE)" topics list
-	$(BIN) --store "$(DEMO_STORE)" topics describe orders
-	$(BIN) --store "$(DEMO_STORE)" consume orders --max 10
+run: app demo-store
+	$(APP) "$(DEMO_STORE)"
 
 clean:
 	$(CARGO) clean
-	rm -rf .venv
+	rm -rf .venv ui/node_modules ui/dist tests/e2e/node_modules artifacts

@@ -7,26 +7,37 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
-missing=()
-need() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
-need cc build-essential
-need pkg-config pkg-config
-need python3 python3
-need git git
-if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
-  missing+=(python3-venv)
-fi
-if [ ! -e /usr/include/zlib.h ]; then missing+=(zlib1g-dev); fi
+pkgs=()
+need_cmd() { command -v "$1" >/dev/null 2>&1 || pkgs+=("$2"); }
+need_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed" || pkgs+=("$1"); }
+need_cmd cc build-essential
+need_cmd pkg-config pkg-config
+need_cmd python3 python3
+need_cmd git git
+need_cmd curl curl
+need_cmd node nodejs
+need_cmd npm npm
+if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then pkgs+=(python3-venv); fi
+[ -e /usr/include/zlib.h ] || pkgs+=(zlib1g-dev)
+# Tauri 2 on Linux, and the end-to-end harness (Xvfb, WebKitWebDriver, screenshots).
+for p in libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev librsvg2-dev \
+         libayatana-appindicator3-dev libssl-dev xvfb xauth webkit2gtk-driver imagemagick x11-utils file; do
+  need_pkg "$p"
+done
 
-if [ "${#missing[@]}" -gt 0 ]; then
-  echo "deps: installing ${missing[*]}"
+if [ "${#pkgs[@]}" -gt 0 ]; then
+  echo "deps: installing ${pkgs[*]}"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}"
 fi
 
 if ! command -v cargo >/dev/null 2>&1; then
-  echo "deps: cargo (Rust 1.80 or newer) is required; install it with rustup" >&2
+  echo "deps: cargo (Rust 1.85 or newer) is required; install it with rustup" >&2
   exit 1
+fi
+if ! command -v tauri-driver >/dev/null 2>&1; then
+  echo "deps: installing tauri-driver (WebDriver for the end-to-end tests)"
+  cargo install tauri-driver --version "^2" --locked --quiet
 fi
 
 # The interop peer, twainmq 0.2.3, and pytest, in a project-local venv.
@@ -37,3 +48,11 @@ if [ ! -x .venv/bin/python ] || ! cmp -s tests/requirements.txt "$stamp"; then
   .venv/bin/pip install -q --disable-pip-version-check -r tests/requirements.txt
   cp tests/requirements.txt "$stamp"
 fi
+
+# JavaScript dependencies of the web UI and of the end-to-end tests, from the lock files.
+for dir in ui tests/e2e; do
+  if [ -f "$dir/package-lock.json" ] && { [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; }; then
+    echo "deps: npm ci in $dir"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+done

@@ -38,6 +38,9 @@ enum Command {
     /// on stdin, and print each assignment `{"<id>": [partitions]}`.
     #[command(hide = true)]
     AssignStdin,
+    /// Create the demo store (topics with text, bytes and typed messages, a group) in --store.
+    #[command(hide = true)]
+    SeedDemo,
 }
 
 #[derive(Subcommand, Debug)]
@@ -189,6 +192,13 @@ fn run(cli: Cli) -> Result<()> {
         return assign_stdin();
     }
     let root = cli.store.ok_or_else(|| anyhow!("no store given: pass --store DIR or set TWAINMQ_STORE"))?;
+    if let Command::SeedDemo = cli.command {
+        let store = Store::open_or_create(&root)?;
+        if twainmq::demo::seed(&store)? {
+            eprintln!("seeded the demo store in {}", root.display());
+        }
+        return Ok(());
+    }
     let store = Store::open(&root)?;
     match cli.command {
         Command::Topics(cmd) => topics(&store, cmd),
@@ -197,6 +207,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Consume(args) => consume(&store, args),
         Command::Groups(cmd) => groups(&store, cmd),
         Command::AssignStdin => assign_stdin(),
+        Command::SeedDemo => Ok(()),
     }
 }
 

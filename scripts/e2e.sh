@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# End-to-end tests of the real app: Xvfb, tauri-driver over WebKitWebDriver, node's test runner.
+# Usage: scripts/e2e.sh [test files...]   (needs `make app` first)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+export TWAINMQ_APP="$root/target/debug/twainmq-desktop"
+export TWAINMQ_BIN="$root/target/debug/twainmq"
+export E2E_ARTIFACTS="$root/artifacts/e2e"
+mkdir -p "$E2E_ARTIFACTS"
+work=$(mktemp -d)
+export E2E_WORK="$work"
+# The app keeps its recent-stores list and demo store here, not in the user's home.
+export XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+display=":$(( 90 + RANDOM % 9 ))"
+Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
+pids+=($!)
+export DISPLAY="$display"
+port=$(( 4444 + RANDOM % 500 ))
+export E2E_DRIVER_PORT=$port
+tauri-driver --port "$port" --native-port $(( port + 1000 )) --native-driver /usr/bin/WebKitWebDriver >"$work/driver.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do
+  if curl -s "http://127.0.0.1:$port/status" >/dev/null 2>&1; then break; fi
+  sleep 0.1
+done
+cd tests/e2e
+files=("$@")
+if [ ${#files[@]} -eq 0 ]; then files=(*.test.mjs); fi
+status=0
+node --test --test-concurrency=1 "${files[@]}" || status=$?
+if [ $status -ne 0 ]; then
+  echo "--- tauri-driver log"; tail -n 40 "$work/driver.log" || true
+fi
+exit $status

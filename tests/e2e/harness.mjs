@@ -1,0 +1,69 @@
+// Shared pieces of the end-to-end tests: a fresh store, the app session, waits, screenshots.
+import { remote } from 'webdriverio';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const root = path.resolve(here, '../..');
+export const APP = process.env.TWAINMQ_APP ?? path.join(root, 'target/debug/twainmq-desktop');
+export const CLI = process.env.TWAINMQ_BIN ?? path.join(root, 'target/debug/twainmq');
+export const ARTIFACTS = process.env.E2E_ARTIFACTS ?? path.join(root, 'artifacts/e2e');
+const WORK = process.env.E2E_WORK ?? fs.mkdtempSync('/tmp/twainmq-e2e-');
+
+/** A private copy of the 0.2.3 fixture store (the original is never written). */
+export function fixtureStore(name) {
+  const dest = path.join(WORK, name);
+  fs.rmSync(dest, { recursive: true, force: true });
+  fs.cpSync(path.join(root, 'tests/fixtures/twainmq-0.2.3/store'), dest, { recursive: true });
+  const expected = JSON.parse(fs.readFileSync(path.join(root, 'tests/fixtures/twainmq-0.2.3/expected.json'), 'utf8'));
+  for (const t of Object.keys(expected.topics)) fs.mkdirSync(path.join(dest, t), { recursive: true });
+  return dest;
+}
+
+/** Run the twainmq CLI (a separate process, like any other writer). */
+export function cli(store, ...args) {
+  return execFileSync(CLI, ['--store', store, ...args], { encoding: 'utf8' });
+}
+
+export async function startApp(store) {
+  const browser = await remote({
+    hostname: '127.0.0.1',
+    port: Number(process.env.E2E_DRIVER_PORT ?? 4444),
+    logLevel: 'warn',
+    capabilities: { 'tauri:options': { application: APP, args: store ? [store] : [] } },
+  });
+  return browser;
+}
+
+export const byId = (browser, id) => browser.$(`[data-testid="${id}"]`);
+
+/** Wait for `fn` to return a truthy value. */
+export async function until(browser, fn, what, timeout = 5000) {
+  let last;
+  await browser.waitUntil(async () => (last = await fn()), { timeout, interval: 50, timeoutMsg: `timed out waiting for ${what}` });
+  return last;
+}
+
+export async function shot(browser, name) {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  // Two animation frames, so the screenshot shows the DOM as it is now.
+  await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
+  await browser.saveScreenshot(path.join(ARTIFACTS, `${name}.png`));
+}
+
+export async function rows(browser) {
+  return browser.execute(() =>
+    [...document.querySelectorAll('[data-testid="message-row"]')].map((r) => ({
+      partition: r.getAttribute('data-partition'),
+      offset: r.getAttribute('data-offset'),
+      text: r.textContent ?? '',
+    })),
+  );
+}
+
+export async function setValue(el, value) {
+  await el.waitForDisplayed();
+  await el.clearValue();
+  await el.setValue(value);
+}
