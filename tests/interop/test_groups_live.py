@@ -104,6 +104,24 @@ def check_round_consistency(desc):
             assert ps == assignment.get(mid, []), f"member {mid} confirmed {ps}, assignment says {assignment.get(mid)}: {where}"
 
 
+def check_offers(desc):
+    """Every offer (in every round, superseded ones too) offers all partitions and
+    owns exactly what its member held: what it confirmed in the last round that
+    ended before it, or nothing if it never confirmed one (so members keep their
+    partitions across rounds)."""
+    held = {}
+    for r in desc["rounds"]:  # in log order
+        for o in r["offers"]:
+            assert o["partitions"] == list(range(PARTS)), (r["begin_offset"], o)
+            assert sorted(o["own"]) == sorted(held.get(o["id"], [])), (
+                f"member {o['id']} offered own={o['own']} in the round begun at {r['begin_offset']}, "
+                f"but held {held.get(o['id'], [])}"
+            )
+        if r.get("ended_at") is not None:
+            for mid, ps in r["confirms"].items():
+                held[int(mid)] = ps
+
+
 def check_ownership(desc, live_ids):
     members = {m["id"]: m["partitions"] for m in desc["members"]}
     assert set(members) == set(live_ids), f"describe lists members {sorted(members)}, live are {sorted(live_ids)}"
@@ -174,8 +192,8 @@ def test_mixed_live_group(cli, store, tmp_path, twainmq, capsys):
             for _, t in py_items + cl_items:
                 produced[t] = name
             py = start_py_producer(procs, f"py-producer-{name}", producer_script, store, TOPIC,
-                                   f"py{name}", count, 0.003, seed_base, KEY_MAX)
-            feeder = PacedCliProducer(procs, f"cli-producer-{name}", store, TOPIC, cl_items, chunk=40, pause=0.1)
+                                   f"py{name}", count, 0.004, seed_base, KEY_MAX)
+            feeder = PacedCliProducer(procs, f"cli-producer-{name}", store, TOPIC, cl_items, chunk=40, pause=0.15)
             feeder.start()
             return py, feeder, [t for _, t in py_items + cl_items]
 
@@ -213,6 +231,7 @@ def test_mixed_live_group(cli, store, tmp_path, twainmq, capsys):
         desc = settle([a, p, b])
         d = describe(store, GROUP)
         check_round_consistency(d)
+        check_offers(d)
         before_kill = check_ownership(d, [a.id, p.id, b.id])
         starters = {r["started_by"] for r in ended_rounds(d)}
         assert {a.id, p.id, b.id, 0} <= starters, f"rounds were started by {starters}"
@@ -286,6 +305,9 @@ def test_mixed_live_group(cli, store, tmp_path, twainmq, capsys):
     committed = {int(k): v for k, v in d["committed"].items()}
     assert committed == ends, f"after every member stopped cleanly, commits {committed} != ends {ends}"
     check_round_consistency(d)
+    check_offers(d)
+    listed = json.loads(cli(store, "groups", "list", "--json").stdout)
+    assert [(g["group"], g["topic"]) for g in listed] == [(GROUP, TOPIC)], listed
 
     # What was read is what is in the log, and the partitioner agrees with 0.2.3's.
     log = parse_jsonl(cli(store, "consume", TOPIC, "--json").stdout)
@@ -336,6 +358,7 @@ def test_mixed_live_group(cli, store, tmp_path, twainmq, capsys):
         rounds_ended=len(ended_rounds(d)),
         rounds_total=len(d["rounds"]),
         round_starters=dict(Counter(str(r["started_by"]) for r in ended_rounds(d))),
+        round_enders=dict(Counter(str(r["ended_by"]) for r in ended_rounds(d))),
         group_records=d["records"],
         per_member={n: len(m.records()) for n, m in members.items()},
         ids={n: m.id for n, m in members.items()},

@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod bench;
+
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use twainmq::group::{self, GroupMember, GroupOptions, ResetTo};
@@ -34,6 +36,8 @@ enum Command {
     /// Inspect consumer groups and reset their offsets.
     #[command(subcommand)]
     Groups(GroupsCmd),
+    /// Measure produce, batched produce, consume and follow latency in a temporary topic.
+    Bench(BenchArgs),
     /// For tests: read offer sets `[[id, {"own": [..], "partitions": [..]}], ..]`, one a line
     /// on stdin, and print each assignment `{"<id>": [partitions]}`.
     #[command(hide = true)]
@@ -135,6 +139,21 @@ struct ProduceArgs {
 }
 
 #[derive(Args, Debug)]
+struct BenchArgs {
+    #[arg(long, default_value_t = 200_000)]
+    messages: u64,
+    #[arg(long, default_value_t = 100)]
+    payload_bytes: usize,
+    #[arg(long, default_value_t = 4)]
+    partitions: u32,
+    /// Messages per second for the write-to-read latency run.
+    #[arg(long, default_value_t = 10_000)]
+    latency_rate: u64,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
 struct ConsumeArgs {
     topic: String,
     /// start, now, or an offset.
@@ -206,6 +225,30 @@ fn run(cli: Cli) -> Result<()> {
         Command::Consume(args) if args.group.is_some() => consume_group(&store, args),
         Command::Consume(args) => consume(&store, args),
         Command::Groups(cmd) => groups(&store, cmd),
+        Command::Bench(a) => {
+            let r = bench::run(&store, a.messages.max(1), a.payload_bytes, a.partitions.max(1), a.latency_rate)?;
+            let mut out = io::stdout().lock();
+            if a.json {
+                serde_json::to_writer(&mut out, &r)?;
+                writeln!(out)?;
+            } else {
+                writeln!(
+                    out,
+                    "{} messages of {} bytes ({}-byte lines), {} partitions",
+                    r.messages, r.payload_bytes, r.line_bytes, r.partitions
+                )?;
+                writeln!(out, "produce (one per call)   {:>12.0} msg/s  ({:.2} x the floor)", r.produce_msgs_per_s, r.produce_vs_floor)?;
+                writeln!(out, "produce (batched)        {:>12.0} msg/s", r.produce_batched_msgs_per_s)?;
+                writeln!(out, "consume (decoded)        {:>12.0} msg/s", r.consume_msgs_per_s)?;
+                writeln!(out, "floor (O_APPEND writes)  {:>12.0} msg/s", r.floor_append_msgs_per_s)?;
+                writeln!(
+                    out,
+                    "write-to-read latency at {} msg/s: p50 {:.0} us, p99 {:.0} us, p99.9 {:.0} us ({} samples)",
+                    r.latency_rate_msgs_per_s, r.latency_p50_us, r.latency_p99_us, r.latency_p999_us, r.latency_samples
+                )?;
+            }
+            Ok(())
+        }
         Command::AssignStdin => assign_stdin(),
         Command::SeedDemo => Ok(()),
     }

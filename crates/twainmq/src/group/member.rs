@@ -367,7 +367,9 @@ impl GroupMember {
         if self.opts.commit_on_close {
             self.commit()?;
         }
-        if self.opts.rebalance_on_leave && !self.assigned.is_empty() {
+        // Open a round if we hold partitions, or offered in a round still open
+        // (it would otherwise assign partitions to us after we are gone).
+        if self.opts.rebalance_on_leave && (!self.assigned.is_empty() || self.log.open_round().is_some()) {
             let ends_at = now_secs(&self.store) + self.opts.window.as_secs_f64();
             self.send(&Record::BeginRound { ends_at })?;
         }

@@ -317,7 +317,10 @@ pub fn reset(store: &Store, group: &str, to: ResetTo, partitions: Option<&[u32]>
                     );
                 }
             }
-            ps.to_vec()
+            let mut ps = ps.to_vec();
+            ps.sort_unstable();
+            ps.dedup();
+            ps
         }
         None => (0..config.partitions).collect(),
     };
