@@ -179,7 +179,7 @@ pub fn search(store: &Store, topic: &str, q: &SearchQuery, cancel: &AtomicBool, 
 }
 
 pub fn produce(store: &Store, topic: &str, key: &str, payload: &ProducePayload) -> Result<Produced, ErrorDto> {
-    let mut producer = store.producer(topic)?;
+    let mut producer = store.producer(topic)?.with_offsets(true);
     let key = producer.parse_key(key)?;
     let out = match payload.kind.as_str() {
         "text" => Outgoing::Text(payload.body.clone()),

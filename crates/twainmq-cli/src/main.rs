@@ -352,7 +352,7 @@ fn key_from_json(raw: &serde_json::value::RawValue) -> Result<String> {
 }
 
 fn produce(store: &Store, args: ProduceArgs) -> Result<()> {
-    let mut producer = store.producer(&args.topic)?;
+    let mut producer = store.producer(&args.topic)?.with_offsets(true);
     let mut out = io::stdout().lock();
     if !args.jsonl {
         let key = producer.parse_key(args.key.as_deref().unwrap_or_default())?;

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::message::Message;
 use crate::reader::PartitionReader;
 use crate::store::Store;
+use crate::wake::Wake;
 
 /// Where a reader starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,15 +26,25 @@ pub enum StartFrom {
 #[derive(Debug)]
 pub struct Consumer {
     topic: String,
+    dir: std::path::PathBuf,
     readers: Vec<PartitionReader>,
     last: usize,
     pending: VecDeque<Message>,
+    /// Created on the first blocking wait.
+    wake: Option<Wake>,
 }
 
 impl Consumer {
     pub(crate) fn open(store: &Store, topic: &str, config: &TopicConfig, partitions: &[u32], from: StartFrom) -> Result<Consumer> {
         let readers = partitions.iter().map(|&p| PartitionReader::open(store, topic, config, p, from)).collect::<Result<Vec<_>>>()?;
-        Ok(Consumer { topic: topic.to_string(), last: readers.len().saturating_sub(1), readers, pending: VecDeque::new() })
+        Ok(Consumer {
+            topic: topic.to_string(),
+            dir: store.topic_dir(topic),
+            last: readers.len().saturating_sub(1),
+            readers,
+            pending: VecDeque::new(),
+            wake: None,
+        })
     }
 
     pub fn topic(&self) -> &str {
@@ -119,19 +130,23 @@ impl Consumer {
     ///
     /// # Errors
     /// As [`Consumer::poll`].
+    /// Woken by file change events (inotify and the like), with a short
+    /// periodic re-check for file systems that have none.
     pub fn poll_timeout(&mut self, timeout: Duration) -> Result<Option<Message>> {
         let deadline = Instant::now() + timeout;
-        let mut backoff = Duration::from_micros(100);
         loop {
+            let seen = self.wake.as_ref().map(Wake::seq);
             if let Some(m) = self.poll()? {
                 return Ok(Some(m));
             }
-            let now = Instant::now();
-            if now >= deadline {
+            if Instant::now() >= deadline {
                 return Ok(None);
             }
-            std::thread::sleep(backoff.min(deadline - now));
-            backoff = (backoff * 2).min(Duration::from_millis(20));
+            match (seen, &self.wake) {
+                (Some(seen), Some(w)) => w.wait(seen, deadline),
+                // Start watching, then look again before the first wait.
+                _ => self.wake = Some(Wake::new(std::slice::from_ref(&self.dir))),
+            }
         }
     }
 }

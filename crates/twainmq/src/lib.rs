@@ -24,6 +24,7 @@ pub mod b85;
 pub mod clock;
 pub mod config;
 pub mod consumer;
+pub mod deflate;
 pub mod demo;
 pub mod error;
 pub mod files;
@@ -39,6 +40,7 @@ pub mod pyjson;
 pub mod reader;
 pub mod scan;
 pub mod store;
+mod wake;
 pub mod watch;
 
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -2,7 +2,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::clock::{micros_to_unix, Clock};
@@ -12,8 +12,16 @@ use crate::files::{self, Day, PartitionFile};
 use crate::key::{Key, KeyError, KeyType};
 use crate::line::{Codec, MAX_LINE_BYTES};
 use crate::partitioner::partition_for;
-use crate::payload::{Outgoing, Payload, TypedMessage, TypedPayload};
+use crate::payload::{Outgoing, TypedMessage};
 use crate::store::Store;
+
+/// A payload borrowed for encoding, with its type resolved to an id.
+#[derive(Clone, Copy)]
+enum PayloadRef<'a> {
+    Text(&'a str),
+    Bytes(&'a [u8]),
+    Typed { type_id: u16, json: &'a str },
+}
 
 /// A custom partitioner: `(key, partitions) -> partition`.
 pub type Partitioner = Box<dyn FnMut(&Key, u32) -> u32 + Send>;
@@ -25,16 +33,16 @@ const MICROS_PER_DAY: i64 = 86_400_000_000;
 pub struct Delivery {
     pub partition: u32,
     /// The file it was appended to.
-    pub path: PathBuf,
+    pub path: Arc<Path>,
     /// Offset of that file's first line.
     pub file_first: u64,
-    /// Byte position of the line in the file, when the platform reports it.
+    /// Byte position of the line in the file, with [`Producer::with_offsets`].
     pub byte_pos: Option<u64>,
 }
 
 struct ActiveFile {
     first: u64,
-    path: PathBuf,
+    path: Arc<Path>,
     file: File,
     /// Lines counted in `[0, counted_pos)`, for resolving offsets incrementally.
     counted_pos: u64,
@@ -57,6 +65,8 @@ pub struct Producer {
     /// Micros range of the day the active files belong to.
     day_range: (i64, i64),
     codec: Codec,
+    exact: bool,
+    locate: bool,
     line: Vec<u8>,
     raw: Vec<u8>,
 }
@@ -83,6 +93,8 @@ impl Producer {
             clock: store.clock(),
             day_range: (0, 0),
             codec: Codec::default(),
+            exact: false,
+            locate: false,
             line: Vec::with_capacity(MAX_LINE_BYTES),
             raw: Vec::with_capacity(MAX_LINE_BYTES),
         })
@@ -98,6 +110,21 @@ impl Producer {
         &self.topic
     }
 
+    /// Record each message's byte position so [`Producer::resolve_offset`] can
+    /// find its offset (one extra `lseek` per send).
+    pub fn with_offsets(mut self, on: bool) -> Self {
+        self.locate = on;
+        self
+    }
+
+    /// Write lines byte-identical to 0.2.3's (zlib level 6) instead of using
+    /// the faster encoder. Both are read by every reader, 0.2.3's included.
+    pub fn with_exact_bytes(mut self, exact: bool) -> Self {
+        self.exact = exact;
+        self.codec.set_exact(exact);
+        self
+    }
+
     pub fn config(&self) -> &TopicConfig {
         &self.config
     }
@@ -107,7 +134,7 @@ impl Producer {
     /// # Errors
     /// Key errors, [`Error::MessageTooLong`], I/O errors.
     pub fn send_text(&mut self, key: impl Into<Key>, text: &str) -> Result<Delivery> {
-        self.send_payload(&key.into(), &Payload::Text(text.to_string()))
+        self.send_ref(&key.into(), PayloadRef::Text(text))
     }
 
     /// Send a bytes message.
@@ -115,7 +142,7 @@ impl Producer {
     /// # Errors
     /// Key errors, [`Error::MessageTooLong`], I/O errors.
     pub fn send_bytes(&mut self, key: impl Into<Key>, bytes: &[u8]) -> Result<Delivery> {
-        self.send_payload(&key.into(), &Payload::Bytes(bytes.to_vec()))
+        self.send_ref(&key.into(), PayloadRef::Bytes(bytes))
     }
 
     /// Send a typed message under its `TYPE_NAME`, which the topic must declare.
@@ -133,20 +160,20 @@ impl Producer {
     /// Key, type, size and I/O errors; the store is unchanged on error.
     pub fn send(&mut self, key: &Key, payload: &Outgoing) -> Result<Delivery> {
         let payload = self.resolve(payload)?;
-        self.send_payload(key, &payload)
+        self.send_ref(key, payload)
     }
 
-    fn resolve(&self, payload: &Outgoing) -> Result<Payload> {
+    fn resolve<'a>(&self, payload: &'a Outgoing) -> Result<PayloadRef<'a>> {
         Ok(match payload {
-            Outgoing::Text(s) => Payload::Text(s.clone()),
-            Outgoing::Bytes(b) => Payload::Bytes(b.clone()),
+            Outgoing::Text(s) => PayloadRef::Text(s),
+            Outgoing::Bytes(b) => PayloadRef::Bytes(b),
             Outgoing::Typed { class, json } => {
                 let type_id = self.config.type_id(class).ok_or_else(|| Error::UnknownMessageType {
                     topic: self.topic.clone(),
                     name: class.clone(),
                     known: self.config.message_types.iter().map(|(n, _)| n.clone()).collect(),
                 })?;
-                Payload::Typed(TypedPayload { type_id, class: Some(class.clone()), json: json.clone() })
+                PayloadRef::Typed { type_id, json }
             }
         })
     }
@@ -184,15 +211,34 @@ impl Producer {
     }
 
     /// Encode the line for `payload` into `self.line`, returning (partition, timestamp micros).
-    fn encode(&mut self, key: &Key, payload: &Payload) -> Result<(u32, i64)> {
+    fn encode(&mut self, key: &Key, payload: PayloadRef<'_>) -> Result<(u32, i64)> {
         let partition = self.partition_of(key)?;
         let now = self.clock.now_micros();
         self.raw.clear();
-        Codec::payload_bytes(payload, &mut self.raw);
+        match payload {
+            PayloadRef::Text(s) => self.raw.extend_from_slice(s.as_bytes()),
+            PayloadRef::Bytes(b) => {
+                self.raw.push(crate::payload::BYTES_MAGIC);
+                self.raw.extend_from_slice(b);
+            }
+            PayloadRef::Typed { type_id, json } => {
+                self.raw.push(crate::payload::TYPED_MAGIC);
+                self.raw.extend_from_slice(&type_id.to_be_bytes());
+                self.raw.extend_from_slice(json.as_bytes());
+            }
+        }
         self.line.clear();
         let key_type: KeyType = self.config.key_type;
         if let Err(e) = self.codec.encode_line(key_type, key, micros_to_unix(now), &self.raw, &mut self.line) {
             return Err(self.key_error(key, e));
+        }
+        if self.line.len() > MAX_LINE_BYTES && !self.codec.is_exact() {
+            // The fast encoder compresses less than zlib: whatever 0.2.3 can write, we write too.
+            self.line.clear();
+            self.codec.set_exact(true);
+            let r = self.codec.encode_line(key_type, key, micros_to_unix(now), &self.raw, &mut self.line);
+            self.codec.set_exact(self.exact);
+            r.map_err(|e| self.key_error(key, e))?;
         }
         if self.line.len() > MAX_LINE_BYTES {
             return Err(Error::MessageTooLong { topic: self.topic.clone(), len: self.line.len(), max: MAX_LINE_BYTES });
@@ -200,7 +246,7 @@ impl Producer {
         Ok((partition, now))
     }
 
-    fn send_payload(&mut self, key: &Key, payload: &Payload) -> Result<Delivery> {
+    fn send_ref(&mut self, key: &Key, payload: PayloadRef<'_>) -> Result<Delivery> {
         let (partition, now) = self.encode(key, payload)?;
         let line = std::mem::take(&mut self.line);
         let result = self.append(partition, now, &line);
@@ -220,7 +266,7 @@ impl Producer {
         let mut now = 0;
         for (key, out) in messages {
             let payload = self.resolve(out)?;
-            let (p, t) = self.encode(key, &payload)?;
+            let (p, t) = self.encode(key, payload)?;
             now = t;
             per_partition[p as usize].extend_from_slice(&self.line);
         }
@@ -259,13 +305,13 @@ impl Producer {
             match active.file.write(bytes) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(Error::io("append to", &active.path, e)),
+                Err(e) => return Err(Error::io("append to", active.path.to_path_buf(), e)),
             }
         };
         if written != bytes.len() {
-            return Err(Error::ShortWrite { path: active.path.clone(), written, len: bytes.len() });
+            return Err(Error::ShortWrite { path: active.path.to_path_buf(), written, len: bytes.len() });
         }
-        let byte_pos = active.file.stream_position().ok().map(|end| end - bytes.len() as u64);
+        let byte_pos = if self.locate { active.file.stream_position().ok().map(|end| end - bytes.len() as u64) } else { None };
         Ok(Delivery { partition, path: active.path.clone(), file_first: active.first, byte_pos })
     }
 
@@ -299,7 +345,7 @@ impl Producer {
             return Err(Error::SymlinkRefused { path });
         }
         let file = OpenOptions::new().append(true).create(true).open(&path).map_err(|e| Error::io("open for append", &path, e))?;
-        Ok(ActiveFile { first, path, file, counted_pos: 0, counted_lines: 0 })
+        Ok(ActiveFile { first, path: path.into(), file, counted_pos: 0, counted_lines: 0 })
     }
 
     /// The offset of a delivered message, found by counting the lines before it.
@@ -310,16 +356,20 @@ impl Producer {
     /// [`Error::Io`]; an error too when the platform gave no byte position.
     pub fn resolve_offset(&mut self, d: &Delivery) -> Result<u64> {
         let Some(pos) = d.byte_pos else {
-            return Err(Error::io("locate the message in", &d.path, std::io::Error::other("the platform reported no position")));
+            return Err(Error::io(
+                "locate the message in",
+                d.path.to_path_buf(),
+                std::io::Error::other("no position was recorded: open the producer with_offsets(true)"),
+            ));
         };
         let reuse = self.active.get_mut(d.partition as usize).and_then(|a| a.as_mut()).filter(|a| a.path == d.path && a.counted_pos <= pos);
         let (mut counted_pos, mut counted_lines) = reuse.as_ref().map_or((0, 0), |a| (a.counted_pos, a.counted_lines));
-        let mut f = File::open(&d.path).map_err(|e| Error::io("read", &d.path, e))?;
-        f.seek(SeekFrom::Start(counted_pos)).map_err(|e| Error::io("read", &d.path, e))?;
+        let mut f = File::open(&d.path).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
+        f.seek(SeekFrom::Start(counted_pos)).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
         let mut buf = vec![0u8; 1 << 16];
         while counted_pos < pos {
             let want = ((pos - counted_pos) as usize).min(buf.len());
-            let n = f.read(&mut buf[..want]).map_err(|e| Error::io("read", &d.path, e))?;
+            let n = f.read(&mut buf[..want]).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
             if n == 0 {
                 break;
             }

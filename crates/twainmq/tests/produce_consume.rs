@@ -73,8 +73,8 @@ fn messages_land_in_the_partition_0_2_3_picks_with_dense_offsets() {
 fn resolve_offset_finds_each_messages_offset() {
     let (_d, store) = store();
     store.create_topic("t", &TopicSpec::new(KeyType::U8, 1)).expect("create");
-    let mut a = store.producer("t").expect("producer");
-    let mut b = store.producer("t").expect("producer");
+    let mut a = store.producer("t").expect("producer").with_offsets(true);
+    let mut b = store.producer("t").expect("producer").with_offsets(true);
     for i in 0..20u64 {
         let p = if i % 3 == 0 { &mut b } else { &mut a };
         let d = p.send_text(1u8, "x").expect("send");
@@ -142,9 +142,10 @@ fn days_roll_over_at_utc_midnight_and_readers_follow_without_a_date_change() {
     let mut r = store.partition_reader("t", 0, StartFrom::Offset(4)).expect("reader");
     assert_eq!(r.poll().expect("poll").expect("msg").text(), Some("day2-1"));
     // A new producer on the same day appends to the same day file.
-    let mut p2 = store.producer("t").expect("producer");
+    let mut p2 = store.producer("t").expect("producer").with_offsets(true);
     let d = p2.send_text(0u8, "day3-1").expect("send");
     assert!(d.path.ends_with("0-20261201_5.tmf"));
+    assert!(store.producer("t").expect("p").send_text(0u8, "x").expect("send").byte_pos.is_none(), "no lseek unless asked");
     assert_eq!(p2.resolve_offset(&d).expect("offset"), 6);
 }
 
@@ -249,7 +250,7 @@ fn a_file_dated_after_today_is_appended_to_so_offsets_stay_in_order() {
     // Another machine, a day ahead, started tomorrow's file.
     let tomorrow = twainmq::files::Day::from_unix_micros(chrono::Utc::now().timestamp_micros() + DAY);
     std::fs::write(d.path().join("t").join(format!("0-{tomorrow}_1.tmf")), b"").expect("write");
-    let mut p = store.producer("t").expect("producer");
+    let mut p = store.producer("t").expect("producer").with_offsets(true);
     let sent = p.send_text(0u8, "after").expect("send");
     assert_eq!(p.resolve_offset(&sent).expect("offset"), 1);
     let mut r = store.partition_reader("t", 0, StartFrom::Offset(1)).expect("reader");

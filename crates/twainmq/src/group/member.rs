@@ -12,6 +12,7 @@ use crate::message::Message;
 use crate::producer::Producer;
 use crate::reader::PartitionReader;
 use crate::store::Store;
+use crate::wake::Wake;
 
 /// How a member behaves. The defaults are 0.2.3's.
 #[derive(Debug, Clone)]
@@ -79,6 +80,7 @@ pub struct GroupMember {
     last_heartbeat: Option<Instant>,
     last_round: Instant,
     closed: bool,
+    wake: Option<Wake>,
 }
 
 impl std::fmt::Debug for GroupMember {
@@ -171,6 +173,7 @@ impl GroupMember {
             last_heartbeat: None,
             last_round: Instant::now(),
             closed: false,
+            wake: None,
         };
         member.trigger_round()?;
         Ok(member)
@@ -310,8 +313,8 @@ impl GroupMember {
     /// As [`GroupMember::poll`].
     pub fn poll_timeout(&mut self, timeout: Duration) -> Result<Option<Message>> {
         let deadline = Instant::now() + timeout;
-        let mut backoff = Duration::from_micros(100);
         loop {
+            let seen = self.wake.as_ref().map(Wake::seq);
             if let Some(m) = self.poll()? {
                 return Ok(Some(m));
             }
@@ -319,8 +322,20 @@ impl GroupMember {
             if now >= deadline {
                 return Ok(None);
             }
-            std::thread::sleep(backoff.min(deadline - now));
-            backoff = (backoff * 2).min(Duration::from_millis(20));
+            match (seen, &self.wake) {
+                // Also wake for an open round's end, which no file event announces.
+                (Some(seen), Some(w)) => {
+                    let round_end = self.round_open_until().map(|t| {
+                        let left = (t - now_secs(&self.store)).max(0.0) + 0.001;
+                        now + Duration::from_secs_f64(left.min(3600.0))
+                    });
+                    w.wait(seen, round_end.map_or(deadline, |r| r.min(deadline)));
+                }
+                _ => {
+                    let dirs = [self.store.topic_dir(&self.topic), self.store.topic_dir(&crate::name::group_topic(&self.group))];
+                    self.wake = Some(Wake::new(&dirs));
+                }
+            }
         }
     }
 
