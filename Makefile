@@ -6,7 +6,7 @@ BIN := target/debug/twainmq
 APP := target/debug/twainmq-desktop
 DEMO_STORE ?= $(HOME)/.local/share/twainmq/demo-store
 
-.PHONY: deps ui app cli bindings test lint unit ui-test interop e2e run demo-store clean
+.PHONY: deps ui app cli bindings test lint unit ui-test interop e2e run demo-store clean bench
 
 deps:
 	@bash scripts/deps.sh
@@ -53,3 +53,8 @@ run: app demo-store
 clean:
 	$(CARGO) clean
 	rm -rf .venv ui/node_modules ui/dist tests/e2e/node_modules artifacts
+
+# Benchmarks are not part of `make test` (a smoke run of `twainmq bench` is, in the interop suite).
+bench: deps
+	$(CARGO) build --release -p twainmq-cli --locked
+	bash scripts/bench.sh

@@ -25,6 +25,22 @@ pub struct BenchReport {
     pub latency_p50_us: f64,
     pub latency_p99_us: f64,
     pub latency_p999_us: f64,
+    /// Present with --seek-messages: a one-partition topic of that many messages.
+    pub seek: Option<SeekReport>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SeekReport {
+    pub messages: u64,
+    pub write_s: f64,
+    /// First describe: builds the in-memory index by scanning with memchr.
+    pub describe_first_ms: f64,
+    /// Later describes reuse the index.
+    pub describe_ms: f64,
+    pub seek_avg_ms: f64,
+    pub seek_max_ms: f64,
+    pub time_jump_avg_ms: f64,
+    pub time_jump_max_ms: f64,
 }
 
 fn rate(n: u64, d: Duration) -> f64 {
@@ -48,7 +64,14 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[i.min(sorted.len() - 1)]
 }
 
-pub fn run(store: &Store, messages: u64, payload_bytes: usize, partitions: u32, latency_rate: u64) -> Result<BenchReport> {
+pub fn run(
+    store: &Store,
+    messages: u64,
+    payload_bytes: usize,
+    partitions: u32,
+    latency_rate: u64,
+    seek_messages: u64,
+) -> Result<BenchReport> {
     let topic = format!("bench-{}-{}", std::process::id(), Instant::now().elapsed().as_nanos());
     store.create_topic(&topic, &TopicSpec::new(KeyType::U32, partitions))?;
     let guard = TopicGuard { store, topic: topic.clone() };
@@ -101,6 +124,7 @@ pub fn run(store: &Store, messages: u64, payload_bytes: usize, partitions: u32, 
     // Write-to-read latency: a follower thread, the producer writing at a steady rate.
     let samples = latency(store, &topic, latency_rate, payload_bytes)?;
     drop(guard);
+    let seek = if seek_messages > 0 { Some(seeks(store, seek_messages, payload_bytes)?) } else { None };
     Ok(BenchReport {
         messages,
         payload_bytes,
@@ -116,6 +140,79 @@ pub fn run(store: &Store, messages: u64, payload_bytes: usize, partitions: u32, 
         latency_p50_us: percentile(&samples, 0.5),
         latency_p99_us: percentile(&samples, 0.99),
         latency_p999_us: percentile(&samples, 0.999),
+        seek,
+    })
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// Seeks and time jumps in one partition of `n` messages, on a fresh store handle (cold index).
+fn seeks(store: &Store, n: u64, payload_bytes: usize) -> Result<SeekReport> {
+    let topic = format!("bench-seek-{}", std::process::id());
+    store.create_topic(&topic, &TopicSpec::new(KeyType::U32, 1))?;
+    let _guard = TopicGuard { store, topic: topic.clone() };
+    let t = Instant::now();
+    {
+        let mut p = store.producer(&topic)?;
+        let body = payload(0, payload_bytes);
+        let mut sent = 0u64;
+        while sent < n {
+            let batch: Vec<(Key, Outgoing)> = (0..(n - sent).min(10_000)).map(|i| (Key::Int(i), Outgoing::Text(body.clone()))).collect();
+            sent += p.send_batch(&batch)? as u64;
+        }
+    }
+    let write_s = t.elapsed().as_secs_f64();
+    let fresh = Store::open(store.root())?;
+    let t = Instant::now();
+    let d = fresh.describe_topic(&topic)?;
+    let describe_first_ms = ms(t.elapsed());
+    anyhow::ensure!(d.messages == n, "describe counted {} of {n}", d.messages);
+    let t = Instant::now();
+    fresh.describe_topic(&topic)?;
+    let describe_ms = ms(t.elapsed());
+    // A cheap generator for spread-out offsets.
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let (mut total, mut max) = (Duration::ZERO, Duration::ZERO);
+    let mut stamps = Vec::new();
+    for _ in 0..100 {
+        let o = next() % n;
+        let t = Instant::now();
+        let mut r = fresh.partition_reader(&topic, 0, StartFrom::Offset(o))?;
+        let m = r.poll()?.context("a message at the offset")?;
+        let d = t.elapsed();
+        anyhow::ensure!(m.offset == o, "seek to {o} read {}", m.offset);
+        stamps.push((o, m.timestamp));
+        total += d;
+        max = max.max(d);
+    }
+    let (seek_avg_ms, seek_max_ms) = (ms(total) / 100.0, ms(max));
+    let (mut total, mut max) = (Duration::ZERO, Duration::ZERO);
+    for (o, ts) in stamps.iter().take(20) {
+        let t = Instant::now();
+        let found = twainmq::scan::offset_at_time(&fresh, &topic, 0, *ts)?;
+        let d = t.elapsed();
+        // Batches share timestamps: the first message of that instant is at or before o.
+        anyhow::ensure!(found.is_some_and(|f| f <= *o), "time jump for offset {o} found {found:?}");
+        total += d;
+        max = max.max(d);
+    }
+    Ok(SeekReport {
+        messages: n,
+        write_s,
+        describe_first_ms,
+        describe_ms,
+        seek_avg_ms,
+        seek_max_ms,
+        time_jump_avg_ms: ms(total) / 20.0,
+        time_jump_max_ms: ms(max),
     })
 }
 

@@ -149,6 +149,9 @@ struct BenchArgs {
     /// Messages per second for the write-to-read latency run.
     #[arg(long, default_value_t = 10_000)]
     latency_rate: u64,
+    /// Also time seeks, time jumps and describe in a one-partition topic of this many messages.
+    #[arg(long, default_value_t = 0)]
+    seek_messages: u64,
     #[arg(long)]
     json: bool,
 }
@@ -226,7 +229,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Consume(args) => consume(&store, args),
         Command::Groups(cmd) => groups(&store, cmd),
         Command::Bench(a) => {
-            let r = bench::run(&store, a.messages.max(1), a.payload_bytes, a.partitions.max(1), a.latency_rate)?;
+            let r = bench::run(&store, a.messages.max(1), a.payload_bytes, a.partitions.max(1), a.latency_rate, a.seek_messages)?;
             let mut out = io::stdout().lock();
             if a.json {
                 serde_json::to_writer(&mut out, &r)?;
@@ -246,6 +249,12 @@ fn run(cli: Cli) -> Result<()> {
                     "write-to-read latency at {} msg/s: p50 {:.0} us, p99 {:.0} us, p99.9 {:.0} us ({} samples)",
                     r.latency_rate_msgs_per_s, r.latency_p50_us, r.latency_p99_us, r.latency_p999_us, r.latency_samples
                 )?;
+                if let Some(s) = &r.seek {
+                    writeln!(out, "{} messages in one partition (written in {:.1} s):", s.messages, s.write_s)?;
+                    writeln!(out, "  describe: first {:.0} ms (builds the index), then {:.1} ms", s.describe_first_ms, s.describe_ms)?;
+                    writeln!(out, "  seek to an offset: avg {:.2} ms, max {:.2} ms", s.seek_avg_ms, s.seek_max_ms)?;
+                    writeln!(out, "  jump to a time:    avg {:.2} ms, max {:.2} ms", s.time_jump_avg_ms, s.time_jump_max_ms)?;
+                }
             }
             Ok(())
         }

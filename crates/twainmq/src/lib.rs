@@ -29,6 +29,7 @@ pub mod demo;
 pub mod error;
 pub mod files;
 pub mod group;
+pub mod index;
 pub mod key;
 pub mod line;
 pub mod message;

@@ -1,7 +1,7 @@
 //! Reading one partition: whole lines only, across day files, tolerant of torn tails.
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -48,8 +48,25 @@ enum Next {
 
 impl Cursor {
     fn open(file: PartitionFile) -> Result<Cursor> {
-        let handle = File::open(&file.path).map_err(|e| Error::io("open", &file.path, e))?;
-        Ok(Cursor { line_offset: file.first, file, handle, buf: vec![0; READ_CHUNK], start: 0, end: 0, line_no: 1, discarding: 0 })
+        Cursor::open_at(file, 0, 0)
+    }
+
+    /// Open positioned at line `line` (0-based), which starts at byte `pos`.
+    fn open_at(file: PartitionFile, pos: u64, line: u64) -> Result<Cursor> {
+        let mut handle = File::open(&file.path).map_err(|e| Error::io("open", &file.path, e))?;
+        if pos > 0 {
+            handle.seek(SeekFrom::Start(pos)).map_err(|e| Error::io("seek in", &file.path, e))?;
+        }
+        Ok(Cursor {
+            line_offset: file.first + line,
+            file,
+            handle,
+            buf: vec![0; READ_CHUNK],
+            start: 0,
+            end: 0,
+            line_no: line + 1,
+            discarding: 0,
+        })
     }
 
     fn next(&mut self) -> Result<Next> {
@@ -120,6 +137,7 @@ pub struct PartitionReader {
     cur: Option<Cursor>,
     /// Offset of the next message to return.
     next: u64,
+    index: crate::index::LineIndex,
 }
 
 impl std::fmt::Debug for PartitionReader {
@@ -148,6 +166,7 @@ impl PartitionReader {
             listed: None,
             cur: None,
             next: 0,
+            index: store.index().clone(),
         };
         r.seek_to(from)?;
         Ok(r)
@@ -177,7 +196,7 @@ impl PartitionReader {
             StartFrom::Offset(o) => o,
             StartFrom::Now => {
                 self.refresh(true)?;
-                crate::store::partition_end(&self.files)?
+                self.index.end_of(&self.files)?
             }
         };
         Ok(())
@@ -217,7 +236,10 @@ impl PartitionReader {
                 f
             }
         };
-        match Cursor::open(file) {
+        // Jump close to the wanted line with the sparse index instead of reading every line before it.
+        let skip = self.next.saturating_sub(file.first);
+        let (pos, line) = if skip >= crate::index::STRIDE { self.index.locate(&file.path, skip)? } else { (0, 0) };
+        match Cursor::open_at(file, pos, line) {
             Ok(c) => {
                 self.cur = Some(c);
                 Ok(true)

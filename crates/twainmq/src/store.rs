@@ -60,6 +60,7 @@ impl TopicSpec {
 pub struct Store {
     root: PathBuf,
     clock: Arc<dyn Clock>,
+    index: crate::index::LineIndex,
 }
 
 /// Per-file facts for describe.
@@ -121,7 +122,7 @@ impl Store {
         if !root.is_dir() {
             return Err(Error::StoreNotFound { path: root.to_path_buf() });
         }
-        Ok(Store { root: root.to_path_buf(), clock: Arc::new(SystemClock) })
+        Ok(Store { root: root.to_path_buf(), clock: Arc::new(SystemClock), index: Default::default() })
     }
 
     /// Open the store at `root`, creating the folder (and its parents) if missing.
@@ -142,6 +143,11 @@ impl Store {
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The line index shared by this store's readers (kept in memory only).
+    pub(crate) fn index(&self) -> &crate::index::LineIndex {
+        &self.index
     }
 
     pub(crate) fn clock(&self) -> Arc<dyn Clock> {
@@ -276,7 +282,7 @@ impl Store {
         for (p, pfiles) in listing.partitions.iter().enumerate() {
             let mut infos = Vec::with_capacity(pfiles.len());
             for f in pfiles {
-                let count = files::count_lines(&f.path)?;
+                let count = self.index.count(&f.path)?;
                 let modified = fs::metadata(&f.path).ok().and_then(|m| m.modified().ok()).and_then(unix_secs);
                 if let Some(m) = modified {
                     last_write = Some(last_write.map_or(m, |l: f64| l.max(m)));
@@ -399,7 +405,7 @@ impl Store {
         let config = self.topic_config(topic)?;
         let dir = self.topic_dir(topic);
         let listing = files::list_topic_dir(&dir, config.partitions)?;
-        listing.partitions.iter().map(|f| partition_end(f)).collect()
+        listing.partitions.iter().map(|f| self.partition_end(f)).collect()
     }
 }
 
@@ -414,11 +420,10 @@ pub(crate) fn validate_readable(topic: &str) -> Result<()> {
     }
 }
 
-/// End offset of a partition from its files: the last file's first + its complete lines.
-pub(crate) fn partition_end(files: &[PartitionFile]) -> Result<u64> {
-    match files.last() {
-        None => Ok(0),
-        Some(f) => Ok(f.first + files::count_lines(&f.path)?.complete),
+impl Store {
+    /// End offset of a partition from its files: the last file's first + its complete lines.
+    pub(crate) fn partition_end(&self, files: &[PartitionFile]) -> Result<u64> {
+        self.index.end_of(files)
     }
 }
 

@@ -256,3 +256,32 @@ fn a_file_dated_after_today_is_appended_to_so_offsets_stay_in_order() {
     let mut r = store.partition_reader("t", 0, StartFrom::Offset(1)).expect("reader");
     assert_eq!(r.poll().expect("poll").expect("msg").text(), Some("after"));
 }
+
+#[test]
+fn deep_seeks_and_time_jumps_land_exactly() {
+    let (_d, store) = store();
+    let clock = ManualClock::new(BEFORE_MIDNIGHT - 10_000_000_000);
+    let store = store.with_clock(Arc::new(clock.clone()));
+    store.create_topic("t", &TopicSpec::new(KeyType::U8, 1)).expect("create");
+    let mut p = store.producer("t").expect("producer");
+    for i in 0..10_000u32 {
+        clock.advance(1000);
+        p.send_text(0u8, &format!("m{i}")).expect("send");
+    }
+    for offset in [0u64, 1, 1023, 1024, 1025, 5000, 9999] {
+        let mut r = store.partition_reader("t", 0, StartFrom::Offset(offset)).expect("reader");
+        let m = r.poll().expect("poll").expect("message");
+        assert_eq!((m.offset, m.text().map(str::to_string)), (offset, Some(format!("m{offset}"))));
+    }
+    let mut r = store.partition_reader("t", 0, StartFrom::Offset(0)).expect("reader");
+    let all: Vec<f64> = std::iter::from_fn(|| r.poll().expect("poll")).map(|m| m.timestamp).collect();
+    for offset in [0usize, 1, 1500, 4096, 9999] {
+        assert_eq!(twainmq::scan::offset_at_time(&store, "t", 0, all[offset]).expect("time"), Some(offset as u64));
+        // Between two messages: the later one.
+        if offset > 0 {
+            let between = (all[offset - 1] + all[offset]) / 2.0;
+            assert_eq!(twainmq::scan::offset_at_time(&store, "t", 0, between).expect("time"), Some(offset as u64));
+        }
+    }
+    assert_eq!(twainmq::scan::offset_at_time(&store, "t", 0, all[9999] + 1.0).expect("time"), None);
+}

@@ -220,7 +220,7 @@ pub fn describe(store: &Store, group: &str) -> Result<GroupDescription> {
             let listing = files::list_topic_dir(&store.topic_dir(t), config.partitions)?;
             for (p, pfiles) in listing.partitions.iter().enumerate() {
                 let p = p as u32;
-                let end = crate::store::partition_end(pfiles)?;
+                let end = store.partition_end(pfiles)?;
                 let committed = log.commits.get(&p).copied();
                 let from = match committed {
                     Some(o) if o >= 0 => o as u64,
@@ -329,7 +329,7 @@ pub fn reset(store: &Store, group: &str, to: ResetTo, partitions: Option<&[u32]>
     for p in chosen {
         let pfiles = &listing.partitions[p as usize];
         let start = pfiles.first().map_or(0, |f| f.first);
-        let end = crate::store::partition_end(pfiles)?;
+        let end = store.partition_end(pfiles)?;
         let after = match to {
             ResetTo::Earliest => start,
             ResetTo::Latest => end,

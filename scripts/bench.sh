@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# `make bench`: our engine against the O_APPEND floor and twainmq 0.2.3, measured in the same run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+store=$(mktemp -d)
+trap 'rm -rf "$store"' EXIT
+echo "== twainmq 0.2.3 (Python), 50k messages of 100 bytes, 4 partitions"
+py=$(.venv/bin/python tests/bench/py023.py 50000 100)
+echo "$py"
+echo "== twainmq (Rust), release build"
+ours=$(target/release/twainmq --store "$store" bench --messages 1000000 --payload-bytes 100 --partitions 4 --seek-messages 10000000 --json)
+target/release/twainmq --store "$store" bench --messages 1000000 --payload-bytes 100 --partitions 4
+python3 - "$py" "$ours" <<'PY'
+import json, sys
+py, ours = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+floor = ours["floor_append_msgs_per_s"]
+rows = [
+    ("produce, one per call", ours["produce_msgs_per_s"], py["produce_msgs_per_s"], f'{ours["produce_msgs_per_s"] / floor:.2f} x floor (goal 0.6)'),
+    ("produce, batched", ours["produce_batched_msgs_per_s"], py["produce_msgs_per_s"], "goal 5M/s"),
+    ("consume, decoded", ours["consume_msgs_per_s"], py["consume_msgs_per_s"], "goal 2M/s"),
+]
+print(f'\n{"":24}{"ours msg/s":>14}{"0.2.3 msg/s":>14}{"x 0.2.3":>9}   note')
+for name, a, b, note in rows:
+    print(f"{name:24}{a:>14,.0f}{b:>14,.0f}{a / b:>9.1f}   {note}")
+print(f'{"floor (O_APPEND write)":24}{floor:>14,.0f}')
+s = ours["seek"]
+print(f'latency p50/p99/p99.9: {ours["latency_p50_us"]:.0f}/{ours["latency_p99_us"]:.0f}/{ours["latency_p999_us"]:.0f} us at {ours["latency_rate_msgs_per_s"]} msg/s (goal p99 < 1000 us)')
+print(f'10M-message partition: describe {s["describe_first_ms"]:.0f} ms first (goal < 500), seek avg {s["seek_avg_ms"]:.2f} ms max {s["seek_max_ms"]:.2f} ms (goal < 50), time jump max {s["time_jump_max_ms"]:.2f} ms')
+PY
+echo "== criterion benches of the codec"
+cargo bench -p twainmq --bench codec -- --quick 2>/dev/null | grep -E "time:|^[a-z]" || true
