@@ -15,6 +15,12 @@ fn main() {
         "produce",
         "create_topic",
         "delete_topic",
+        "describe_group",
+        "reset_group",
+        "trigger_round",
+        "demo_start_member",
+        "demo_stop_member",
+        "demo_members",
     ]);
     if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().config_path("../tauri.conf.json").app_manifest(manifest)) {
         eprintln!("tauri build failed: {e:#}");

@@ -154,3 +154,53 @@ pub async fn delete_topic(state: State<'_, AppState>, topic: String, confirm: St
     let store = state.store()?;
     blocking(move || service::delete_topic(&store, &topic, &confirm)).await
 }
+
+#[tauri::command]
+#[specta::specta]
+pub async fn describe_group(state: State<'_, AppState>, group: String) -> Result<GroupDetail, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::describe_group(&store, &group)).await
+}
+
+/// Reset a group's offsets; with `dry_run` only computes the before/after table.
+#[tauri::command]
+#[specta::specta]
+pub async fn reset_group(state: State<'_, AppState>, group: String, request: ResetRequest) -> Result<ResetPlanDto, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::reset_group(&store, &group, &request)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn trigger_round(state: State<'_, AppState>, group: String, window_ms: u32) -> Result<(), ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::trigger_round(&store, &group, window_ms)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn demo_start_member(
+    state: State<'_, AppState>,
+    topic: String,
+    group: String,
+    window_ms: u32,
+    rate: u32,
+) -> Result<String, ErrorDto> {
+    let store = state.store()?;
+    state.members.start(&store, &topic, &group, window_ms, rate).map(|h| h.to_string())
+}
+
+/// Stop a demo member gracefully (commit and leave) or kill it (no commit, no goodbye).
+#[tauri::command]
+#[specta::specta]
+pub async fn demo_stop_member(state: State<'_, AppState>, handle: String, kill: bool) -> Result<(), ErrorDto> {
+    let h: u64 = handle.parse().map_err(|_| ErrorDto::new("no_such_member", format!("no demo member {handle}")))?;
+    let members = state.members.clone();
+    blocking(move || members.stop(h, kill)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn demo_members(state: State<'_, AppState>) -> Result<Vec<DemoMember>, ErrorDto> {
+    Ok(state.members.list())
+}

@@ -1,6 +1,7 @@
 //! TwainMQ Desktop's backend: thin Tauri commands over the `twainmq` engine.
 
 pub mod commands;
+pub mod members;
 pub mod service;
 pub mod state;
 pub mod transport;
@@ -25,6 +26,12 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::produce,
             commands::create_topic,
             commands::delete_topic,
+            commands::describe_group,
+            commands::reset_group,
+            commands::trigger_round,
+            commands::demo_start_member,
+            commands::demo_stop_member,
+            commands::demo_members,
         ])
         .events(collect_events![transport::StoreChanged])
         .disable_serde_phases()
@@ -70,5 +77,12 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
             }
             Ok(())
         })
-        .run(tauri::generate_context!("../tauri.conf.json"))
+        .build(tauri::generate_context!("../tauri.conf.json"))?
+        .run(|app, event| {
+            if let tauri::RunEvent::Exit = event {
+                // Demo members commit and leave their groups.
+                app.state::<state::AppState>().members.stop_all();
+            }
+        });
+    Ok(())
 }

@@ -215,3 +215,79 @@ pub fn delete_topic(store: &Store, topic: &str, confirm: &str) -> Result<(), Err
     }
     Ok(store.delete_topic(topic)?)
 }
+
+fn round_dto(r: &group::RoundView) -> RoundDto {
+    RoundDto {
+        begin_offset: r.begin_offset.to_string(),
+        started_by: r.started_by,
+        started_at: r.started_at,
+        ends_at: r.ends_at,
+        offers: r.offers.iter().map(|o| OfferDto { id: o.id, own: o.own.clone(), partitions: o.partitions.clone(), at: o.at }).collect(),
+        ended_at: r.ended_at,
+        ended_by: r.ended_by,
+        superseded: r.superseded,
+        assignment: r.assignment.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        confirms: r.confirms.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+    }
+}
+
+pub fn describe_group(store: &Store, name: &str) -> Result<GroupDetail, ErrorDto> {
+    let d = group::describe(store, name)?;
+    Ok(GroupDetail {
+        name: d.group.clone(),
+        topic: d.topic.clone(),
+        topic_candidates: d.topic_candidates.clone(),
+        members: d.members.iter().map(|m| MemberDto { id: m.id, partitions: m.partitions.clone(), joined_at: m.joined_at }).collect(),
+        partitions: d
+            .partitions
+            .iter()
+            .map(|p| PartitionProgressDto {
+                partition: p.partition,
+                committed: p.committed.map(|c| c.to_string()),
+                end: p.end.to_string(),
+                lag: p.lag.to_string(),
+                oldest_unconsumed_at: p.oldest_unconsumed_at,
+                owner: p.owner,
+            })
+            .collect(),
+        open_round: d.open_round.as_ref().map(round_dto),
+        rounds: d.rounds.iter().rev().map(round_dto).collect(),
+        records: d.records.to_string(),
+        last_record_at: d.last_record_at,
+        now: chrono::Utc::now().timestamp_micros() as f64 / 1e6,
+    })
+}
+
+pub fn reset_group(store: &Store, name: &str, req: &ResetRequest) -> Result<ResetPlanDto, ErrorDto> {
+    let to = match req.to.as_str() {
+        "earliest" => group::ResetTo::Earliest,
+        "latest" => group::ResetTo::Latest,
+        "offset" => group::ResetTo::Offset(parse_offset(req.offset.as_deref().unwrap_or(""))?),
+        "time" => group::ResetTo::Time(req.time.ok_or_else(|| ErrorDto::new("invalid_reset", "a reset to a time needs the time"))?),
+        other => {
+            return Err(ErrorDto::new("invalid_reset", format!("{other:?} is not a reset target: use earliest, latest, offset or time")))
+        }
+    };
+    let plan = group::reset(store, name, to, req.partitions.as_deref(), req.dry_run)?;
+    Ok(ResetPlanDto {
+        group: plan.group,
+        topic: plan.topic,
+        rows: plan
+            .rows
+            .iter()
+            .map(|r| ResetRowDto {
+                partition: r.partition,
+                before: r.before.map(|b| b.to_string()),
+                after: r.after.to_string(),
+                start: r.start.to_string(),
+                end: r.end.to_string(),
+            })
+            .collect(),
+        live_members: plan.live_members,
+        applied: plan.applied,
+    })
+}
+
+pub fn trigger_round(store: &Store, name: &str, window_ms: u32) -> Result<(), ErrorDto> {
+    Ok(group::trigger_round(store, name, std::time::Duration::from_millis(u64::from(window_ms)))?)
+}

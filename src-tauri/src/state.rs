@@ -24,6 +24,8 @@ pub struct AppState {
     pub recent_file: Option<PathBuf>,
     /// Where the demo store is seeded.
     pub demo_dir: Option<PathBuf>,
+    /// Group members running inside the app for the balancing demo.
+    pub members: Arc<crate::members::Members>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -37,6 +39,9 @@ impl AppState {
     }
 
     pub fn set_store(&self, open: OpenStore) {
+        // Members of the previous store's groups stop with it.
+        self.members.stop_all();
+        self.members.clear_stopped();
         *lock(&self.open) = Some(open);
     }
 

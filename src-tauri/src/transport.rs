@@ -222,3 +222,110 @@ pub struct StoreChanged {
     pub groups: Vec<String>,
     pub structure: bool,
 }
+
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct MemberDto {
+    pub id: u32,
+    pub partitions: Vec<u32>,
+    pub joined_at: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct PartitionProgressDto {
+    pub partition: u32,
+    /// Latest commit ("-1": the end when taken), if any.
+    pub committed: Option<String>,
+    pub end: String,
+    pub lag: String,
+    /// UNIX seconds of the oldest message not yet committed.
+    pub oldest_unconsumed_at: Option<f64>,
+    pub owner: Option<u32>,
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct OfferDto {
+    pub id: u32,
+    pub own: Vec<u32>,
+    pub partitions: Vec<u32>,
+    pub at: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct RoundDto {
+    pub begin_offset: String,
+    pub started_by: u32,
+    pub started_at: f64,
+    pub ends_at: f64,
+    pub offers: Vec<OfferDto>,
+    pub ended_at: Option<f64>,
+    pub ended_by: Option<u32>,
+    pub superseded: bool,
+    /// Member id (as text) to partitions.
+    pub assignment: std::collections::BTreeMap<String, Vec<u32>>,
+    pub confirms: std::collections::BTreeMap<String, Vec<u32>>,
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct GroupDetail {
+    pub name: String,
+    pub topic: Option<String>,
+    pub topic_candidates: Vec<String>,
+    pub members: Vec<MemberDto>,
+    pub partitions: Vec<PartitionProgressDto>,
+    pub open_round: Option<RoundDto>,
+    /// Newest first.
+    pub rounds: Vec<RoundDto>,
+    pub records: String,
+    pub last_record_at: Option<f64>,
+    /// UNIX seconds now, by the backend's clock (for countdowns).
+    pub now: f64,
+}
+
+#[derive(Debug, Clone, Deserialize, Type)]
+pub struct ResetRequest {
+    /// `earliest`, `latest`, `offset` or `time`.
+    pub to: String,
+    pub offset: Option<String>,
+    /// UNIX seconds, for `time`.
+    pub time: Option<f64>,
+    /// All partitions when absent.
+    pub partitions: Option<Vec<u32>>,
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct ResetRowDto {
+    pub partition: u32,
+    pub before: Option<String>,
+    pub after: String,
+    pub start: String,
+    pub end: String,
+}
+
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct ResetPlanDto {
+    pub group: String,
+    pub topic: String,
+    pub rows: Vec<ResetRowDto>,
+    pub live_members: Vec<u32>,
+    pub applied: bool,
+}
+
+/// A member running inside the app for the balancing demo.
+#[derive(Debug, Clone, Serialize, Type)]
+pub struct DemoMember {
+    pub handle: String,
+    /// Its id in the group (0 until it has joined).
+    pub member_id: u32,
+    pub topic: String,
+    pub group: String,
+    pub window_ms: u32,
+    /// Messages a second it processes at most (0: no limit).
+    pub rate: u32,
+    /// `joining`, `running`, `stopped`, `killed` or `failed: ...`.
+    pub status: String,
+    pub partitions: Vec<u32>,
+    pub consumed: String,
+    /// Messages consumed in each of the last seconds, oldest first.
+    pub per_second: Vec<u32>,
+}

@@ -215,3 +215,72 @@ fn committed_bindings_are_current() {
     let have = std::fs::read_to_string(&committed).unwrap_or_default();
     assert!(have == want, "ui/src/lib/bindings.ts is stale: run `make bindings` and commit it");
 }
+
+#[test]
+fn groups_are_described_and_reset_through_dry_runs() {
+    let (_d, store) = fixture();
+    let g = service::describe_group(&store, "workers").expect("describe");
+    assert_eq!(g.topic.as_deref(), Some("events"));
+    assert_eq!(g.members.len(), 1);
+    assert_eq!(g.members[0].partitions, vec![0, 1, 2, 3]);
+    assert_eq!(g.partitions[0].committed.as_deref(), Some("7"));
+    assert_eq!(g.partitions[0].lag, "49");
+    assert!(g.partitions[0].oldest_unconsumed_at.is_some());
+    assert!(g.rounds.len() >= 3 && g.rounds[0].started_at >= g.rounds[g.rounds.len() - 1].started_at, "newest first");
+    let req = |to: &str, dry: bool| twainmq_desktop::transport::ResetRequest {
+        to: to.into(),
+        offset: Some("3".into()),
+        time: None,
+        partitions: Some(vec![0, 2]),
+        dry_run: dry,
+    };
+    let plan = service::reset_group(&store, "workers", &req("offset", true)).expect("dry run");
+    assert!(!plan.applied);
+    assert_eq!(
+        plan.rows.iter().map(|r| (r.partition, r.before.clone(), r.after.clone())).collect::<Vec<_>>(),
+        vec![(0, Some("7".to_string()), "3".to_string()), (2, Some("25".to_string()), "3".to_string())]
+    );
+    assert_eq!(plan.live_members, vec![1]);
+    assert_eq!(
+        service::describe_group(&store, "workers").expect("d").partitions[0].committed.as_deref(),
+        Some("7"),
+        "dry run wrote nothing"
+    );
+    let plan = service::reset_group(&store, "workers", &req("offset", false)).expect("apply");
+    assert!(plan.applied);
+    assert_eq!(service::describe_group(&store, "workers").expect("d").partitions[2].committed.as_deref(), Some("3"));
+    assert_eq!(service::reset_group(&store, "workers", &req("sideways", true)).expect_err("bad").code, "invalid_reset");
+    assert_eq!(service::describe_group(&store, "nope").expect_err("missing").code, "group_not_found");
+}
+
+#[test]
+fn demo_members_split_partitions_and_take_over_when_one_is_killed() {
+    let (_d, store) = fixture();
+    let members = twainmq_desktop::members::Members::default();
+    let a = members.start(&store, "events", "demo", 300, 0).expect("a");
+    let b = members.start(&store, "events", "demo", 300, 0).expect("b");
+    let settled = |want: usize| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+        loop {
+            let list = members.list();
+            let mut parts: Vec<u32> = list.iter().flat_map(|m| m.partitions.clone()).collect();
+            parts.sort();
+            let holders = list.iter().filter(|m| !m.partitions.is_empty()).count();
+            if parts == vec![0, 1, 2, 3] && holders == want {
+                return list;
+            }
+            assert!(std::time::Instant::now() < deadline, "never settled on {want} members: {list:?}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    let list = settled(2);
+    assert!(list.iter().all(|m| m.partitions.len() == 2 && m.status == "running"));
+    members.stop(b, true).expect("kill");
+    // The survivor's periodic round moves the dead member's partitions to it.
+    let list = settled(1);
+    let survivor = list.iter().find(|m| m.handle == a.to_string()).expect("a");
+    assert_eq!(survivor.partitions, vec![0, 1, 2, 3]);
+    assert_eq!(list.iter().find(|m| m.handle == b.to_string()).expect("b").status, "killed");
+    members.stop_all();
+    assert!(members.list().iter().all(|m| m.partitions.is_empty()));
+}

@@ -21,6 +21,14 @@ export const commands = {
 	produce: (topic: string, key: string, payload: ProducePayload) => typedError<Produced, ErrorDto>(__TAURI_INVOKE("produce", { topic, key, payload })),
 	createTopic: (topic: NewTopic) => typedError<TopicSummary, ErrorDto>(__TAURI_INVOKE("create_topic", { topic })),
 	deleteTopic: (topic: string, confirm: string) => typedError<null, ErrorDto>(__TAURI_INVOKE("delete_topic", { topic, confirm })),
+	describeGroup: (group: string) => typedError<GroupDetail, ErrorDto>(__TAURI_INVOKE("describe_group", { group })),
+	/**  Reset a group's offsets; with `dry_run` only computes the before/after table. */
+	resetGroup: (group: string, request: ResetRequest) => typedError<ResetPlanDto, ErrorDto>(__TAURI_INVOKE("reset_group", { group, request })),
+	triggerRound: (group: string, windowMs: number) => typedError<null, ErrorDto>(__TAURI_INVOKE("trigger_round", { group, windowMs })),
+	demoStartMember: (topic: string, group: string, windowMs: number, rate: number) => typedError<string, ErrorDto>(__TAURI_INVOKE("demo_start_member", { topic, group, windowMs, rate })),
+	/**  Stop a demo member gracefully (commit and leave) or kill it (no commit, no goodbye). */
+	demoStopMember: (handle: string, kill: boolean) => typedError<null, ErrorDto>(__TAURI_INVOKE("demo_stop_member", { handle, kill })),
+	demoMembers: () => typedError<DemoMember[], ErrorDto>(__TAURI_INVOKE("demo_members")),
 };
 
 /** Events */
@@ -36,6 +44,24 @@ export type DamagedRow = {
 	file: string,
 	line: string,
 	problem: string,
+};
+
+/**  A member running inside the app for the balancing demo. */
+export type DemoMember = {
+	handle: string,
+	/**  Its id in the group (0 until it has joined). */
+	member_id: number,
+	topic: string,
+	group: string,
+	window_ms: number,
+	/**  Messages a second it processes at most (0: no limit). */
+	rate: number,
+	/**  `joining`, `running`, `stopped`, `killed` or `failed: ...`. */
+	status: string,
+	partitions: number[],
+	consumed: string,
+	/**  Messages consumed in each of the last seconds, oldest first. */
+	per_second: number[],
 };
 
 /**  Every command error: a stable code to branch on and a message to show. */
@@ -54,11 +80,32 @@ export type FileDetail = {
 	modified: number | null,
 };
 
+export type GroupDetail = {
+	name: string,
+	topic: string | null,
+	topic_candidates: string[],
+	members: MemberDto[],
+	partitions: PartitionProgressDto[],
+	open_round: RoundDto | null,
+	/**  Newest first. */
+	rounds: RoundDto[],
+	records: string,
+	last_record_at: number | null,
+	/**  UNIX seconds now, by the backend's clock (for countdowns). */
+	now: number | null,
+};
+
 export type GroupSummary = {
 	name: string,
 	topic: string | null,
 	members: number,
 	lag: string,
+};
+
+export type MemberDto = {
+	id: number,
+	partitions: number[],
+	joined_at: number | null,
 };
 
 /**  One message as the table and detail pane show it. */
@@ -91,6 +138,13 @@ export type NewTopic = {
 	message_types: string[],
 };
 
+export type OfferDto = {
+	id: number,
+	own: number[],
+	partitions: number[],
+	at: number | null,
+};
+
 /**  A page of one partition. */
 export type Page = {
 	partition: number,
@@ -109,6 +163,17 @@ export type PartitionDetail = {
 	files: FileDetail[],
 };
 
+export type PartitionProgressDto = {
+	partition: number,
+	/**  Latest commit ("-1": the end when taken), if any. */
+	committed: string | null,
+	end: string,
+	lag: string,
+	/**  UNIX seconds of the oldest message not yet committed. */
+	oldest_unconsumed_at: number | null,
+	owner: number | null,
+};
+
 export type ProducePayload = {
 	/**  `text`, `json` (a typed message of `class`) or `hex`. */
 	kind: string,
@@ -119,6 +184,47 @@ export type ProducePayload = {
 export type Produced = {
 	partition: number,
 	offset: string | null,
+};
+
+export type ResetPlanDto = {
+	group: string,
+	topic: string,
+	rows: ResetRowDto[],
+	live_members: number[],
+	applied: boolean,
+};
+
+export type ResetRequest = {
+	/**  `earliest`, `latest`, `offset` or `time`. */
+	to: string,
+	offset: string | null,
+	/**  UNIX seconds, for `time`. */
+	time: number | null,
+	/**  All partitions when absent. */
+	partitions: number[] | null,
+	dry_run: boolean,
+};
+
+export type ResetRowDto = {
+	partition: number,
+	before: string | null,
+	after: string,
+	start: string,
+	end: string,
+};
+
+export type RoundDto = {
+	begin_offset: string,
+	started_by: number,
+	started_at: number | null,
+	ends_at: number | null,
+	offers: OfferDto[],
+	ended_at: number | null,
+	ended_by: number | null,
+	superseded: boolean,
+	/**  Member id (as text) to partitions. */
+	assignment: { [key in string]: number[] },
+	confirms: { [key in string]: number[] },
 };
 
 export type Row = {
