@@ -260,7 +260,7 @@ fn demo_members_split_partitions_and_take_over_when_one_is_killed() {
     let a = members.start(&store, "events", "demo", 300, 0).expect("a");
     let b = members.start(&store, "events", "demo", 300, 0).expect("b");
     let settled = |want: usize| {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
         loop {
             let list = members.list();
             let mut parts: Vec<u32> = list.iter().flat_map(|m| m.partitions.clone()).collect();
