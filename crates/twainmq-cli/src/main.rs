@@ -36,6 +36,13 @@ enum Command {
     /// Inspect consumer groups and reset their offsets.
     #[command(subcommand)]
     Groups(GroupsCmd),
+    /// Check a store (or one topic) for damaged lines, torn tails, offset gaps and overlaps,
+    /// stray files and corrupt configs. Exits 1 when it finds any.
+    Check {
+        topic: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Measure produce, batched produce, consume and follow latency in a temporary topic.
     Bench(BenchArgs),
     /// For tests: read offer sets `[[id, {"own": [..], "partitions": [..]}], ..]`, one a line
@@ -195,6 +202,7 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("TWAINMQ_LOG").unwrap_or_else(|_| "warn".into()))
         .with_writer(io::stderr)
+        .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .with_target(false)
         .init();
     match run(Cli::parse()) {
@@ -228,6 +236,36 @@ fn run(cli: Cli) -> Result<()> {
         Command::Consume(args) if args.group.is_some() => consume_group(&store, args),
         Command::Consume(args) => consume(&store, args),
         Command::Groups(cmd) => groups(&store, cmd),
+        Command::Check { topic, json } => {
+            let problems = match &topic {
+                Some(t) => twainmq::check::check_topic(&store, t)?,
+                None => twainmq::check::check_store(&store)?,
+            };
+            let mut out = io::stdout().lock();
+            if json {
+                serde_json::to_writer(&mut out, &problems)?;
+                writeln!(out)?;
+            } else {
+                for p in &problems {
+                    let place = match (&p.file, p.line) {
+                        (Some(f), Some(l)) => format!(" {f}:{l}"),
+                        (Some(f), None) => format!(" {f}"),
+                        _ => String::new(),
+                    };
+                    let part = p.partition.map_or(String::new(), |p| format!("/{p}"));
+                    let off = p.offset.map_or(String::new(), |o| format!(" offset {o}"));
+                    writeln!(out, "{}{part}{place}{off}: {} ({})", p.topic, p.message, p.kind)?;
+                }
+            }
+            out.flush()?;
+            if problems.is_empty() {
+                eprintln!("no problems found");
+                Ok(())
+            } else {
+                eprintln!("{} problems found", problems.len());
+                std::process::exit(1);
+            }
+        }
         Command::Bench(a) => {
             let r = bench::run(&store, a.messages.max(1), a.payload_bytes, a.partitions.max(1), a.latency_rate, a.seek_messages)?;
             let mut out = io::stdout().lock();

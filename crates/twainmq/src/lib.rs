@@ -21,6 +21,7 @@
 //! ```
 
 pub mod b85;
+pub mod check;
 pub mod clock;
 pub mod config;
 pub mod consumer;

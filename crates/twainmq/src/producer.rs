@@ -15,6 +15,50 @@ use crate::partitioner::partition_for;
 use crate::payload::{Outgoing, TypedMessage};
 use crate::store::Store;
 
+/// How long a file must have been still before an unfinished last line is
+/// taken for a crash's torn tail rather than a write in progress.
+const TORN_QUIET: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// If the file ends inside a line left by a crashed writer, end that line, so
+/// that our next message is not glued to it (and lost with it). Readers skip
+/// the terminated fragment as a damaged line.
+fn terminate_torn_tail(file: &mut File, path: &Path) -> Result<()> {
+    let last_byte = |path: &Path| -> Result<Option<(u64, u8)>> {
+        let mut r = match File::open(path) {
+            Ok(r) => r,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io("read", path, e)),
+        };
+        let len = r.metadata().map_err(|e| Error::io("read", path, e))?.len();
+        if len == 0 {
+            return Ok(None);
+        }
+        let mut b = [0u8; 1];
+        r.seek(SeekFrom::Start(len - 1)).and_then(|_| r.read_exact(&mut b)).map_err(|e| Error::io("read", path, e))?;
+        Ok(Some((len, b[0])))
+    };
+    let Some((len, b)) = last_byte(path)? else { return Ok(()) };
+    if b == b'\n' {
+        return Ok(());
+    }
+    // A write in progress finishes within microseconds; a torn tail stays. Wait for quiet.
+    let started = std::time::Instant::now();
+    loop {
+        let age = std::fs::metadata(path).and_then(|m| m.modified()).ok().and_then(|m| m.elapsed().ok());
+        if age.is_none_or(|a| a >= TORN_QUIET) || started.elapsed() >= TORN_QUIET * 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    match last_byte(path)? {
+        Some((now_len, b)) if now_len == len && b != b'\n' => {
+            tracing::warn!(file = %path.display(), "the file ends inside a line torn by a crash; ending that line so new messages are not lost with it");
+            file.write_all(b"\n").map_err(|e| Error::io("append to", path, e))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A payload borrowed for encoding, with its type resolved to an id.
 #[derive(Clone, Copy)]
 enum PayloadRef<'a> {
@@ -344,7 +388,8 @@ impl Producer {
         if std::fs::symlink_metadata(&path).map(|m| m.file_type().is_symlink()).unwrap_or(false) {
             return Err(Error::SymlinkRefused { path });
         }
-        let file = OpenOptions::new().append(true).create(true).open(&path).map_err(|e| Error::io("open for append", &path, e))?;
+        let mut file = OpenOptions::new().append(true).create(true).open(&path).map_err(|e| Error::io("open for append", &path, e))?;
+        terminate_torn_tail(&mut file, &path)?;
         Ok(ActiveFile { first, path: path.into(), file, counted_pos: 0, counted_lines: 0 })
     }
 

@@ -353,7 +353,7 @@ impl PartitionReader {
                         cur.line_offset += 1;
                     }
                     if next.first != cur.line_offset {
-                        tracing::warn!(topic = %self.topic, partition = self.partition, file = %next.path.display(), first = next.first, expected = cur.line_offset, "partition file does not start where the previous one ends (a rollover race or a missing file)");
+                        tracing::debug!(topic = %self.topic, partition = self.partition, file = %next.path.display(), first = next.first, expected = cur.line_offset, "partition file does not start where the previous one ends (a rollover race or a missing file)");
                     }
                     let next_first = next.first;
                     let old = self.cur.replace(Cursor::open(next)?);

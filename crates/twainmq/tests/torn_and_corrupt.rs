@@ -123,3 +123,36 @@ fn unknown_type_ids_decode_generically() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_torn_tail_never_swallows_the_next_message() {
+    let (_d, store, file) = setup();
+    // A producer crashed in the middle of a line.
+    append(&file, &line_for("torn by a crash")[..11]);
+    let mut p = store.producer("t").expect("producer");
+    p.send_text(1u8, "next message").expect("send");
+    let mut r = store.partition_reader("t", 0, StartFrom::Start).expect("reader");
+    assert_eq!(r.poll().expect("poll").expect("first").text(), Some("first"));
+    assert!(matches!(r.poll(), Err(Error::CorruptLine { offset: 1, .. })), "the torn fragment is a damaged line");
+    let m = r.poll().expect("poll").expect("the next message survives");
+    assert_eq!((m.offset, m.text()), (2, Some("next message")));
+    // A check lists nothing but the damaged line.
+    let problems = twainmq::check::check_topic(&store, "t").expect("check");
+    assert_eq!(problems.iter().map(|p| (p.kind, p.line)).collect::<Vec<_>>(), vec![("damaged_line", Some(2))]);
+}
+
+#[test]
+fn check_reports_each_problem_with_its_place() {
+    let (d, store, file) = setup();
+    append(&file, b"garbage\n");
+    std::fs::write(d.path().join("t").join("notes.txt"), b"x").expect("write");
+    std::fs::write(d.path().join("t").join("0-20000101_50.tmf"), b"").expect("write");
+    let problems = twainmq::check::check_topic(&store, "t").expect("check");
+    let kinds: Vec<&str> = problems.iter().map(|p| p.kind).collect();
+    assert!(kinds.contains(&"unknown_file"), "{problems:?}");
+    assert!(kinds.contains(&"offset_gap") || kinds.contains(&"offset_overlap"), "{problems:?}");
+    let damaged = problems.iter().find(|p| p.kind == "damaged_line").expect("damaged line");
+    assert_eq!((damaged.line, damaged.offset), (Some(2), Some(1)));
+    std::fs::write(d.path().join("t.twc"), b"{").expect("write");
+    assert_eq!(twainmq::check::check_topic(&store, "t").expect("check")[0].kind, "corrupt_config");
+}

@@ -1,0 +1,187 @@
+//! Integrity check: every problem in a store, with its file and line.
+
+use serde::Serialize;
+
+use crate::consumer::StartFrom;
+use crate::error::{Error, Result};
+use crate::files::{self, PartitionFile};
+use crate::payload::Payload;
+use crate::store::Store;
+
+/// One thing wrong in a store.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Problem {
+    pub topic: String,
+    pub partition: Option<u32>,
+    pub file: Option<String>,
+    /// 1-based line in `file`.
+    pub line: Option<u64>,
+    pub offset: Option<u64>,
+    /// A stable code: `corrupt_config`, `unknown_file`, `symlink`, `damaged_line`,
+    /// `unfinished_line`, `offset_gap`, `offset_overlap`, `duplicate_day`, `unknown_type_id`.
+    pub kind: &'static str,
+    pub message: String,
+}
+
+fn name_of(p: &std::path::Path) -> Option<String> {
+    p.file_name().map(|n| n.to_string_lossy().into_owned())
+}
+
+/// Check every topic and group of a store.
+///
+/// # Errors
+/// I/O errors listing the store (problems inside topics are returned, not raised).
+pub fn check_store(store: &Store) -> Result<Vec<Problem>> {
+    let mut out = Vec::new();
+    let groups = store.list_groups()?.into_iter().map(|g| crate::name::group_topic(&g));
+    for topic in store.list_topics()?.into_iter().chain(groups) {
+        out.extend(check_topic(store, &topic)?);
+    }
+    Ok(out)
+}
+
+/// Check one topic: its config, its folder's entries, file offsets, and every line.
+///
+/// # Errors
+/// Invalid names and I/O errors; a corrupt config is a reported problem.
+pub fn check_topic(store: &Store, topic: &str) -> Result<Vec<Problem>> {
+    let mut out = Vec::new();
+    let problem = |partition: Option<u32>, file: Option<String>, line: Option<u64>, offset: Option<u64>, kind, message: String| Problem {
+        topic: topic.to_string(),
+        partition,
+        file,
+        line,
+        offset,
+        kind,
+        message,
+    };
+    let config = match store.topic_config(topic) {
+        Ok(c) => c,
+        Err(e @ (Error::CorruptConfig { .. } | Error::TopicNotFound { .. })) => {
+            out.push(problem(None, Some(format!("{topic}.twc")), None, None, "corrupt_config", e.to_string()));
+            return Ok(out);
+        }
+        Err(e) => return Err(e),
+    };
+    let dir = store.topic_dir(topic);
+    if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        out.push(problem(
+            None,
+            None,
+            None,
+            None,
+            "symlink",
+            format!("the topic folder {} is a link: TwainMQ never writes or deletes through it", dir.display()),
+        ));
+        return Ok(out);
+    }
+    let listing = files::list_topic_dir(&dir, config.partitions)?;
+    for u in &listing.unknown {
+        out.push(problem(
+            None,
+            name_of(u),
+            None,
+            None,
+            "unknown_file",
+            "not a partition file of this topic: 0.2.3 may read it as one (it only looks at the name's start); move it out of the topic folder".into(),
+        ));
+    }
+    for (p, pfiles) in listing.partitions.iter().enumerate() {
+        let p = p as u32;
+        check_files(store, topic, p, pfiles, &mut out)?;
+        let mut reader = store.partition_reader(topic, p, StartFrom::Start)?;
+        loop {
+            match reader.poll() {
+                Ok(Some(m)) => {
+                    if let Payload::Typed(t) = &m.payload {
+                        if t.class.is_none() {
+                            out.push(problem(
+                                Some(p),
+                                None,
+                                None,
+                                Some(m.offset),
+                                "unknown_type_id",
+                                format!("typed message with type id {} that the config does not name", t.type_id),
+                            ));
+                        }
+                    }
+                }
+                Ok(None) => break,
+                // Reported once, by the file check above.
+                Err(Error::CorruptLine { problem: crate::line::Corrupt::TornTail { .. }, .. }) => {}
+                Err(Error::CorruptLine { offset, path, line, problem: what, .. }) => {
+                    out.push(problem(Some(p), name_of(&path), Some(line), Some(offset), "damaged_line", what.to_string()));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn check_files(store: &Store, topic: &str, p: u32, pfiles: &[PartitionFile], out: &mut Vec<Problem>) -> Result<()> {
+    let mut prev: Option<(&PartitionFile, u64)> = None;
+    for (i, f) in pfiles.iter().enumerate() {
+        let count = store.index().count(&f.path)?;
+        if let Some((pf, end)) = prev {
+            let (kind, msg) = if f.first > end {
+                (
+                    "offset_gap",
+                    format!(
+                        "starts at offset {} but {} ends at {end}: lines are missing (a deleted or lost file?)",
+                        f.first,
+                        name_of(&pf.path).unwrap_or_default()
+                    ),
+                )
+            } else if f.first < end {
+                ("offset_overlap", format!("starts at offset {} but {} ends at {end}: offsets overlap (a rollover race); seeks read this file's lines for those offsets", f.first, name_of(&pf.path).unwrap_or_default()))
+            } else {
+                ("", String::new())
+            };
+            if !kind.is_empty() {
+                out.push(Problem {
+                    topic: topic.into(),
+                    partition: Some(p),
+                    file: name_of(&f.path),
+                    line: None,
+                    offset: Some(f.first),
+                    kind,
+                    message: msg,
+                });
+            }
+        }
+        if pfiles.iter().filter(|o| o.day == f.day).count() > 1 && pfiles.iter().position(|o| o.day == f.day) == Some(i) {
+            out.push(Problem {
+                topic: topic.into(),
+                partition: Some(p),
+                file: name_of(&f.path),
+                line: None,
+                offset: None,
+                kind: "duplicate_day",
+                message: format!("several files for day {} (0.2.3 producers refuse to write to this partition)", f.day),
+            });
+        }
+        if count.partial_bytes > 0 {
+            let last = i + 1 == pfiles.len();
+            let message = if last {
+                format!(
+                    "{} bytes without a final newline: a line being written now, or torn by a crash (readers wait for it)",
+                    count.partial_bytes
+                )
+            } else {
+                format!("{} bytes without a final newline, before a later file: torn by a crash (readers skip it)", count.partial_bytes)
+            };
+            out.push(Problem {
+                topic: topic.into(),
+                partition: Some(p),
+                file: name_of(&f.path),
+                line: Some(count.complete + 1),
+                offset: Some(f.first + count.complete),
+                kind: "unfinished_line",
+                message,
+            });
+        }
+        prev = Some((f, f.first + count.python_lines()));
+    }
+    Ok(())
+}
