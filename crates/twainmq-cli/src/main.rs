@@ -229,7 +229,11 @@ fn run(cli: Cli) -> Result<()> {
         }
         return Ok(());
     }
-    let store = Store::open(&root)?;
+    let mut store = Store::open(&root)?;
+    // Test seam: shift this process's clock (to cross UTC midnight in torture tests).
+    if let Some(offset) = std::env::var("TWAINMQ_CLOCK_OFFSET_SECS").ok().and_then(|v| v.trim().parse::<f64>().ok()) {
+        store = store.with_clock(std::sync::Arc::new(twainmq::OffsetClock((offset * 1e6) as i64)));
+    }
     match cli.command {
         Command::Topics(cmd) => topics(&store, cmd),
         Command::Produce(args) => produce(&store, args),

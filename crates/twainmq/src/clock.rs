@@ -41,6 +41,17 @@ impl Clock for ManualClock {
     }
 }
 
+/// The system clock shifted by a fixed amount: a test seam for crossing UTC
+/// midnight in real processes (the CLI reads `TWAINMQ_CLOCK_OFFSET_SECS`).
+#[derive(Debug, Clone, Copy)]
+pub struct OffsetClock(pub i64);
+
+impl Clock for OffsetClock {
+    fn now_micros(&self) -> i64 {
+        chrono::Utc::now().timestamp_micros() + self.0
+    }
+}
+
 /// The timestamp 0.2.3 writes for a time: `datetime.timestamp()`, microseconds / 1e6.
 pub fn micros_to_unix(micros: i64) -> f64 {
     micros as f64 / 1e6

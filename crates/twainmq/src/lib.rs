@@ -45,7 +45,7 @@ pub mod store;
 mod wake;
 pub mod watch;
 
-pub use clock::{Clock, ManualClock, SystemClock};
+pub use clock::{Clock, ManualClock, OffsetClock, SystemClock};
 pub use config::TopicConfig;
 pub use consumer::{Consumer, StartFrom};
 pub use error::{Error, NameProblem, Result};

@@ -111,6 +111,7 @@ pub struct Producer {
     codec: Codec,
     exact: bool,
     locate: bool,
+    newer_checked_at: i64,
     line: Vec<u8>,
     raw: Vec<u8>,
 }
@@ -139,6 +140,7 @@ impl Producer {
             codec: Codec::default(),
             exact: false,
             locate: false,
+            newer_checked_at: 0,
             line: Vec::with_capacity(MAX_LINE_BYTES),
             raw: Vec::with_capacity(MAX_LINE_BYTES),
         })
@@ -339,6 +341,22 @@ impl Producer {
             }
         }
         let day = Day::from_unix_micros(now);
+        // In the last second of a day, another producer may already have started
+        // tomorrow's file: then a late line here would land behind that file's
+        // first offset. Join the newer file instead (a directory look-up at most
+        // every 5 ms, and only then).
+        if self.day_range.1 - now < 1_000_000 && now - self.newer_checked_at >= 5_000 {
+            self.newer_checked_at = now;
+            if let Some(a) = &self.active[partition as usize] {
+                let dir = self.store.topic_dir(&self.topic);
+                let newer = files::list_partition(&dir, partition)?.into_iter().any(|f| f.order_key() > (a.first, day));
+                if newer {
+                    self.active[partition as usize] = None;
+                    let next_day = Day::from_unix_micros(self.day_range.1);
+                    self.active[partition as usize] = Some(self.open_active(partition, next_day)?);
+                }
+            }
+        }
         if self.active[partition as usize].is_none() {
             self.active[partition as usize] = Some(self.open_active(partition, day)?);
         }

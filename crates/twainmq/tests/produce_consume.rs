@@ -285,3 +285,25 @@ fn deep_seeks_and_time_jumps_land_exactly() {
     }
     assert_eq!(twainmq::scan::offset_at_time(&store, "t", 0, all[9999] + 1.0).expect("time"), None);
 }
+
+#[test]
+fn a_producer_behind_midnight_joins_a_file_another_already_started() {
+    let (_d, store) = store();
+    let early = ManualClock::new(BEFORE_MIDNIGHT + 500_000); // 23:59:59.5
+    let late = ManualClock::new(BEFORE_MIDNIGHT + 1_200_000); // 00:00:00.2, the next day
+    let a_store = store.clone().with_clock(Arc::new(early.clone()));
+    let b_store = store.with_clock(Arc::new(late));
+    a_store.create_topic("t", &TopicSpec::new(KeyType::U8, 1)).expect("create");
+    let mut a = a_store.producer("t").expect("a");
+    let mut b = b_store.producer("t").expect("b");
+    a.send_text(0u8, "a1").expect("send");
+    b.send_text(0u8, "b1").expect("send"); // starts tomorrow's file at offset 1
+    early.advance(10_000);
+    let d = a.send_text(0u8, "a2").expect("send"); // still yesterday by a's clock
+    assert!(d.path.ends_with("0-20261130_1.tmf"), "a2 joined the newer file: {}", d.path.display());
+    let mut r = a_store.partition_reader("t", 0, StartFrom::Start).expect("reader");
+    let got: Vec<(u64, String)> =
+        std::iter::from_fn(|| r.poll().expect("poll")).map(|m| (m.offset, m.text().unwrap_or("").to_string())).collect();
+    assert_eq!(got, vec![(0, "a1".into()), (1, "b1".into()), (2, "a2".into())]);
+    assert!(twainmq::check::check_topic(&a_store, "t").expect("check").is_empty());
+}
