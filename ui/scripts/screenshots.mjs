@@ -1,0 +1,128 @@
+// Screenshots of the UI on the mock backend, in headless Chromium, for people to
+// look at. Needs puppeteer-core (not a project dependency: install it anywhere and
+// point PUPPETEER_DIR at that folder) and a built ui/dist served by serve-dist.mjs.
+// Usage: PUPPETEER_DIR=/tmp/shot node scripts/screenshots.mjs [baseUrl] [outDir]
+import { createRequire } from 'node:module';
+import { mkdir } from 'node:fs/promises';
+
+const require = createRequire((process.env.PUPPETEER_DIR ?? process.cwd()) + '/');
+const puppeteer = require('puppeteer-core');
+const base = process.argv[2] ?? 'http://127.0.0.1:8766/';
+const out = process.argv[3] ?? new URL('../../artifacts/', import.meta.url).pathname;
+await mkdir(out, { recursive: true });
+
+const browser = await puppeteer.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  defaultViewport: { width: 1280, height: 800 },
+});
+const problems = [];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function open(path, wait = 600) {
+  const page = await browser.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${path}: console ${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`${path}: page error: ${e.message}`));
+  page.on('dialog', async (d) => {
+    problems.push(`${path}: a dialog opened (${d.message()}): script ran from content!`);
+    await d.dismiss();
+  });
+  await page.evaluateOnNewDocument(() => {
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await page.goto(base + path, { waitUntil: 'load' });
+  await sleep(wait);
+  return page;
+}
+
+async function shot(page, name) {
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  await page.screenshot({ path: `${out}/ui-${name}.png` });
+  console.log(`ui-${name}.png`);
+}
+
+let p;
+p = await open('?mock#theme=light');
+await shot(p, 'welcome');
+await p.click('[data-testid=recent-store]:nth-of-type(1)');
+p = await open('?mock#theme=dark');
+await page_click_recent_missing(p);
+await shot(p, 'welcome-error');
+
+p = await open('?mock=open#topic=orders&theme=light');
+await shot(p, 'messages-light');
+p = await open('?mock=open#topic=orders&theme=dark');
+await shot(p, 'messages-dark');
+
+p = await open('?mock=open#topic=orders&select=0:4&detail=fields&theme=dark');
+await shot(p, 'detail-typed-fields');
+await p.click('[data-testid=detail-tab-json]');
+await shot(p, 'detail-typed-json');
+p = await open('?mock=open#topic=sensors&select=1:1003&detail=hex&theme=light');
+await shot(p, 'detail-bytes-hex');
+p = await open('?mock=open#topic=chat&select=0:2&theme=dark');
+await shot(p, 'chat-xss');
+const imgs = await p.$$eval('img', (x) => x.length);
+if (imgs !== 0) problems.push(`chat: ${imgs} img elements: a payload became markup`);
+
+p = await open('?mock=open&searchChunk=10000&searchDelay=150#topic=firehose&search=level%3Derror&theme=dark', 900);
+await shot(p, 'search-running');
+p = await open('?mock=open#topic=orders&search=lamp&theme=light', 900);
+await shot(p, 'search-results');
+
+p = await open('?mock=open#topic=firehose&theme=dark');
+const rows = await p.$$eval('[data-testid=message-row]', (x) => x.length);
+console.log(`firehose: ${rows} rows in the DOM of 1,000,000`);
+await p.focus('[data-testid=jump-offset-input]');
+await p.type('[data-testid=jump-offset-input]', '765432');
+await p.click('[data-testid=jump-offset-go]');
+await sleep(500);
+await shot(p, 'firehose-jump');
+
+p = await open('?mock=open#topic=orders&tab=partitions&theme=dark');
+await shot(p, 'partitions');
+p = await open('?mock=open#topic=sensors&tab=partitions&theme=light');
+await shot(p, 'partitions-unknown-files');
+
+p = await open('?mock=open#topic=orders&tab=produce&theme=dark');
+await p.type('[data-testid=produce-key]', '4711');
+await p.click('[data-testid=produce-body]', { clickCount: 3 });
+await p.keyboard.down('Control');
+await p.keyboard.press('a');
+await p.keyboard.up('Control');
+await p.type('[data-testid=produce-body]', '{"id": 98765432109876543210, "item": "lamp", "qty": 2, "price": 19.90}');
+await p.keyboard.down('Control');
+await p.keyboard.press('Enter');
+await p.keyboard.up('Control');
+await sleep(400);
+await shot(p, 'produce');
+p = await open('?mock=open#topic=chat&tab=produce&theme=light');
+await p.type('[data-testid=produce-key]', 'a-very-long-key-name');
+await shot(p, 'produce-invalid-key');
+
+p = await open('?mock=open#topic=orders&dialog=create&theme=dark');
+await p.type('[data-testid=create-topic-name]', 'bad name!');
+await shot(p, 'create-dialog');
+p = await open('?mock=open#topic=orders&dialog=delete&theme=light');
+await p.type('[data-testid=delete-confirm-input]', 'ord');
+await shot(p, 'delete-dialog');
+p = await open('?mock=open#topic=broken&theme=dark');
+await shot(p, 'topic-broken');
+p = await open('?mock=open#topic=empty&theme=dark');
+await shot(p, 'topic-empty');
+p = await open('?mock=open&live=400#topic=chat&follow&theme=dark', 2500);
+await shot(p, 'follow-live');
+
+async function page_click_recent_missing(page) {
+  const items = await page.$$('[data-testid=recent-store]');
+  await items[items.length - 1].click();
+  await sleep(300);
+}
+
+await browser.close();
+if (problems.length) {
+  console.log('PROBLEMS:\n' + problems.join('\n'));
+  process.exitCode = 1;
+} else console.log('no console errors, page errors or CSP violations');

@@ -1,0 +1,260 @@
+// App-wide state and the actions that change it: the open store, the chosen
+// topic and tab, live updates from the file watcher, the status bar.
+
+import * as backend from './backend';
+import { prefs } from './prefs.svelte';
+import type { ErrorDto, GroupSummary, Result, StoreChanged, StoreInfo } from './backend';
+
+/** Least time between two store refreshes (and two reloads of a topic). */
+export const MIN_REFRESH_MS = 250;
+
+export type Tab = 'messages' | 'partitions' | 'produce';
+export type Dialog = null | 'create' | 'delete';
+
+export type SearchStatus = { state: 'running' | 'done' | 'cancelled' | 'failed' | 'limit'; fraction: number; text: string };
+
+/** Where the app starts (from the address's #hash): used by screenshots and end-to-end tests. */
+export type DeepLink = {
+  topic?: string;
+  tab?: Tab;
+  partition?: number;
+  select?: { partition: number; offset: string };
+  search?: string;
+  regex?: boolean;
+  dialog?: Dialog;
+  detail?: 'text' | 'json' | 'hex' | 'fields';
+  follow?: boolean;
+  theme?: 'dark' | 'light' | 'system';
+  tz?: 'utc' | 'local';
+};
+
+export function parseDeepLink(hash: string): DeepLink {
+  const p = new URLSearchParams(hash.replace(/^#\/?/, ''));
+  const link: DeepLink = {};
+  const topic = p.get('topic');
+  if (topic) link.topic = topic;
+  const tab = p.get('tab');
+  if (tab === 'messages' || tab === 'partitions' || tab === 'produce') link.tab = tab;
+  const part = p.get('partition');
+  if (part !== null && /^\d+$/.test(part)) link.partition = Number(part);
+  const sel = /^(\d+):(\d+)$/.exec(p.get('select') ?? '');
+  if (sel) link.select = { partition: Number(sel[1]), offset: sel[2] };
+  const search = p.get('search');
+  if (search) link.search = search;
+  if (p.has('regex')) link.regex = true;
+  const dialog = p.get('dialog');
+  if (dialog === 'create' || dialog === 'delete') link.dialog = dialog;
+  const detail = p.get('detail');
+  if (detail === 'text' || detail === 'json' || detail === 'hex' || detail === 'fields') link.detail = detail;
+  if (p.has('follow')) link.follow = true;
+  const theme = p.get('theme');
+  if (theme === 'dark' || theme === 'light' || theme === 'system') link.theme = theme;
+  const tz = p.get('tz');
+  if (tz === 'utc' || tz === 'local') link.tz = tz;
+  return link;
+}
+
+class App {
+  info = $state<StoreInfo | null>(null);
+  /** Shown on the welcome screen when opening failed. */
+  openError = $state<{ what: string; error: ErrorDto } | null>(null);
+  opening = $state(false);
+  recent = $state<string[]>([]);
+  topic = $state<string | null>(null);
+  tab = $state<Tab>('messages');
+  dialog = $state<Dialog>(null);
+  /** Whether the file-watcher subscription is up. */
+  live = $state(false);
+  lastChange = $state<number | null>(null);
+  changes = $state(0);
+  /** storeChanged events received (changes counts only those that changed something). */
+  events = 0;
+  /** Bumped per topic on every change to it: views watch their topic's counter. */
+  topicSeq = $state<Record<string, number>>({});
+  /** Lag per group at the previous refresh, for the ▲ badge. */
+  lagGrowing = $state<Record<string, boolean>>({});
+  now = $state(Date.now());
+  status = $state('');
+  statusError = $state(false);
+  search = $state<SearchStatus | null>(null);
+  /** Folder being dragged over the window. */
+  dragging = $state(false);
+  link = $state<DeepLink>({});
+
+  private statusTimer: ReturnType<typeof setTimeout> | null = null;
+  private refreshing = false;
+  private refreshRequested = 0;
+  private refreshDone = 0;
+  private refreshWaiters: { want: number; resolve: () => void }[] = [];
+  private lastRefresh = 0;
+  private infoText = '';
+
+  /** Say something in the status bar for a few seconds. */
+  say(text: string, error = false): void {
+    this.status = text;
+    this.statusError = error;
+    if (this.statusTimer) clearTimeout(this.statusTimer);
+    this.statusTimer = setTimeout(() => (this.status = ''), error ? 12000 : 5000);
+  }
+
+  /** The summary of the chosen topic. */
+  get topicSummary() {
+    return this.info?.topics.find((t) => t.name === this.topic) ?? null;
+  }
+
+  /** Take a store summary; false (and nothing re-rendered) when it is what we had. */
+  setInfo(info: StoreInfo): boolean {
+    const text = JSON.stringify(info);
+    if (this.info && text === this.infoText) return false;
+    this.infoText = text;
+    const prev = new Map((this.info?.groups ?? []).map((g): [string, GroupSummary] => [g.name, g]));
+    const growing: Record<string, boolean> = {};
+    for (const g of info.groups) {
+      const p = prev.get(g.name);
+      growing[g.name] = p ? BigInt(g.lag) > BigInt(p.lag) : false;
+    }
+    this.lagGrowing = growing;
+    this.info = info;
+    return true;
+  }
+
+  /** Something on disk really changed (not just a watcher event): for the live indicator. */
+  markChanged(): void {
+    this.lastChange = Date.now();
+    this.changes++;
+  }
+
+  async loadRecent(): Promise<void> {
+    const r = await backend.recentStores();
+    if (r.status === 'ok') this.recent = r.data;
+  }
+
+  /** Show a store that opened, keeping the chosen topic when it still exists. */
+  private opened(what: string, r: Result<StoreInfo>): boolean {
+    this.opening = false;
+    if (r.status === 'error') {
+      this.openError = { what, error: r.error };
+      if (this.info) this.say(`Could not open ${what}: ${r.error.message}`, true);
+      return false;
+    }
+    const sameRoot = this.info?.root === r.data.root;
+    this.openError = null;
+    this.setInfo(r.data);
+    if (!sameRoot || !r.data.topics.some((t) => t.name === this.topic)) {
+      this.topic = null;
+      this.tab = 'messages';
+    }
+    this.say(`Opened ${r.data.root}`);
+    void this.loadRecent();
+    return true;
+  }
+
+  async openPath(path: string): Promise<boolean> {
+    this.opening = true;
+    return this.opened(path, await backend.openStore(path));
+  }
+
+  async openFolder(): Promise<void> {
+    const r = await backend.pickFolder();
+    if (r.status === 'error') {
+      this.openError = { what: 'the folder picker', error: r.error };
+      this.say(`The folder picker failed: ${r.error.message}`, true);
+      return;
+    }
+    if (r.data === null) return; // cancelled
+    await this.openPath(r.data);
+  }
+
+  async openDemo(): Promise<void> {
+    this.opening = true;
+    this.opened('the demo store', await backend.openDemoStore());
+  }
+
+  /** Refresh the store's summary (sidebar counts, groups); calls during a refresh coalesce. */
+  async refresh(): Promise<void> {
+    // Each call resolves once a read that started after it has finished, even
+    // while a busy folder keeps asking for more (requests coalesce meanwhile).
+    const want = ++this.refreshRequested;
+    const done = new Promise<void>((resolve) => this.refreshWaiters.push({ want, resolve }));
+    if (!this.refreshing) {
+      this.refreshing = true;
+      void this.runRefreshes();
+    }
+    return done;
+  }
+
+  private async runRefreshes(): Promise<void> {
+    try {
+      while (this.refreshDone < this.refreshRequested) {
+        const target = this.refreshRequested;
+        // At most a few refreshes a second, however busy the folder is.
+        const wait = this.lastRefresh + MIN_REFRESH_MS - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        this.lastRefresh = Date.now();
+        const r = await backend.storeInfo();
+        if (r.status === 'ok') {
+          if (this.setInfo(r.data)) this.markChanged();
+        } else if (r.error.code !== 'no_store') this.say(`Could not refresh the store: ${r.error.message}`, true);
+        this.refreshDone = target;
+        const ready = this.refreshWaiters.filter((w) => w.want <= target);
+        this.refreshWaiters = this.refreshWaiters.filter((w) => w.want > target);
+        for (const w of ready) w.resolve();
+      }
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
+  onChange(c: StoreChanged): void {
+    this.events++;
+    const seq = { ...this.topicSeq };
+    for (const t of c.topics) seq[t] = (seq[t] ?? 0) + 1;
+    this.topicSeq = seq;
+    if (this.info) void this.refresh();
+  }
+
+  selectTopic(name: string, tab?: Tab): void {
+    this.topic = name;
+    if (tab) this.tab = tab;
+  }
+
+  /** First look: a store already open (given on the command line) or the welcome screen. */
+  async start(): Promise<void> {
+    this.link = typeof location === 'undefined' ? {} : parseDeepLink(location.hash);
+    if (this.link.theme) prefs.setTheme(this.link.theme);
+    if (this.link.tz) prefs.setTz(this.link.tz);
+    try {
+      const unlisten = await backend.onStoreChanged((c) => this.onChange(c));
+      this.live = typeof unlisten === 'function';
+    } catch (e) {
+      this.live = false;
+      this.say(`Live updates are off: ${e instanceof Error ? e.message : String(e)}`, true);
+    }
+    try {
+      await backend.onDragDrop((d) => {
+        if (d.type === 'enter' || d.type === 'over') this.dragging = true;
+        else if (d.type === 'leave') this.dragging = false;
+        else if (d.type === 'drop') {
+          this.dragging = false;
+          if (d.paths.length > 0) void this.openPath(d.paths[0]);
+        }
+      });
+    } catch {
+      /* no drag and drop here: the buttons still work */
+    }
+    setInterval(() => (this.now = Date.now()), 5000);
+    void this.loadRecent();
+    const r = await backend.storeInfo();
+    if (r.status === 'ok') {
+      this.setInfo(r.data);
+      const l = this.link;
+      if (l.topic && r.data.topics.some((t) => t.name === l.topic)) {
+        this.topic = l.topic;
+        this.tab = l.tab ?? 'messages';
+      }
+      if (l.dialog) this.dialog = l.dialog === 'delete' && !this.topic ? null : l.dialog;
+    }
+  }
+}
+
+export const app = new App();

@@ -1,0 +1,177 @@
+// The one door to the backend. Components import from here only: never from
+// bindings.ts or @tauri-apps/api. Tests replace this module with vi.mock; at run
+// time `?mock` in the URL swaps in the in-memory store of mockBackend.ts.
+
+import { commands, events } from './bindings';
+import type {
+  DamagedRow,
+  ErrorDto,
+  FileDetail,
+  GroupSummary,
+  MessageRow,
+  NewTopic,
+  Page,
+  PartitionDetail,
+  ProducePayload,
+  Produced,
+  Row,
+  SearchEvent,
+  SearchQuery,
+  StoreChanged,
+  StoreInfo,
+  TopicDetail,
+  TopicSummary,
+} from './bindings';
+import { Channel } from '@tauri-apps/api/core';
+import { getCurrentWebview } from '@tauri-apps/api/webview';
+import { createMockBackend, mockOptionsFromUrl } from './mockBackend';
+
+export type {
+  DamagedRow,
+  ErrorDto,
+  FileDetail,
+  GroupSummary,
+  MessageRow,
+  NewTopic,
+  Page,
+  PartitionDetail,
+  ProducePayload,
+  Produced,
+  Row,
+  SearchEvent,
+  SearchQuery,
+  StoreChanged,
+  StoreInfo,
+  TopicDetail,
+  TopicSummary,
+};
+
+export type Result<T> = { status: 'ok'; data: T } | { status: 'error'; error: ErrorDto };
+
+/** A folder dragged over or dropped on the window. */
+export type DragDrop = { type: 'enter' | 'over' | 'drop' | 'leave'; paths: string[] };
+
+export type Unlisten = () => void;
+
+/** Everything the UI asks of the backend. */
+export interface Backend {
+  /** `tauri`, `mock`, or `none` (a plain browser without `?mock`). */
+  kind: 'tauri' | 'mock' | 'none';
+  openStore(path: string): Promise<Result<StoreInfo>>;
+  pickFolder(): Promise<Result<string | null>>;
+  recentStores(): Promise<Result<string[]>>;
+  openDemoStore(): Promise<Result<StoreInfo>>;
+  storeInfo(): Promise<Result<StoreInfo>>;
+  describeTopic(topic: string): Promise<Result<TopicDetail>>;
+  readPage(topic: string, partition: number, from: string, limit: number): Promise<Result<Page>>;
+  offsetAtTime(topic: string, partition: number, unixSeconds: number): Promise<Result<string | null>>;
+  /** Start a search: `onEvent` gets hits, progress, then done or failed. Resolves to the id for cancelSearch. */
+  search(topic: string, query: SearchQuery, onEvent: (e: SearchEvent) => void): Promise<Result<number>>;
+  cancelSearch(id: number): Promise<Result<null>>;
+  produce(topic: string, key: string, payload: ProducePayload): Promise<Result<Produced>>;
+  createTopic(topic: NewTopic): Promise<Result<TopicSummary>>;
+  deleteTopic(topic: string, confirmName: string): Promise<Result<null>>;
+  /** Store changes pushed by the file watcher. */
+  onStoreChanged(cb: (c: StoreChanged) => void): Promise<Unlisten>;
+  /** Folders dragged onto the window. */
+  onDragDrop(cb: (d: DragDrop) => void): Promise<Unlisten>;
+}
+
+/** Thrown errors (IPC failures, a missing backend) become ordinary error results. */
+async function guard<T>(p: () => Promise<Result<T>>): Promise<Result<T>> {
+  try {
+    return await p();
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    return { status: 'error', error: { code: 'ipc', message: `the backend did not answer: ${message}` } };
+  }
+}
+
+function tauriBackend(): Backend {
+  return {
+    kind: 'tauri',
+    openStore: (path) => guard(() => commands.openStore(path)),
+    pickFolder: () => guard(() => commands.pickFolder()),
+    recentStores: () => guard(() => commands.recentStores()),
+    openDemoStore: () => guard(() => commands.openDemoStore()),
+    storeInfo: () => guard(() => commands.storeInfo()),
+    describeTopic: (topic) => guard(() => commands.describeTopic(topic)),
+    readPage: (topic, partition, from, limit) => guard(() => commands.readPage(topic, partition, from, limit)),
+    offsetAtTime: (topic, partition, unix) => guard(() => commands.offsetAtTime(topic, partition, unix)),
+    search: (topic, query, onEvent) =>
+      guard(() => {
+        const channel = new Channel<SearchEvent>();
+        channel.onmessage = onEvent;
+        return commands.search(topic, query, channel);
+      }),
+    cancelSearch: (id) => guard(() => commands.cancelSearch(id)),
+    produce: (topic, key, payload) => guard(() => commands.produce(topic, key, payload)),
+    createTopic: (topic) => guard(() => commands.createTopic(topic)),
+    deleteTopic: (topic, confirm) => guard(() => commands.deleteTopic(topic, confirm)),
+    onStoreChanged: async (cb) => events.storeChanged.listen((e) => cb(e.payload)),
+    onDragDrop: async (cb) =>
+      getCurrentWebview().onDragDropEvent((e) => {
+        const p = e.payload;
+        cb({ type: p.type, paths: 'paths' in p ? p.paths : [] });
+      }),
+  };
+}
+
+function missingBackend(): Backend {
+  const no = async <T>(): Promise<Result<T>> => ({
+    status: 'error',
+    error: {
+      code: 'no_backend',
+      message: 'the TwainMQ backend is not reachable: run TwainMQ Desktop, or add ?mock to the address for the built-in demo data',
+    },
+  });
+  return {
+    kind: 'none',
+    openStore: no,
+    pickFolder: no,
+    recentStores: async () => ({ status: 'ok', data: [] }),
+    openDemoStore: no,
+    storeInfo: no,
+    describeTopic: no,
+    readPage: no,
+    offsetAtTime: no,
+    search: no,
+    cancelSearch: no,
+    produce: no,
+    createTopic: no,
+    deleteTopic: no,
+    onStoreChanged: async () => () => {},
+    onDragDrop: async () => () => {},
+  };
+}
+
+function choose(): Backend {
+  const loc = typeof location === 'undefined' ? null : location;
+  const params = new URLSearchParams(loc?.search ?? '');
+  if (params.has('mock')) return createMockBackend(mockOptionsFromUrl(params));
+  const w = typeof window === 'undefined' ? undefined : (window as unknown as Record<string, unknown>);
+  if (w && '__TAURI_INTERNALS__' in w) return tauriBackend();
+  return missingBackend();
+}
+
+const impl: Backend = choose();
+
+export const backendKind = impl.kind;
+export const openStore = (path: string) => impl.openStore(path);
+export const pickFolder = () => impl.pickFolder();
+export const recentStores = () => impl.recentStores();
+export const openDemoStore = () => impl.openDemoStore();
+export const storeInfo = () => impl.storeInfo();
+export const describeTopic = (topic: string) => impl.describeTopic(topic);
+export const readPage = (topic: string, partition: number, from: string, limit: number) =>
+  impl.readPage(topic, partition, from, limit);
+export const offsetAtTime = (topic: string, partition: number, unixSeconds: number) =>
+  impl.offsetAtTime(topic, partition, unixSeconds);
+export const search = (topic: string, query: SearchQuery, onEvent: (e: SearchEvent) => void) =>
+  impl.search(topic, query, onEvent);
+export const cancelSearch = (id: number) => impl.cancelSearch(id);
+export const produce = (topic: string, key: string, payload: ProducePayload) => impl.produce(topic, key, payload);
+export const createTopic = (topic: NewTopic) => impl.createTopic(topic);
+export const deleteTopic = (topic: string, confirmName: string) => impl.deleteTopic(topic, confirmName);
+export const onStoreChanged = (cb: (c: StoreChanged) => void) => impl.onStoreChanged(cb);
+export const onDragDrop = (cb: (d: DragDrop) => void) => impl.onDragDrop(cb);

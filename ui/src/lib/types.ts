@@ -1,0 +1,1 @@
+export type DetailView = 'text' | 'json' | 'hex' | 'fields';

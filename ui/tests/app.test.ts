@@ -1,0 +1,181 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, render } from '@testing-library/svelte';
+import App from '../src/App.svelte';
+import { app } from '../src/lib/app.svelte';
+import { mock, rows, settle, until } from './helpers';
+
+vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend')).mockModule());
+
+beforeEach(() => {
+  mock().seed();
+  mock().open = false;
+  app.info = null;
+  app.topic = null;
+  app.dialog = null;
+  app.openError = null;
+  mock().calls = [];
+});
+afterEach(() => cleanup());
+
+async function openDemo() {
+  const r = render(App);
+  await until(() => !!document.querySelector('[data-testid=welcome]'), 'welcome');
+  await fireEvent.click(r.getByTestId('open-demo'));
+  await until(() => !!document.querySelector('[data-testid=topic-list]'), 'topic list');
+  return r;
+}
+
+describe('the app', () => {
+  it('opens the demo store from the welcome screen and lists topics and groups', async () => {
+    const { getByTestId } = await openDemo();
+    const list = getByTestId('topic-list');
+    expect(list.textContent).toContain('firehose');
+    expect(getByTestId('topic-item-firehose').textContent).toMatch(/1\.0 M/);
+    expect(getByTestId('topic-item-orders').textContent).toMatch(/u32 · 4 P/);
+    expect(getByTestId('group-item-billing').textContent).toMatch(/340/);
+  });
+
+  it('says what to do when a store cannot be opened', async () => {
+    const { getAllByTestId, getByTestId } = render(App);
+    await until(() => getAllByTestId('recent-store').length === 3, 'recent stores');
+    await fireEvent.click(getAllByTestId('recent-store')[2]);
+    await until(() => !!document.querySelector('[data-testid=welcome-error]'), 'error');
+    expect(getByTestId('welcome-error').textContent).toMatch(/does not exist.*pick another folder/s);
+  });
+
+  it('opens a folder dropped on the window', async () => {
+    render(App);
+    await until(() => !!document.querySelector('[data-testid=welcome]'), 'welcome');
+    mock().drop(['/data/pipeline']);
+    await until(() => !!document.querySelector('[data-testid=topic-list]'), 'store open');
+    expect(app.info?.root).toBe('/data/pipeline');
+  });
+
+  it('creates a topic (validating the name live, showing backend errors inline)', async () => {
+    const { getByTestId, queryByTestId } = await openDemo();
+    await fireEvent.click(getByTestId('create-topic'));
+    const name = getByTestId('create-topic-name') as HTMLInputElement;
+    const submit = getByTestId('create-topic-submit') as HTMLButtonElement;
+    await fireEvent.input(name, { target: { value: '--group--x' } });
+    expect(getByTestId('create-topic-name-error').textContent).toMatch(/reserved/);
+    expect(submit.disabled).toBe(true);
+    await fireEvent.input(name, { target: { value: 'metrics' } });
+    await fireEvent.change(getByTestId('create-topic-key-type'), { target: { value: 'charN' } });
+    await fireEvent.input(getByTestId('create-topic-key-width'), { target: { value: '0' } });
+    expect(submit.disabled).toBe(true);
+    await fireEvent.input(getByTestId('create-topic-key-width'), { target: { value: '16' } });
+    await fireEvent.input(getByTestId('create-topic-partitions'), { target: { value: '3' } });
+    expect(submit.disabled).toBe(false);
+    // Someone else creates it first: the backend's refusal shows in the dialog.
+    await mock().backend().createTopic({ name: 'metrics', key_type: 'u8', partitions: 1, message_types: [] });
+    await fireEvent.click(submit);
+    await until(() => !!document.querySelector('[data-testid=create-topic-error]'), 'backend error');
+    expect(getByTestId('create-topic-error').textContent).toMatch(/already exists/);
+    await fireEvent.input(name, { target: { value: 'metrics2' } });
+    await fireEvent.click(submit);
+    await until(() => !queryByTestId('create-topic-dialog'), 'dialog closed');
+    await until(() => !!document.querySelector('[data-testid="topic-item-metrics2"]'), 'new topic listed');
+    expect(app.topic).toBe('metrics2');
+    expect(mock().calls.find((c) => c[0] === 'createTopic' && (c[1] as { name: string }).name === 'metrics2')?.[1]).toEqual({
+      name: 'metrics2',
+      key_type: 'char16',
+      partitions: 3,
+      message_types: [],
+    });
+  });
+
+  it('still finishes actions while the watcher reports changes nonstop', async () => {
+    const { getByTestId, queryByTestId } = await openDemo();
+    // A busy folder (or a watcher echoing the app's own reads): an event every 10 ms.
+    const storm = setInterval(() => mock().emitChange({ topics: ['orders'], groups: [], structure: true }), 10);
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      await fireEvent.click(getByTestId('create-topic'));
+      await fireEvent.input(getByTestId('create-topic-name'), { target: { value: 'stormy' } });
+      await fireEvent.click(getByTestId('create-topic-submit'));
+      await until(() => !queryByTestId('create-topic-dialog') && app.topic === 'stormy', 'the new topic selected', 2000);
+    } finally {
+      clearInterval(storm);
+    }
+  });
+
+  it('deletes a topic after its name is typed', async () => {
+    const { getByTestId, queryByTestId } = await openDemo();
+    await fireEvent.click(getByTestId('topic-item-chat'));
+    await until(() => !!document.querySelector('[data-testid=delete-topic]'), 'topic view');
+    await fireEvent.click(getByTestId('delete-topic'));
+    expect(getByTestId('delete-summary').textContent).toMatch(/60\s+messages and\s+2\.8 KB in 2 partitions/);
+    const submit = getByTestId('delete-confirm-submit') as HTMLButtonElement;
+    await fireEvent.input(getByTestId('delete-confirm-input'), { target: { value: 'cha' } });
+    expect(submit.disabled).toBe(true);
+    await fireEvent.input(getByTestId('delete-confirm-input'), { target: { value: 'chat' } });
+    expect(submit.disabled).toBe(false);
+    await fireEvent.click(submit);
+    await until(() => !queryByTestId('topic-item-chat'), 'topic gone');
+    expect(mock().topics.has('chat')).toBe(false);
+  });
+
+  it('follows the tail live: new messages appear and the table scrolls to the end', async () => {
+    const { getByTestId } = await openDemo();
+    await fireEvent.click(getByTestId('topic-item-chat'));
+    await fireEvent.change(await waitFor('partition-filter'), { target: { value: '0' } });
+    await until(() => rows().length > 0, 'rows');
+    await fireEvent.click(getByTestId('follow-toggle'));
+    expect(getByTestId('follow-toggle').getAttribute('aria-pressed')).toBe('true');
+    const before = getByTestId('topic-item-chat').textContent;
+    mock().appendNow('chat', 'ada', { kind: 'str', text: 'fresh off the press', size: 19 }, 0);
+    await until(() => rows().some((r) => r.textContent!.includes('fresh off the press')), 'new row shown');
+    const last = rows()[rows().length - 1];
+    expect(last.textContent).toContain('fresh off the press');
+    expect(last.dataset.offset).toBe('30');
+    await until(() => getByTestId('topic-item-chat').textContent !== before, 'sidebar count');
+    expect(getByTestId('topic-item-chat').textContent).toContain('61');
+  });
+
+  it('shows an "N new" pill instead when not following', async () => {
+    const { getByTestId } = await openDemo();
+    await fireEvent.click(getByTestId('topic-item-orders'));
+    await until(() => rows().length > 0, 'rows');
+    mock().appendNow('orders', '1', { kind: 'str', text: 'one', size: 3 }, 0);
+    mock().appendNow('orders', '2', { kind: 'str', text: 'two', size: 3 }, 3);
+    await until(() => !!document.querySelector('[data-testid=new-pill]'), 'pill');
+    await settle();
+    expect(getByTestId('new-pill').textContent).toMatch(/2 new/);
+    expect(rows()[0].dataset.offset).toBe('0'); // the view stayed put
+  });
+
+  it('toggles and persists the theme and the time zone', async () => {
+    const { getByTestId } = await openDemo();
+    const theme = getByTestId('theme-toggle');
+    const start = theme.dataset.theme;
+    await fireEvent.click(theme);
+    expect(theme.dataset.theme).not.toBe(start);
+    expect(localStorage.getItem('twainmq.theme')).toBe(theme.dataset.theme);
+    expect(['dark', 'light']).toContain(document.documentElement.dataset.theme);
+    const tz = localStorage.getItem('twainmq.tz') ?? 'utc';
+    await fireEvent.click(getByTestId('tz-toggle'));
+    expect(localStorage.getItem('twainmq.tz')).toBe(tz === 'utc' ? 'local' : 'utc');
+  });
+});
+
+async function waitFor(testid: string): Promise<HTMLElement> {
+  await until(() => !!document.querySelector(`[data-testid="${testid}"]`), testid);
+  return document.querySelector<HTMLElement>(`[data-testid="${testid}"]`)!;
+}
+
+describe('keyboard in the app', () => {
+  it('Ctrl+O picks a folder and opens it; ↑/↓ in the topic list choose topics', async () => {
+    render(App);
+    await until(() => !!document.querySelector('[data-testid=welcome]'), 'welcome');
+    await fireEvent.keyDown(window, { key: 'o', ctrlKey: true });
+    await until(() => !!document.querySelector('[data-testid=topic-list]'), 'store open');
+    expect(mock().calls.some((c) => c[0] === 'pickFolder')).toBe(true);
+    const first = document.querySelector<HTMLElement>('[data-testid=topic-item-broken]')!;
+    first.focus();
+    await fireEvent.keyDown(first, { key: 'ArrowDown' });
+    expect(app.topic).toBe('chat');
+    await fireEvent.keyDown(document.activeElement!, { key: 'ArrowDown' });
+    expect(app.topic).toBe('empty');
+    expect((document.activeElement as HTMLElement).dataset.name).toBe('empty');
+  });
+});

@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, render } from '@testing-library/svelte';
+import DetailPane from '../src/components/DetailPane.svelte';
+import type { Row } from '../src/lib/backend';
+import { settle } from './helpers';
+
+vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend')).mockModule());
+afterEach(() => cleanup());
+
+const typed: Row = {
+  row: 'message',
+  partition: 0,
+  offset: '4',
+  key: '18446744073709551615',
+  key_kind: 'int',
+  timestamp: 1795695210.4,
+  kind: 'dataclass',
+  text: null,
+  hex: null,
+  class: 'Order',
+  type_id: 0,
+  fields_json: '{"id":123456789012345678901234567890,"item":"lamp","price":19.90}',
+  fields_pretty: '{\n  "id": 123456789012345678901234567890,\n  "item": "lamp",\n  "price": 19.90\n}',
+  size: 63,
+};
+
+describe('the detail pane', () => {
+  it('copies a row as JSON with big integers exact', async () => {
+    let copied = '';
+    Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: async (s: string) => void (copied = s) } });
+    const oncopied = vi.fn();
+    const { getByTestId } = render(DetailPane, { row: typed, tz: 'utc', oncopied });
+    await fireEvent.click(getByTestId('detail-copy-json'));
+    await settle();
+    expect(oncopied).toHaveBeenCalledWith(true);
+    expect(copied).toContain('"id":123456789012345678901234567890');
+    expect(copied).toContain('"key":18446744073709551615');
+    expect(copied).toContain('"price":19.90');
+    expect(copied.startsWith('{"partition":0,"offset":4,')).toBe(true);
+  });
+
+  it('shows typed fields and pretty JSON exactly', async () => {
+    const { getByTestId } = render(DetailPane, { row: typed, tz: 'utc', view: 'fields' });
+    const fields = getByTestId('detail-fields').textContent!;
+    expect(fields).toContain('Order');
+    expect(fields).toContain('123456789012345678901234567890');
+    await fireEvent.click(getByTestId('detail-tab-json'));
+    expect(getByTestId('detail-json').textContent).toBe(typed.fields_pretty);
+  });
+
+  it('pretty-prints JSON text, but shows text with integers past 2^53 as written', async () => {
+    const text = (t: string): Row => ({ ...typed, kind: 'str', text: t, class: null, type_id: null, fields_json: null, fields_pretty: null });
+    const small = render(DetailPane, { row: text('{"a":1,"b":[2.50]}'), tz: 'utc', view: 'json' });
+    expect(small.getByTestId('detail-json').textContent).toBe('{\n  "a": 1,\n  "b": [\n    2.50\n  ]\n}');
+    cleanup();
+    const raw = '{"id":18446744073709551615,"x":1}';
+    const big = render(DetailPane, { row: text(raw), tz: 'utc', view: 'json' });
+    expect(big.getByTestId('detail-json').textContent).toBe(raw);
+    cleanup();
+    const plain = render(DetailPane, { row: text('hello'), tz: 'utc', view: 'json' });
+    expect((plain.getByTestId('detail-tab-json') as HTMLButtonElement).disabled).toBe(true);
+    expect(plain.getByTestId('detail-text').textContent).toBe('hello');
+  });
+
+  it('dumps bytes as hex with an offset column and ASCII', async () => {
+    const bytes: Row = { ...typed, kind: 'bytes', hex: '48656c6c6f00ff', class: null, type_id: null, fields_json: null, fields_pretty: null };
+    const { getByTestId } = render(DetailPane, { row: bytes, tz: 'utc', view: 'hex' });
+    expect(getByTestId('detail-hex').textContent).toMatch(/00000000\s*48 65 6c 6c 6f 00 ff\s*Hello··/);
+  });
+});

@@ -1,0 +1,199 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, render } from '@testing-library/svelte';
+import MessagesTab from '../src/components/MessagesTab.svelte';
+import { describe_, mock, rows, settle, until } from './helpers';
+
+vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend')).mockModule());
+
+beforeEach(() => {
+  mock().seed();
+  mock().calls = [];
+  mock().searchChunk = 50000;
+  mock().searchDelay = 0;
+});
+afterEach(() => cleanup());
+
+const pageCalls = () => mock().calls.filter((c) => c[0] === 'readPage');
+
+describe('the messages table', () => {
+  it('renders only a window of rows of the 1,000,000-message topic, fetched in pages of at most 500', async () => {
+    const detail = await describe_('firehose');
+    expect(detail.summary.messages).toBe('1000000');
+    const { getByTestId } = render(MessagesTab, { topic: 'firehose', detail, tz: 'utc' });
+    await until(() => rows().length > 0, 'rows');
+    const shown = rows();
+    // The viewport is 440 px of 22 px rows: about 20 rows, never thousands.
+    expect(shown.length).toBeGreaterThanOrEqual(15);
+    expect(shown.length).toBeLessThanOrEqual(30);
+    expect(shown[0].dataset.offset).toBe('0');
+    expect(shown[0].dataset.partition).toBe('0');
+    expect(getByTestId('row-range').textContent).toMatch(/1–20 of 1,000,000/);
+    const calls = pageCalls();
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.length).toBeLessThanOrEqual(3);
+    for (const c of calls) expect(c[4] as number).toBeLessThanOrEqual(500);
+  });
+
+  it('jumps to an offset deep in the 1M topic, reading only the pages there', async () => {
+    const detail = await describe_('firehose');
+    const { getByTestId } = render(MessagesTab, { topic: 'firehose', detail, tz: 'utc' });
+    await until(() => rows().length > 0, 'rows');
+    await fireEvent.input(getByTestId('jump-offset-input'), { target: { value: '765432' } });
+    await fireEvent.click(getByTestId('jump-offset-go'));
+    await until(() => rows().some((r) => r.dataset.offset === '765432'), 'row 765432');
+    const row = rows().find((r) => r.dataset.offset === '765432')!;
+    expect(row.parentElement!.getAttribute('aria-selected')).toBe('true');
+    expect(row.textContent).toContain('event #765432 ');
+    expect(rows().length).toBeLessThanOrEqual(30);
+    const froms = pageCalls().map((c) => BigInt(c[3] as string));
+    expect(froms.some((f) => f <= 765432n && 765432n < f + 500n)).toBe(true);
+  });
+
+  it('says why an offset cannot be shown', async () => {
+    const detail = await describe_('sensors');
+    const { getByTestId } = render(MessagesTab, { topic: 'sensors', detail, tz: 'utc' });
+    await fireEvent.change(getByTestId('jump-offset-partition'), { target: { value: '1' } });
+    await fireEvent.input(getByTestId('jump-offset-input'), { target: { value: '5' } });
+    await fireEvent.click(getByTestId('jump-offset-go'));
+    expect(getByTestId('messages-error').textContent).toMatch(/partition 1 starts at offset 1,000/);
+  });
+
+  it('shows damaged lines as warning rows with file:line and the problem', async () => {
+    const detail = await describe_('orders');
+    render(MessagesTab, { topic: 'orders', detail, tz: 'utc', link: { partition: 1 } });
+    await until(() => rows().length > 0, 'rows');
+    const d = rows().find((r) => r.dataset.kind === 'damaged')!;
+    expect(d.dataset.partition).toBe('1');
+    expect(d.dataset.offset).toBe('7');
+    expect(d.textContent).toMatch(/damaged line · 1-\d{8}_0\.tmf:8 · payload: invalid base85/);
+  });
+
+  it('renders payloads as text only: an HTML payload creates no element', async () => {
+    const detail = await describe_('chat');
+    const { container, getByTestId } = render(MessagesTab, { topic: 'chat', detail, tz: 'utc' });
+    await until(() => rows().length > 0, 'rows');
+    const xss = rows().find((r) => r.textContent!.includes('<img src=x onerror=alert(1)>'));
+    expect(xss, 'the payload shows literally').toBeTruthy();
+    expect(container.querySelector('img')).toBeNull();
+    expect(document.querySelector('img')).toBeNull();
+    // And in the detail pane.
+    await fireEvent.click(xss!.parentElement!);
+    await fireEvent.dblClick(xss!.parentElement!);
+    await settle();
+    expect(getByTestId('detail-text').textContent).toBe('<img src=x onerror=alert(1)>');
+    expect(document.querySelector('img')).toBeNull();
+  });
+
+  it('previews typed messages as Class {json} and bytes as hex', async () => {
+    const orders = await describe_('orders');
+    render(MessagesTab, { topic: 'orders', detail: orders, tz: 'utc' });
+    await until(() => rows().length > 0, 'rows');
+    expect(rows()[4].textContent).toContain('Order {"id":123456789012345678901234567890,');
+    cleanup();
+    const sensors = await describe_('sensors');
+    render(MessagesTab, { topic: 'sensors', detail: sensors, tz: 'utc' });
+    await until(() => rows().length > 0, 'rows');
+    expect(rows()[0].textContent).toMatch(/00 00 00 00 [0-9a-f]{2} [0-9a-f]{2}/);
+  });
+});
+
+describe('search', () => {
+  it('streams hits into the table, shows progress, and Cancel stops it', async () => {
+    mock().searchChunk = 20000;
+    mock().searchDelay = 20;
+    const detail = await describe_('firehose');
+    const { getByTestId, queryByTestId } = render(MessagesTab, { topic: 'firehose', detail, tz: 'utc' });
+    await fireEvent.input(getByTestId('search-input'), { target: { value: 'level=error' } });
+    await fireEvent.click(getByTestId('search-go'));
+    await until(() => rows().length > 0, 'first hits');
+    const progress = getByTestId('search-progress');
+    expect(progress.dataset.state).toBe('running');
+    // More hits stream in while it runs.
+    const first = Number(getByTestId('row-range').textContent!.match(/of ([\d,]+) hits/)![1].replace(/,/g, ''));
+    await until(() => Number(getByTestId('row-range').textContent!.match(/of ([\d,]+) hits/)![1].replace(/,/g, '')) > first, 'more hits');
+    expect(rows().every((r) => r.textContent!.includes('level=error'))).toBe(true);
+    expect(Number(progress.getAttribute('aria-valuenow'))).toBeGreaterThan(0);
+
+    await fireEvent.click(getByTestId('search-cancel'));
+    await settle();
+    const atCancel = getByTestId('row-range').textContent;
+    const cancelCall = mock().calls.find((c) => c[0] === 'cancelSearch');
+    expect(cancelCall).toBeTruthy();
+    await new Promise((r) => setTimeout(r, 150)); // several search steps' worth
+    await settle();
+    expect(getByTestId('row-range').textContent).toBe(atCancel);
+    expect(getByTestId('search-progress').dataset.state).toBe('cancelled');
+    expect(queryByTestId('search-cancel')).toBeNull();
+    expect(Number(getByTestId('search-progress').getAttribute('aria-valuenow'))).toBeLessThan(100);
+  });
+
+  it('clears back to the log', async () => {
+    const detail = await describe_('orders');
+    const { getByTestId, queryByTestId } = render(MessagesTab, { topic: 'orders', detail, tz: 'utc' });
+    await fireEvent.input(getByTestId('search-input'), { target: { value: 'wrong size' } });
+    await fireEvent.click(getByTestId('search-go'));
+    await until(() => getByTestId('search-progress').dataset.state === 'done', 'search done');
+    expect(rows().length).toBeGreaterThan(0);
+    expect(rows().every((r) => r.textContent!.includes('wrong size'))).toBe(true);
+    await fireEvent.click(getByTestId('search-clear'));
+    await until(() => rows().length > 0, 'log rows');
+    expect(queryByTestId('search-progress')).toBeNull();
+    expect(getByTestId('row-range').textContent).toMatch(/of 1,200$/);
+  });
+
+  it('shows a backend error (a bad regex) inline', async () => {
+    const detail = await describe_('chat');
+    const { getByTestId } = render(MessagesTab, { topic: 'chat', detail, tz: 'utc' });
+    await fireEvent.click(getByTestId('search-regex'));
+    await fireEvent.input(getByTestId('search-input'), { target: { value: '(unclosed' } });
+    await fireEvent.click(getByTestId('search-go'));
+    await until(() => !!document.querySelector('[data-testid=messages-error]'), 'error');
+    expect(getByTestId('messages-error').textContent).toMatch(/invalid regular expression/);
+  });
+});
+
+describe('keyboard and time', () => {
+  it('J/K and arrows move the selection, Enter opens the detail, Esc closes it, / and G focus their fields', async () => {
+    const detail = await describe_('orders');
+    const { getByTestId, queryByTestId } = render(MessagesTab, { topic: 'orders', detail, tz: 'utc' });
+    await until(() => rows().length > 0, 'rows');
+    const selected = () => document.querySelector<HTMLElement>('[aria-selected=true] [data-testid=message-row]')?.dataset.offset;
+    await fireEvent.keyDown(document.body, { key: 'j' });
+    await fireEvent.keyDown(document.body, { key: 'j' });
+    await fireEvent.keyDown(document.body, { key: 'ArrowDown' });
+    await fireEvent.keyDown(document.body, { key: 'k' });
+    expect(selected()).toBe('1');
+    expect(queryByTestId('detail-pane')).toBeNull();
+    await fireEvent.keyDown(document.body, { key: 'Enter' });
+    expect(getByTestId('detail-pane').textContent).toContain('#1');
+    await fireEvent.keyDown(document.body, { key: 'Escape' });
+    expect(queryByTestId('detail-pane')).toBeNull();
+    await fireEvent.keyDown(document.body, { key: '/' });
+    expect(document.activeElement).toBe(getByTestId('search-input'));
+    (document.activeElement as HTMLElement).blur();
+    await fireEvent.keyDown(document.body, { key: 'g' });
+    expect(document.activeElement).toBe(getByTestId('jump-offset-input'));
+    (document.activeElement as HTMLElement).blur();
+    await fireEvent.keyDown(document.body, { key: 'f' });
+    expect(getByTestId('follow-toggle').getAttribute('aria-pressed')).toBe('true');
+    // Keys typed into a field stay there.
+    await fireEvent.keyDown(getByTestId('search-input'), { key: 'j' });
+    expect(selected()).not.toBe('2');
+  });
+
+  it('jumps to the first message at or after a time', async () => {
+    const detail = await describe_('firehose');
+    const { getByTestId } = render(MessagesTab, { topic: 'firehose', detail, tz: 'utc' });
+    await until(() => rows().length > 0, 'rows');
+    // Message i of firehose is written at t0 + i * 0.05 s.
+    const r = await mock().backend().readPage('firehose', 0, '400000', 1);
+    const ts = r.status === 'ok' && r.data.rows[0].row === 'message' ? r.data.rows[0].timestamp! : 0;
+    const d = new Date(ts * 1000);
+    const text = d.toISOString().replace('T', ' ').replace('Z', '');
+    await fireEvent.input(getByTestId('jump-time-input'), { target: { value: text } });
+    await fireEvent.click(getByTestId('jump-time-go'));
+    await until(() => rows().some((x) => x.dataset.offset === '400000'), 'row 400000');
+    expect(document.querySelector<HTMLElement>('[aria-selected=true] [data-testid=message-row]')?.dataset.offset).toBe('400000');
+    expect((getByTestId('jump-offset-input') as HTMLInputElement).value).toBe('400000');
+  });
+});
