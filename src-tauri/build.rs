@@ -7,6 +7,8 @@ fn main() {
         "recent_stores",
         "open_demo_store",
         "store_info",
+        "close_store",
+        "raw_line",
         "describe_topic",
         "read_page",
         "offset_at_time",

@@ -22,7 +22,7 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ErrorDto> + S
 /// Open `path` as the current store, watch it, and name it in the window title.
 pub fn open_path(app: &AppHandle, state: &AppState, path: &str) -> Result<StoreInfo, ErrorDto> {
     let store = Store::open(path)?;
-    let info = service::store_info(&store)?;
+    let mut info = service::store_info(&store)?;
     let handle = app.clone();
     let watcher = StoreWatcher::new(store.root(), Duration::from_millis(60), move |c| {
         let ev = StoreChanged { topics: c.topics.into_iter().collect(), groups: c.groups.into_iter().collect(), structure: c.structure };
@@ -32,6 +32,7 @@ pub fn open_path(app: &AppHandle, state: &AppState, path: &str) -> Result<StoreI
     })
     .map_err(|e| tracing::warn!(error = %e, "live updates are off: the folder cannot be watched"))
     .ok();
+    info.watching = watcher.is_some();
     state.set_store(OpenStore { store, _watcher: watcher });
     state.remember(&info.root);
     if let Some(w) = app.get_webview_window("main") {
@@ -77,7 +78,29 @@ pub async fn open_demo_store(app: AppHandle, state: State<'_, AppState>) -> Resu
 #[specta::specta]
 pub async fn store_info(state: State<'_, AppState>) -> Result<StoreInfo, ErrorDto> {
     let store = state.store()?;
-    blocking(move || service::store_info(&store)).await
+    let watching = state.watching();
+    let mut info = blocking(move || service::store_info(&store)).await?;
+    info.watching = watching;
+    Ok(info)
+}
+
+/// Close the open store (stopping its watcher and demo members): back to the welcome screen.
+#[tauri::command]
+#[specta::specta]
+pub async fn close_store(app: AppHandle, state: State<'_, AppState>) -> Result<(), ErrorDto> {
+    state.close();
+    if let Some(w) = app.get_webview_window("main") {
+        let _ = w.set_title("TwainMQ Desktop");
+    }
+    Ok(())
+}
+
+/// The raw line at an offset, with its file and line number.
+#[tauri::command]
+#[specta::specta]
+pub async fn raw_line(state: State<'_, AppState>, topic: String, partition: u32, offset: String) -> Result<Option<RawLine>, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::raw_line(&store, &topic, partition, &offset)).await
 }
 
 #[tauri::command]

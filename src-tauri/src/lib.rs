@@ -18,6 +18,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::recent_stores,
             commands::open_demo_store,
             commands::store_info,
+            commands::close_store,
+            commands::raw_line,
             commands::describe_topic,
             commands::read_page,
             commands::offset_at_time,

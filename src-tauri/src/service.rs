@@ -53,7 +53,7 @@ pub fn store_info(store: &Store) -> Result<StoreInfo, ErrorDto> {
         };
         groups.push(summary);
     }
-    Ok(StoreInfo { root: store.root().display().to_string(), topics, groups })
+    Ok(StoreInfo { root: store.root().display().to_string(), topics, groups, watching: false })
 }
 
 pub fn describe_topic(store: &Store, topic: &str) -> Result<TopicDetail, ErrorDto> {
@@ -111,6 +111,23 @@ pub fn read_page(store: &Store, topic: &str, partition: u32, from: &str, limit: 
         }
     }
     Ok(Page { partition, rows, next: reader.position().to_string(), end: end.to_string() })
+}
+
+/// The raw line at an offset, with its file and line number (for the detail pane).
+pub fn raw_line(store: &Store, topic: &str, partition: u32, offset: &str) -> Result<Option<RawLine>, ErrorDto> {
+    let offset = parse_offset(offset)?;
+    let mut reader = store.partition_reader(topic, partition, StartFrom::Offset(offset))?;
+    match reader.poll() {
+        Ok(Some(m)) if m.offset == offset => {}
+        Err(Error::CorruptLine { offset: o, .. }) if o == offset => {}
+        Ok(_) | Err(Error::CorruptLine { .. }) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    }
+    Ok(reader.last_line().map(|(path, line, raw)| RawLine {
+        file: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        line: line.to_string(),
+        raw: String::from_utf8_lossy(raw).into_owned(),
+    }))
 }
 
 pub fn offset_at_time(store: &Store, topic: &str, partition: u32, unix: f64) -> Result<Option<String>, ErrorDto> {

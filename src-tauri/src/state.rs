@@ -45,6 +45,16 @@ impl AppState {
         *lock(&self.open) = Some(open);
     }
 
+    pub fn watching(&self) -> bool {
+        lock(&self.open).as_ref().is_some_and(|o| o._watcher.is_some())
+    }
+
+    pub fn close(&self) {
+        self.members.stop_all();
+        self.members.clear_stopped();
+        *lock(&self.open) = None;
+    }
+
     pub fn searches(&self) -> MutexGuard<'_, HashMap<u32, Arc<AtomicBool>>> {
         lock(&self.searches)
     }

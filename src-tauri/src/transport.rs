@@ -51,6 +51,18 @@ pub struct StoreInfo {
     pub root: String,
     pub topics: Vec<TopicSummary>,
     pub groups: Vec<GroupSummary>,
+    /// File watching is on: changes appear without refreshing.
+    pub watching: bool,
+}
+
+/// Where a line is on disk, and its raw text.
+#[derive(Debug, Clone, Serialize, Type, PartialEq)]
+pub struct RawLine {
+    pub file: String,
+    /// 1-based line number in `file`.
+    pub line: String,
+    /// The line as stored (ASCII for well-formed lines), without its newline.
+    pub raw: String,
 }
 
 #[derive(Debug, Clone, Serialize, Type)]

@@ -284,3 +284,13 @@ fn demo_members_split_partitions_and_take_over_when_one_is_killed() {
     members.stop_all();
     assert!(members.list().iter().all(|m| m.partitions.is_empty()));
 }
+
+#[test]
+fn raw_lines_come_with_their_file_and_line() {
+    let (_d, store) = fixture();
+    let raw = service::raw_line(&store, "events", 0, "22").expect("raw").expect("line 22");
+    assert_eq!((raw.file.as_str(), raw.line.as_str()), ("0-20261128_21.tmf", "2"));
+    let on_disk = std::fs::read_to_string(store.root().join("events/0-20261128_21.tmf")).expect("read");
+    assert_eq!(raw.raw, on_disk.lines().nth(1).expect("line"));
+    assert_eq!(service::raw_line(&store, "events", 0, "9999").expect("raw"), None);
+}

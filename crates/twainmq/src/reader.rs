@@ -138,6 +138,8 @@ pub struct PartitionReader {
     /// Offset of the next message to return.
     next: u64,
     index: crate::index::LineIndex,
+    /// Where the last returned line is in the cursor's buffer: (start, end, line number).
+    last: Option<(usize, usize, u64)>,
 }
 
 impl std::fmt::Debug for PartitionReader {
@@ -167,6 +169,7 @@ impl PartitionReader {
             cur: None,
             next: 0,
             index: store.index().clone(),
+            last: None,
         };
         r.seek_to(from)?;
         Ok(r)
@@ -183,6 +186,15 @@ impl PartitionReader {
     /// Offset of the next message this reader returns.
     pub fn position(&self) -> u64 {
         self.next
+    }
+
+    /// The file, 1-based line number and raw bytes (without the newline) of the
+    /// line the last successful or damaged-line poll returned; `None` after
+    /// anything else moved the reader.
+    pub fn last_line(&self) -> Option<(&std::path::Path, u64, &[u8])> {
+        let (s, e, line) = self.last?;
+        let cur = self.cur.as_ref()?;
+        Some((cur.file.path.as_path(), line, cur.buf.get(s..e)?))
     }
 
     /// Re-position the reader.
@@ -285,6 +297,7 @@ impl PartitionReader {
     /// moved past it, so polling again continues with the next line.
     /// [`Error::Io`] for read errors.
     pub fn poll(&mut self) -> Result<Option<Message>> {
+        self.last = None;
         let mut retried_tail = false;
         loop {
             if self.cur.is_none() && !self.position_cursor()? {
@@ -301,6 +314,7 @@ impl PartitionReader {
                         continue;
                     }
                     self.next = offset + 1;
+                    self.last = Some((s, e, line_no));
                     let decoded = self.codec.decode_line(self.key_type, &cur.buf[s..e]);
                     return match decoded {
                         Ok(rec) => {

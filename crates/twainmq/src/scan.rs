@@ -104,7 +104,10 @@ pub fn search(
         None => (0..config.partitions).collect(),
     };
     let ends = store.end_offsets(topic)?;
-    let mut progress = Progress { total: partitions.iter().map(|p| ends[*p as usize]).sum(), ..Progress::default() };
+    let listing = files::list_topic_dir(&store.topic_dir(topic), config.partitions)?;
+    let starts: Vec<u64> = listing.partitions.iter().map(|f| f.first().map_or(0, |f| f.first)).collect();
+    let total = partitions.iter().map(|p| ends[*p as usize].saturating_sub(starts[*p as usize])).sum();
+    let mut progress = Progress { total, ..Progress::default() };
     for p in partitions {
         let mut r = store.partition_reader(topic, p, StartFrom::Start)?;
         let end = ends[p as usize];

@@ -87,6 +87,11 @@ impl StoreWatcher {
                     let mut change = StoreChange::default();
                     let mut add = |ev: notify::Result<notify::Event>| {
                         if let Ok(ev) = ev {
+                            // Opening or reading a file is not a change (and our own reads
+                            // would otherwise report themselves forever).
+                            if matches!(ev.kind, notify::EventKind::Access(_)) {
+                                return;
+                            }
                             let cr = matches!(ev.kind, notify::EventKind::Create(_) | notify::EventKind::Remove(_))
                                 || matches!(ev.kind, notify::EventKind::Modify(notify::event::ModifyKind::Name(_)));
                             for p in &ev.paths {
@@ -132,6 +137,25 @@ mod tests {
         c.add_path(root, Path::new("/s/.x.twc.tmp-1"), true);
         c.add_path(root, Path::new("/elsewhere/x"), true);
         assert!(c.is_empty());
+    }
+
+    #[test]
+    fn reading_is_not_a_change() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = crate::Store::open(dir.path()).expect("open");
+        store.create_topic("t", &crate::TopicSpec::default()).expect("create");
+        store.producer("t").expect("p").send_text(1u16, "x").expect("send");
+        let (tx, rx) = mpsc::channel();
+        let _w = StoreWatcher::new(dir.path(), Duration::from_millis(20), move |c| {
+            let _ = tx.send(c);
+        })
+        .expect("watch");
+        for _ in 0..5 {
+            let mut c = store.consumer("t", crate::StartFrom::Start).expect("consumer");
+            while c.poll().expect("poll").is_some() {}
+            store.describe_topic("t").expect("describe");
+        }
+        assert!(rx.recv_timeout(Duration::from_millis(300)).is_err(), "reads reported as changes");
     }
 
     #[test]

@@ -12,6 +12,10 @@ export const commands = {
 	recentStores: () => typedError<string[], ErrorDto>(__TAURI_INVOKE("recent_stores")),
 	openDemoStore: () => typedError<StoreInfo, ErrorDto>(__TAURI_INVOKE("open_demo_store")),
 	storeInfo: () => typedError<StoreInfo, ErrorDto>(__TAURI_INVOKE("store_info")),
+	/**  Close the open store (stopping its watcher and demo members): back to the welcome screen. */
+	closeStore: () => typedError<null, ErrorDto>(__TAURI_INVOKE("close_store")),
+	/**  The raw line at an offset, with its file and line number. */
+	rawLine: (topic: string, partition: number, offset: string) => typedError<RawLine | null, ErrorDto>(__TAURI_INVOKE("raw_line", { topic, partition, offset })),
 	describeTopic: (topic: string) => typedError<TopicDetail, ErrorDto>(__TAURI_INVOKE("describe_topic", { topic })),
 	readPage: (topic: string, partition: number, from: string, limit: number) => typedError<Page, ErrorDto>(__TAURI_INVOKE("read_page", { topic, partition, from, limit })),
 	offsetAtTime: (topic: string, partition: number, unix: number | null) => typedError<string | null, ErrorDto>(__TAURI_INVOKE("offset_at_time", { topic, partition, unix })),
@@ -186,6 +190,15 @@ export type Produced = {
 	offset: string | null,
 };
 
+/**  Where a line is on disk, and its raw text. */
+export type RawLine = {
+	file: string,
+	/**  1-based line number in `file`. */
+	line: string,
+	/**  The line as stored (ASCII for well-formed lines), without its newline. */
+	raw: string,
+};
+
 export type ResetPlanDto = {
 	group: string,
 	topic: string,
@@ -256,6 +269,8 @@ export type StoreInfo = {
 	root: string,
 	topics: TopicSummary[],
 	groups: GroupSummary[],
+	/**  File watching is on: changes appear without refreshing. */
+	watching: boolean,
 };
 
 export type TopicDetail = {
