@@ -18,7 +18,7 @@ pub struct Problem {
     pub line: Option<u64>,
     pub offset: Option<u64>,
     /// A stable code: `corrupt_config`, `unknown_file`, `symlink`, `damaged_line`,
-    /// `unfinished_line`, `offset_gap`, `offset_overlap`, `duplicate_day`, `unknown_type_id`.
+    /// `unfinished_line`, `offset_gap`, `offset_overlap`, `duplicate_day`, `unknown_type_id`, `network_filesystem`.
     pub kind: &'static str,
     pub message: String,
 }
@@ -33,6 +33,17 @@ fn name_of(p: &std::path::Path) -> Option<String> {
 /// I/O errors listing the store (problems inside topics are returned, not raised).
 pub fn check_store(store: &Store) -> Result<Vec<Problem>> {
     let mut out = Vec::new();
+    if let crate::fsinfo::FsKind::Network(name) = crate::fsinfo::filesystem_kind(store.root()) {
+        out.push(Problem {
+            topic: String::new(),
+            partition: None,
+            file: None,
+            line: None,
+            offset: None,
+            kind: "network_filesystem",
+            message: format!("the store is on {name}, where O_APPEND is not atomic between machines: our producers lock each append, 0.2.3's do not, so run 0.2.3 writers on one machine only"),
+        });
+    }
     let groups = store.list_groups()?.into_iter().map(|g| crate::name::group_topic(&g));
     for topic in store.list_topics()?.into_iter().chain(groups) {
         out.extend(check_topic(store, &topic)?);

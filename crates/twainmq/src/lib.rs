@@ -29,6 +29,7 @@ pub mod deflate;
 pub mod demo;
 pub mod error;
 pub mod files;
+pub mod fsinfo;
 pub mod group;
 pub mod index;
 pub mod key;

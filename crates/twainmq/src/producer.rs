@@ -112,6 +112,8 @@ pub struct Producer {
     exact: bool,
     locate: bool,
     newer_checked_at: i64,
+    /// On a network file system: lock each append (O_APPEND alone is not atomic there).
+    lock_appends: bool,
     line: Vec<u8>,
     raw: Vec<u8>,
 }
@@ -141,6 +143,13 @@ impl Producer {
             exact: false,
             locate: false,
             newer_checked_at: 0,
+            lock_appends: {
+                let kind = crate::fsinfo::filesystem_kind(&dir);
+                if let crate::fsinfo::FsKind::Network(name) = kind {
+                    tracing::warn!(topic, fs = name, "the store is on a network file system, where O_APPEND is not atomic between machines: appends are locked; 0.2.3 writers do not lock, so do not run them on other machines at the same time");
+                }
+                kind.is_network()
+            },
             line: Vec::with_capacity(MAX_LINE_BYTES),
             raw: Vec::with_capacity(MAX_LINE_BYTES),
         })
@@ -363,13 +372,20 @@ impl Producer {
         let Some(active) = self.active[partition as usize].as_mut() else {
             return Err(Error::io("open", self.store.topic_dir(&self.topic), std::io::Error::other("no active file")));
         };
+        if self.lock_appends {
+            crate::fsinfo::lock_exclusive(&active.file).map_err(|e| Error::io("lock", active.path.to_path_buf(), e))?;
+        }
         let written = loop {
             match active.file.write(bytes) {
-                Ok(n) => break n,
+                Ok(n) => break Ok(n),
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(Error::io("append to", active.path.to_path_buf(), e)),
+                Err(e) => break Err(Error::io("append to", active.path.to_path_buf(), e)),
             }
         };
+        if self.lock_appends {
+            let _ = crate::fsinfo::unlock(&active.file);
+        }
+        let written = written?;
         if written != bytes.len() {
             return Err(Error::ShortWrite { path: active.path.to_path_buf(), written, len: bytes.len() });
         }
