@@ -25,6 +25,8 @@ pub fn filesystem_kind(path: &std::path::Path) -> FsKind {
     #[cfg(target_os = "linux")]
     {
         match rustix::fs::statfs(path) {
+            // `f_type`'s integer type differs between architectures.
+            #[allow(clippy::unnecessary_cast)]
             Ok(s) => kind_of_magic(s.f_type as i64),
             Err(_) => FsKind::Unknown,
         }
