@@ -1,7 +1,6 @@
 //! Partition file names (`<p>-<YYYYMMDD>_<first>.tmf`): parsed and built here only.
 
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use chrono::{Datelike, NaiveDate};
@@ -148,39 +147,6 @@ impl LineCount {
     }
 }
 
-/// Count the lines of a file with `memchr`.
-///
-/// # Errors
-/// I/O errors; a missing file counts as empty.
-pub fn count_lines(path: &Path) -> Result<LineCount> {
-    let mut f = match fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(LineCount::default()),
-        Err(e) => return Err(Error::io("read", path, e)),
-    };
-    let mut buf = vec![0u8; 1 << 18];
-    let mut count = LineCount::default();
-    let mut since_newline = 0u64;
-    loop {
-        let n = match f.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Error::io("read", path, e)),
-        };
-        let chunk = &buf[..n];
-        count.bytes += n as u64;
-        let newlines = memchr::memchr_iter(b'\n', chunk).count() as u64;
-        count.complete += newlines;
-        since_newline = match memchr::memrchr(b'\n', chunk) {
-            Some(i) => (n - i - 1) as u64,
-            None => since_newline + n as u64,
-        };
-    }
-    count.partial_bytes = since_newline;
-    Ok(count)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,16 +169,5 @@ mod tests {
         }
         assert_eq!(Day::from_unix_micros(1_796_016_478_803_225), Day(20261130));
         assert_eq!(Day::from_unix_micros(0).to_string(), "19700101");
-    }
-
-    #[test]
-    fn counts_lines_and_torn_tails() {
-        let dir = tempfile::tempdir().expect("tmp");
-        let p = dir.path().join("f");
-        fs::write(&p, b"a\nb\ncc").expect("write");
-        let c = count_lines(&p).expect("count");
-        assert_eq!((c.complete, c.partial_bytes, c.bytes, c.python_lines()), (2, 2, 6, 3));
-        fs::write(&p, b"").expect("write");
-        assert_eq!(count_lines(&p).expect("count").python_lines(), 0);
     }
 }

@@ -413,7 +413,7 @@ impl Producer {
             _ => {
                 // 0.2.3 starts the new file after the latest one's lines, counting a torn last line.
                 let first = match files.iter().max_by_key(|f| (f.day, f.first)) {
-                    Some(prev) => prev.first + files::count_lines(&prev.path)?.python_lines(),
+                    Some(prev) => prev.first + self.store.index().count(&prev.path)?.python_lines(),
                     None => 0,
                 };
                 (dir.join(PartitionFile::file_name(partition, day, first)), first)

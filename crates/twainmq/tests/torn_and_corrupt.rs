@@ -92,7 +92,7 @@ fn a_torn_tail_before_a_later_file_is_reported_and_the_next_file_is_read() {
     let m = r.poll().expect("poll").expect("next day");
     assert_eq!((m.offset, m.text()), (2, Some("next day")));
     // The producer counts the torn line, as 0.2.3 does, when it starts a file.
-    assert_eq!(twainmq::files::count_lines(&file).expect("count").python_lines(), 2);
+    assert_eq!(twainmq::index::LineIndex::default().count(&file).expect("count").python_lines(), 2);
 }
 
 #[test]
