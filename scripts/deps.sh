@@ -21,7 +21,8 @@ if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import venv, ensurepip' >
 [ -e /usr/include/zlib.h ] || pkgs+=(zlib1g-dev)
 # Tauri 2 on Linux, and the end-to-end harness (Xvfb, WebKitWebDriver, screenshots).
 for p in libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev librsvg2-dev \
-         libayatana-appindicator3-dev libssl-dev xvfb xauth webkit2gtk-driver imagemagick x11-utils file; do
+         libayatana-appindicator3-dev libssl-dev xvfb xauth webkit2gtk-driver imagemagick x11-utils file \
+         fonts-wqy-zenhei fonts-noto-color-emoji; do
   need_pkg "$p"
 done
 
