@@ -115,6 +115,49 @@ await shot(p, 'topic-empty');
 p = await open('?mock=open&live=400#topic=chat&follow&theme=dark', 2500);
 await shot(p, 'follow-live');
 
+// Consumer groups.
+p = await open('?mock=open#group=billing&theme=dark');
+await shot(p, 'group-dark');
+p = await open('?mock=open#group=billing&theme=light');
+await shot(p, 'group-light');
+for (const field of ['demo-window', 'demo-rate']) {
+  await p.click(`[data-testid=${field}]`, { clickCount: 3 });
+  await p.type(`[data-testid=${field}]`, field === 'demo-window' ? '600' : '15');
+}
+await p.click('[data-testid=demo-add]');
+await sleep(1200);
+await p.click('[data-testid=demo-add]');
+await sleep(6000);
+await shot(p, 'group-demo-light');
+const victim = await p.$$('[data-testid=demo-member] [data-testid=demo-kill]');
+await victim[victim.length - 1].click();
+await sleep(300);
+// light → system → dark
+await p.evaluate(() => document.querySelector('[data-testid=theme-toggle]').click());
+await p.evaluate(() => document.querySelector('[data-testid=theme-toggle]').click());
+await sleep(3800);
+await shot(p, 'group-after-kill-dark');
+await p.click('[data-testid=demo-round]');
+await sleep(250);
+await shot(p, 'group-round-open');
+p = await open('?mock=open#group=billing&reset&theme=dark');
+await p.select('[data-testid=reset-target]', 'offset');
+await p.type('[data-testid=reset-offset-input]', '200');
+await p.click('[data-testid=reset-dry-run]');
+await sleep(300);
+await shot(p, 'group-reset-dry-run');
+await p.click('[data-testid=reset-confirm]');
+await sleep(300);
+await shot(p, 'group-reset-result');
+p = await open('?mock=open#group=tail&theme=light');
+await shot(p, 'group-tail-0.2.3');
+p = await open('?mock=open#topic=orders&tab=groups&theme=light');
+await shot(p, 'topic-groups');
+p = await open('?mock=open&live=150#topic=chat&tab=partitions&theme=dark', 4000);
+await shot(p, 'topic-throughput');
+p = await open('?mock=open&nowatch#topic=orders&select=1:7&theme=light');
+await shot(p, 'not-live-damaged-raw');
+
 async function page_click_recent_missing(page) {
   const items = await page.$$('[data-testid=recent-store]');
   await items[items.length - 1].click();

@@ -9,6 +9,7 @@ vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend'
 beforeEach(() => {
   mock().seed();
   mock().open = false;
+  mock().watching = true;
   app.info = null;
   app.topic = null;
   app.dialog = null;
@@ -142,6 +143,62 @@ describe('the app', () => {
     await settle();
     expect(getByTestId('new-pill').textContent).toMatch(/2 new/);
     expect(rows()[0].dataset.offset).toBe('0'); // the view stayed put
+  });
+
+  it('closes the store from the toolbar menu, back to the welcome screen', async () => {
+    const { getByTestId } = await openDemo();
+    await fireEvent.click(getByTestId('store-path'));
+    await fireEvent.click(getByTestId('menu-close-store'));
+    await until(() => !!document.querySelector('[data-testid=welcome]'), 'welcome');
+    expect(mock().calls.some((c) => c[0] === 'closeStore')).toBe(true);
+    expect(mock().open).toBe(false);
+    expect(app.info).toBeNull();
+    expect(document.querySelector('[data-testid=topic-list]')).toBeNull();
+    // The store can be opened again.
+    await fireEvent.click(getByTestId('open-demo'));
+    await until(() => !!document.querySelector('[data-testid=topic-list]'), 'topic list again');
+  });
+
+  it('says honestly when the folder is not watched, and refreshes on request', async () => {
+    mock().watching = false;
+    const { getByTestId } = await openDemo();
+    expect(getByTestId('live-indicator').textContent).toMatch(/not live: changes appear on refresh/);
+    expect(getByTestId('live-indicator').dataset.live).toBe('false');
+    await new Promise((r) => setTimeout(r, 300));
+    const before = getByTestId('topic-item-chat').textContent;
+    mock().calls = [];
+    mock().appendNow('chat', 'ada', { kind: 'str', text: 'unseen', size: 6 }, 0);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(mock().calls.filter((c) => c[0] === 'storeInfo')).toHaveLength(0);
+    expect(getByTestId('topic-item-chat').textContent).toBe(before);
+    await fireEvent.click(getByTestId('live-refresh'));
+    await until(() => getByTestId('topic-item-chat').textContent !== before, 'the refreshed count');
+    expect(getByTestId('topic-item-chat').textContent).toContain('61');
+    cleanup();
+    mock().watching = true;
+    app.info = null;
+    const again = await openDemo();
+    expect(again.getByTestId('live-indicator').textContent).toMatch(/^\s*live\s*$/);
+    expect(again.queryByTestId('live-refresh')).toBeNull();
+  });
+
+  it('shows a topic\'s throughput from the counts of successive refreshes', async () => {
+    const { getByTestId } = await openDemo();
+    await fireEvent.click(getByTestId('topic-item-chat'));
+    const rate = await waitFor('topic-rate');
+    expect(Number(rate.dataset.rate)).toBe(0);
+    for (let i = 0; i < 6; i++) {
+      for (let k = 0; k < 5; k++) mock().appendNow('chat', 'ada', { kind: 'str', text: `burst ${i}.${k}`, size: 9 }, 0);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    await until(() => Number(getByTestId('topic-rate').dataset.rate) > 0, 'a rate');
+    // 30 messages in about 1.8 s over a 5 s window.
+    const r = Number(getByTestId('topic-rate').dataset.rate);
+    expect(r).toBeGreaterThan(3);
+    expect(r).toBeLessThan(40);
+    const values = getByTestId('topic-rate-chart').dataset.values!.split(',').map(Number);
+    expect(values).toHaveLength(30);
+    expect(Math.round(values.reduce((a, b) => a + b, 0))).toBeGreaterThanOrEqual(20);
   });
 
   it('toggles and persists the theme and the time zone', async () => {

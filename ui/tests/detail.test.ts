@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render } from '@testing-library/svelte';
 import DetailPane from '../src/components/DetailPane.svelte';
 import type { Row } from '../src/lib/backend';
-import { settle } from './helpers';
+import { settle, until } from './helpers';
 
 vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend')).mockModule());
 afterEach(() => cleanup());
@@ -66,5 +66,31 @@ describe('the detail pane', () => {
     const bytes: Row = { ...typed, kind: 'bytes', hex: '48656c6c6f00ff', class: null, type_id: null, fields_json: null, fields_pretty: null };
     const { getByTestId } = render(DetailPane, { row: bytes, tz: 'utc', view: 'hex' });
     expect(getByTestId('detail-hex').textContent).toMatch(/00000000\s*48 65 6c 6c 6f 00 ff\s*Hello··/);
+  });
+
+  it('shows the raw line with its file and line number, fetched for the row', async () => {
+    let copied = '';
+    Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: async (t: string) => void (copied = t) } });
+    const row: Row = { ...typed, partition: 1, offset: '3', kind: 'str', text: 'hello', class: null, type_id: null, fields_json: null, fields_pretty: null, key: '7' };
+    const { getByTestId, rerender } = render(DetailPane, { row, topic: 'orders', tz: 'utc' });
+    await until(() => !!document.querySelector('[data-testid=detail-raw-file]'), 'raw line');
+    expect(getByTestId('detail-raw-file').textContent).toMatch(/^1-\d{8}_0\.tmf:4$/);
+    const raw = getByTestId('detail-raw-text').textContent!;
+    expect(raw.length).toBeGreaterThan(10);
+    await fireEvent.click(getByTestId('detail-raw-copy'));
+    await settle();
+    expect(copied).toBe(raw);
+    // Another row: fetched again.
+    await rerender({ row: { ...row, offset: '250' }, topic: 'orders', tz: 'utc' });
+    const file = () => document.querySelector('[data-testid=detail-raw-file]')?.textContent ?? '';
+    await until(() => /^1-\d{8}_\d+\.tmf:\d+$/.test(file()) && !file().endsWith('_0.tmf:4'), 'the new raw line');
+    const [, first, line] = /_(\d+)\.tmf:(\d+)$/.exec(file())!;
+    expect(Number(first) + Number(line) - 1).toBe(250);
+  });
+
+  it('says when the line is gone', async () => {
+    const row: Row = { ...typed, partition: 0, offset: '99999' };
+    const { getByTestId } = render(DetailPane, { row, topic: 'orders', tz: 'utc' });
+    await until(() => /no longer in the log/.test(getByTestId('detail-raw').textContent!), 'gone');
   });
 });

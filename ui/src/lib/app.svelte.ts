@@ -1,14 +1,16 @@
 // App-wide state and the actions that change it: the open store, the chosen
-// topic and tab, live updates from the file watcher, the status bar.
+// topic (and tab) or group, live updates from the file watcher, the status bar,
+// and the per-topic throughput history.
 
 import * as backend from './backend';
 import { prefs } from './prefs.svelte';
 import type { ErrorDto, GroupSummary, Result, StoreChanged, StoreInfo } from './backend';
+import { clearHistories, rateHistory } from './history';
 
 /** Least time between two store refreshes (and two reloads of a topic). */
 export const MIN_REFRESH_MS = 250;
 
-export type Tab = 'messages' | 'partitions' | 'produce';
+export type Tab = 'messages' | 'partitions' | 'groups' | 'produce';
 export type Dialog = null | 'create' | 'delete';
 
 export type SearchStatus = { state: 'running' | 'done' | 'cancelled' | 'failed' | 'limit'; fraction: number; text: string };
@@ -16,6 +18,9 @@ export type SearchStatus = { state: 'running' | 'done' | 'cancelled' | 'failed' 
 /** Where the app starts (from the address's #hash): used by screenshots and end-to-end tests. */
 export type DeepLink = {
   topic?: string;
+  group?: string;
+  /** Open the group's reset dialog. */
+  reset?: boolean;
   tab?: Tab;
   partition?: number;
   select?: { partition: number; offset: string };
@@ -34,7 +39,10 @@ export function parseDeepLink(hash: string): DeepLink {
   const topic = p.get('topic');
   if (topic) link.topic = topic;
   const tab = p.get('tab');
-  if (tab === 'messages' || tab === 'partitions' || tab === 'produce') link.tab = tab;
+  if (tab === 'messages' || tab === 'partitions' || tab === 'groups' || tab === 'produce') link.tab = tab;
+  const group = p.get('group');
+  if (group) link.group = group;
+  if (p.has('reset')) link.reset = true;
   const part = p.get('partition');
   if (part !== null && /^\d+$/.test(part)) link.partition = Number(part);
   const sel = /^(\d+):(\d+)$/.exec(p.get('select') ?? '');
@@ -61,6 +69,8 @@ class App {
   opening = $state(false);
   recent = $state<string[]>([]);
   topic = $state<string | null>(null);
+  /** The group whose view is shown (instead of the topic's). */
+  group = $state<string | null>(null);
   tab = $state<Tab>('messages');
   dialog = $state<Dialog>(null);
   /** Whether the file-watcher subscription is up. */
@@ -71,6 +81,10 @@ class App {
   events = 0;
   /** Bumped per topic on every change to it: views watch their topic's counter. */
   topicSeq = $state<Record<string, number>>({});
+  /** The same per group (its log changed). */
+  groupSeq = $state<Record<string, number>>({});
+  /** Bumped each time topic counts are sampled for throughput. */
+  rateSeq = $state(0);
   /** Lag per group at the previous refresh, for the ▲ badge. */
   lagGrowing = $state<Record<string, boolean>>({});
   now = $state(Date.now());
@@ -97,6 +111,11 @@ class App {
     this.statusTimer = setTimeout(() => (this.status = ''), error ? 12000 : 5000);
   }
 
+  /** Whether changes show up by themselves: the event subscription is up and the backend watches the folder. */
+  get watching(): boolean {
+    return this.live && this.info?.watching === true;
+  }
+
   /** The summary of the chosen topic. */
   get topicSummary() {
     return this.info?.topics.find((t) => t.name === this.topic) ?? null;
@@ -104,6 +123,7 @@ class App {
 
   /** Take a store summary; false (and nothing re-rendered) when it is what we had. */
   setInfo(info: StoreInfo): boolean {
+    this.sampleCounts(info);
     const text = JSON.stringify(info);
     if (this.info && text === this.infoText) return false;
     this.infoText = text;
@@ -116,6 +136,21 @@ class App {
     this.lagGrowing = growing;
     this.info = info;
     return true;
+  }
+
+  /** Note each topic's message count now, for its throughput chart. */
+  private sampleCounts(info: StoreInfo): void {
+    if (this.info && this.info.root !== info.root) clearHistories();
+    const t = Date.now();
+    for (const topic of info.topics) {
+      if (topic.error) continue;
+      try {
+        rateHistory(topic.name).add(t, BigInt(topic.messages));
+      } catch {
+        /* not a count */
+      }
+    }
+    this.rateSeq++;
   }
 
   /** Something on disk really changed (not just a watcher event): for the live indicator. */
@@ -144,6 +179,7 @@ class App {
       this.topic = null;
       this.tab = 'messages';
     }
+    if (!sameRoot || !r.data.groups.some((g) => g.name === this.group)) this.group = null;
     this.say(`Opened ${r.data.root}`);
     void this.loadRecent();
     return true;
@@ -168,6 +204,40 @@ class App {
   async openDemo(): Promise<void> {
     this.opening = true;
     this.opened('the demo store', await backend.openDemoStore());
+  }
+
+  /** Close the store: its watcher and demo members stop; back to the welcome screen. */
+  async closeStore(): Promise<void> {
+    const r = await backend.closeStore();
+    if (r.status === 'error' && r.error.code !== 'no_store') {
+      this.say(`Could not close the store: ${r.error.message}`, true);
+      return;
+    }
+    this.info = null;
+    this.infoText = '';
+    this.topic = null;
+    this.group = null;
+    this.tab = 'messages';
+    this.dialog = null;
+    this.search = null;
+    this.lastChange = null;
+    this.openError = null;
+    clearHistories();
+    void this.loadRecent();
+  }
+
+  /**
+   * Re-read everything shown (for when the folder is not watched): the store
+   * summary, and every topic and group view.
+   */
+  async refreshAll(): Promise<void> {
+    await this.refresh();
+    const seq = { ...this.topicSeq };
+    for (const t of this.info?.topics ?? []) seq[t.name] = (seq[t.name] ?? 0) + 1;
+    this.topicSeq = seq;
+    const gseq = { ...this.groupSeq };
+    for (const g of this.info?.groups ?? []) gseq[g.name] = (gseq[g.name] ?? 0) + 1;
+    this.groupSeq = gseq;
   }
 
   /** Refresh the store's summary (sidebar counts, groups); calls during a refresh coalesce. */
@@ -210,12 +280,23 @@ class App {
     const seq = { ...this.topicSeq };
     for (const t of c.topics) seq[t] = (seq[t] ?? 0) + 1;
     this.topicSeq = seq;
+    if (c.groups.length > 0) {
+      const gseq = { ...this.groupSeq };
+      for (const g of c.groups) gseq[g] = (gseq[g] ?? 0) + 1;
+      this.groupSeq = gseq;
+    }
     if (this.info) void this.refresh();
   }
 
   selectTopic(name: string, tab?: Tab): void {
+    this.group = null;
     this.topic = name;
     if (tab) this.tab = tab;
+  }
+
+  /** Show a group's view. */
+  selectGroup(name: string): void {
+    this.group = name;
   }
 
   /** First look: a store already open (given on the command line) or the welcome screen. */
@@ -252,6 +333,7 @@ class App {
         this.topic = l.topic;
         this.tab = l.tab ?? 'messages';
       }
+      if (l.group && r.data.groups.some((g) => g.name === l.group)) this.group = l.group;
       if (l.dialog) this.dialog = l.dialog === 'delete' && !this.topic ? null : l.dialog;
     }
   }

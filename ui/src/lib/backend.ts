@@ -5,15 +5,25 @@
 import { commands, events } from './bindings';
 import type {
   DamagedRow,
+  DemoMember,
   ErrorDto,
   FileDetail,
+  GroupDetail,
   GroupSummary,
+  MemberDto,
   MessageRow,
   NewTopic,
+  OfferDto,
   Page,
   PartitionDetail,
+  PartitionProgressDto,
   ProducePayload,
   Produced,
+  RawLine,
+  ResetPlanDto,
+  ResetRequest,
+  ResetRowDto,
+  RoundDto,
   Row,
   SearchEvent,
   SearchQuery,
@@ -28,15 +38,25 @@ import { createMockBackend, mockOptionsFromUrl } from './mockBackend';
 
 export type {
   DamagedRow,
+  DemoMember,
   ErrorDto,
   FileDetail,
+  GroupDetail,
   GroupSummary,
+  MemberDto,
   MessageRow,
   NewTopic,
+  OfferDto,
   Page,
   PartitionDetail,
+  PartitionProgressDto,
   ProducePayload,
   Produced,
+  RawLine,
+  ResetPlanDto,
+  ResetRequest,
+  ResetRowDto,
+  RoundDto,
   Row,
   SearchEvent,
   SearchQuery,
@@ -62,6 +82,10 @@ export interface Backend {
   recentStores(): Promise<Result<string[]>>;
   openDemoStore(): Promise<Result<StoreInfo>>;
   storeInfo(): Promise<Result<StoreInfo>>;
+  /** Close the open store (its watcher and demo members stop). */
+  closeStore(): Promise<Result<null>>;
+  /** The raw line of a message, with its file and 1-based line number (null: not found). */
+  rawLine(topic: string, partition: number, offset: string): Promise<Result<RawLine | null>>;
   describeTopic(topic: string): Promise<Result<TopicDetail>>;
   readPage(topic: string, partition: number, from: string, limit: number): Promise<Result<Page>>;
   offsetAtTime(topic: string, partition: number, unixSeconds: number): Promise<Result<string | null>>;
@@ -71,6 +95,16 @@ export interface Backend {
   produce(topic: string, key: string, payload: ProducePayload): Promise<Result<Produced>>;
   createTopic(topic: NewTopic): Promise<Result<TopicSummary>>;
   deleteTopic(topic: string, confirmName: string): Promise<Result<null>>;
+  describeGroup(group: string): Promise<Result<GroupDetail>>;
+  /** Reset a group's committed offsets; with `dry_run` only the before/after table. */
+  resetGroup(group: string, request: ResetRequest): Promise<Result<ResetPlanDto>>;
+  /** Open a round from outside the group: live members re-split the partitions. */
+  triggerRound(group: string, windowMs: number): Promise<Result<null>>;
+  /** Start a member inside the app; resolves to its handle. */
+  demoStartMember(topic: string, group: string, windowMs: number, rate: number): Promise<Result<string>>;
+  /** Stop a demo member gracefully (commit and leave) or kill it (no commit, no goodbye). */
+  demoStopMember(handle: string, kill: boolean): Promise<Result<null>>;
+  demoMembers(): Promise<Result<DemoMember[]>>;
   /** Store changes pushed by the file watcher. */
   onStoreChanged(cb: (c: StoreChanged) => void): Promise<Unlisten>;
   /** Folders dragged onto the window. */
@@ -95,6 +129,8 @@ function tauriBackend(): Backend {
     recentStores: () => guard(() => commands.recentStores()),
     openDemoStore: () => guard(() => commands.openDemoStore()),
     storeInfo: () => guard(() => commands.storeInfo()),
+    closeStore: () => guard(() => commands.closeStore()),
+    rawLine: (topic, partition, offset) => guard(() => commands.rawLine(topic, partition, offset)),
     describeTopic: (topic) => guard(() => commands.describeTopic(topic)),
     readPage: (topic, partition, from, limit) => guard(() => commands.readPage(topic, partition, from, limit)),
     offsetAtTime: (topic, partition, unix) => guard(() => commands.offsetAtTime(topic, partition, unix)),
@@ -108,6 +144,12 @@ function tauriBackend(): Backend {
     produce: (topic, key, payload) => guard(() => commands.produce(topic, key, payload)),
     createTopic: (topic) => guard(() => commands.createTopic(topic)),
     deleteTopic: (topic, confirm) => guard(() => commands.deleteTopic(topic, confirm)),
+    describeGroup: (group) => guard(() => commands.describeGroup(group)),
+    resetGroup: (group, request) => guard(() => commands.resetGroup(group, request)),
+    triggerRound: (group, windowMs) => guard(() => commands.triggerRound(group, windowMs)),
+    demoStartMember: (topic, group, windowMs, rate) => guard(() => commands.demoStartMember(topic, group, windowMs, rate)),
+    demoStopMember: (handle, kill) => guard(() => commands.demoStopMember(handle, kill)),
+    demoMembers: () => guard(() => commands.demoMembers()),
     onStoreChanged: async (cb) => events.storeChanged.listen((e) => cb(e.payload)),
     onDragDrop: async (cb) =>
       getCurrentWebview().onDragDropEvent((e) => {
@@ -132,6 +174,8 @@ function missingBackend(): Backend {
     recentStores: async () => ({ status: 'ok', data: [] }),
     openDemoStore: no,
     storeInfo: no,
+    closeStore: no,
+    rawLine: no,
     describeTopic: no,
     readPage: no,
     offsetAtTime: no,
@@ -140,6 +184,12 @@ function missingBackend(): Backend {
     produce: no,
     createTopic: no,
     deleteTopic: no,
+    describeGroup: no,
+    resetGroup: no,
+    triggerRound: no,
+    demoStartMember: no,
+    demoStopMember: no,
+    demoMembers: no,
     onStoreChanged: async () => () => {},
     onDragDrop: async () => () => {},
   };
@@ -162,6 +212,8 @@ export const pickFolder = () => impl.pickFolder();
 export const recentStores = () => impl.recentStores();
 export const openDemoStore = () => impl.openDemoStore();
 export const storeInfo = () => impl.storeInfo();
+export const closeStore = () => impl.closeStore();
+export const rawLine = (topic: string, partition: number, offset: string) => impl.rawLine(topic, partition, offset);
 export const describeTopic = (topic: string) => impl.describeTopic(topic);
 export const readPage = (topic: string, partition: number, from: string, limit: number) =>
   impl.readPage(topic, partition, from, limit);
@@ -173,5 +225,12 @@ export const cancelSearch = (id: number) => impl.cancelSearch(id);
 export const produce = (topic: string, key: string, payload: ProducePayload) => impl.produce(topic, key, payload);
 export const createTopic = (topic: NewTopic) => impl.createTopic(topic);
 export const deleteTopic = (topic: string, confirmName: string) => impl.deleteTopic(topic, confirmName);
+export const describeGroup = (group: string) => impl.describeGroup(group);
+export const resetGroup = (group: string, request: ResetRequest) => impl.resetGroup(group, request);
+export const triggerRound = (group: string, windowMs: number) => impl.triggerRound(group, windowMs);
+export const demoStartMember = (topic: string, group: string, windowMs: number, rate: number) =>
+  impl.demoStartMember(topic, group, windowMs, rate);
+export const demoStopMember = (handle: string, kill: boolean) => impl.demoStopMember(handle, kill);
+export const demoMembers = () => impl.demoMembers();
 export const onStoreChanged = (cb: (c: StoreChanged) => void) => impl.onStoreChanged(cb);
 export const onDragDrop = (cb: (d: DragDrop) => void) => impl.onDragDrop(cb);

@@ -188,3 +188,38 @@ export function payloadPreview(row: Row): string {
 export function partitionHue(p: number): number {
   return Math.round((p * 137.508 + 200) % 360);
 }
+
+/** A stable hue per group member id (golden-angle steps; neighbours differ, and differ from partitions). */
+export function memberHue(id: number): number {
+  return Math.round((id * 137.508 + 22) % 360);
+}
+
+/** A span of seconds for people: "0.4 s", "42 s", "5 min 3 s", "2 h 10 min", "3 d 4 h". */
+export function humanDuration(seconds: number | null): string {
+  if (seconds === null || !Number.isFinite(seconds)) return '—';
+  const s = Math.max(0, seconds);
+  if (s < 10) return `${s.toFixed(1)} s`;
+  if (s < 60) return `${Math.floor(s)} s`;
+  if (s < 3600) {
+    const m = Math.floor(s / 60);
+    const r = Math.floor(s % 60);
+    return r ? `${m} min ${r} s` : `${m} min`;
+  }
+  if (s < 86400) {
+    const h = Math.floor(s / 3600);
+    const m = Math.floor((s % 3600) / 60);
+    return m ? `${h} h ${m} min` : `${h} h`;
+  }
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  return h ? `${d} d ${h} h` : `${d} d`;
+}
+
+/** Messages a second for people: "0", "0.4", "12", "1.2 k". */
+export function formatRate(perSecond: number): string {
+  if (!Number.isFinite(perSecond) || perSecond <= 0) return '0';
+  if (perSecond < 10) return perSecond.toFixed(1).replace(/\.0$/, '');
+  if (perSecond < 10000) return String(Math.round(perSecond));
+  if (perSecond < 1e6) return `${(perSecond / 1000).toFixed(1)} k`;
+  return `${(perSecond / 1e6).toFixed(1)} M`;
+}

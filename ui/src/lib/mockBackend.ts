@@ -3,20 +3,25 @@
 // Topics: orders (typed, 4 partitions, a damaged line, an unfinished line),
 // firehose (1,000,000 messages made lazily per page), sensors (bytes, u64 keys),
 // chat (text, char12 keys, an XSS payload, JSON text with a big integer),
-// empty, and broken (an unreadable config).
+// empty, and broken (an unreadable config). Groups billing (orders) and tail
+// (chat, made by 0.2.3) run on the simulation in mockGroups.ts.
 
 import type {
   Backend,
+  DemoMember,
   DragDrop,
   ErrorDto,
   FileDetail,
-  GroupSummary,
+  GroupDetail,
   MessageRow,
+  RawLine,
   NewTopic,
   Page,
   PartitionDetail,
   ProducePayload,
   Produced,
+  ResetPlanDto,
+  ResetRequest,
   Result,
   Row,
   SearchEvent,
@@ -28,6 +33,7 @@ import type {
 } from './backend';
 import { parseJsonTree, prettyJson } from './json';
 import { keyProblem, parseKeyType, topicNameProblem } from './validate';
+import { MockGroups } from './mockGroups';
 
 export type MockOptions = {
   /** Start with the store open. */
@@ -41,6 +47,8 @@ export type MockOptions = {
   live?: number;
   /** Fixed "now" (UNIX seconds) the data is built around. */
   now?: number;
+  /** Whether the (pretend) file watcher is on; false: changes appear on refresh only. */
+  watching?: boolean;
 };
 
 export function mockOptionsFromUrl(params: URLSearchParams): MockOptions {
@@ -52,6 +60,7 @@ export function mockOptionsFromUrl(params: URLSearchParams): MockOptions {
     searchChunk: num('searchChunk') ?? 20000,
     searchDelay: num('searchDelay') ?? 30,
     live: num('live') ?? 0,
+    watching: !params.has('nowatch'),
   };
 }
 
@@ -128,6 +137,30 @@ function damaged(p: number, offset: bigint, file: string, line: bigint, problem:
   return { row: 'damaged', partition: p, offset: offset.toString(), file, line: line.toString(), problem };
 }
 
+const B85 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~';
+
+/** Base85 (RFC 1924 alphabet), as TwainMQ lines use: only for the mock's raw lines. */
+function b85(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 4) {
+    let v = 0;
+    for (let k = 0; k < 4; k++) v = v * 256 + (bytes[i + k] ?? 0);
+    let chunk = '';
+    for (let k = 0; k < 5; k++) {
+      chunk = B85[v % 85] + chunk;
+      v = Math.floor(v / 85);
+    }
+    out += chunk.slice(0, 5 - Math.max(0, i + 4 - bytes.length));
+  }
+  return out;
+}
+
+function hexBytes(hex: string): Uint8Array {
+  const out = new Uint8Array(hex.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
 function dayString(unix: number): string {
   const d = new Date(unix * 1000);
   return `${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}${String(d.getUTCDate()).padStart(2, '0')}`;
@@ -141,7 +174,12 @@ export class MockStore {
   searchDelay: number;
   now: number;
   topics = new Map<string, MockTopic>();
-  groups: GroupSummary[] = [];
+  /** The consumer groups (a simulation of the group protocol). */
+  groups: MockGroups;
+  /** Whether the pretend watcher is on: when off, no storeChanged events are sent. */
+  watching: boolean;
+  /** UNIX seconds now, for the group simulation (tests may pin it). */
+  clock: () => number = () => Date.now() / 1000;
   recent: string[] = [MOCK_ROOT, '/data/pipeline', '/mnt/usb/old-store'];
   /** Folder the fake pickFolder returns (null: the person cancelled). */
   pickResult: string | null = MOCK_ROOT;
@@ -159,6 +197,25 @@ export class MockStore {
     this.searchChunk = opts.searchChunk ?? 50000;
     this.searchDelay = opts.searchDelay ?? 0;
     this.now = opts.now ?? Math.floor(Date.now() / 1000);
+    this.watching = opts.watching ?? true;
+    this.groups = new MockGroups({
+      clock: () => this.clock(),
+      partitions: (name) => {
+        const t = this.topics.get(name);
+        if (!t || t.error) return null;
+        return t.partitions.map((p) => ({
+          start: p.start,
+          end: this.end(p),
+          timeAt: (o: bigint) => {
+            if (o < p.start || o >= this.end(p)) return null;
+            const r = this.rowAt(p, o);
+            return r.row === 'message' ? r.timestamp : p.t0 + Number(o - p.start) * p.step;
+          },
+        }));
+      },
+      topicCounts: () => [...this.topics.values()].filter((t) => !t.error).map((t) => ({ name: t.name, partitions: t.partitions.length })),
+      changed: (group) => this.emitChange({ topics: [], groups: [group], structure: false }),
+    });
     this.seed();
     if (opts.live && opts.live > 0 && typeof setInterval !== 'undefined') {
       let n = 0;
@@ -174,6 +231,7 @@ export class MockStore {
 
   stop(): void {
     if (this.liveTimer) clearInterval(this.liveTimer);
+    this.groups.stopAll();
   }
 
   /** Rebuild the seeded topics (tests call this between cases). */
@@ -311,10 +369,7 @@ export class MockStore {
       unknownFiles: [],
       partitions: [],
     });
-    this.groups = [
-      { name: 'billing', topic: 'orders', members: 2, lag: '340' },
-      { name: 'tail', topic: 'chat', members: 0, lag: '0' },
-    ];
+    this.groups.seed(now);
   }
 
   // ---- helpers -------------------------------------------------------------
@@ -392,7 +447,7 @@ export class MockStore {
 
   info(): StoreInfo {
     const topics = [...this.topics.values()].sort((a, b) => a.name.localeCompare(b.name)).map((t) => this.summary(t));
-    return { root: this.root, topics, groups: this.groups.map((g) => ({ ...g })) };
+    return { root: this.root, topics, groups: this.groups.summaries(), watching: this.watching };
   }
 
   detail(t: MockTopic): TopicDetail {
@@ -407,6 +462,7 @@ export class MockStore {
   }
 
   emitChange(c: StoreChanged): void {
+    if (!this.watching) return;
     // Like the file watcher: a moment after the write.
     setTimeout(() => {
       for (const l of this.changeListeners) l(c);
@@ -429,6 +485,22 @@ export class MockStore {
     let h = 0;
     for (const c of enc.encode(key)) h = (Math.imul(h, 31) + c) >>> 0;
     return h % t.partitions.length;
+  }
+
+  /** A message's line as it would be on disk: its file, line number and raw text. */
+  rawLine(t: MockTopic, partition: number, offset: bigint): RawLine | null {
+    const p = t.partitions[partition];
+    if (!p || offset < p.start || offset >= this.end(p)) return null;
+    const f = this.files(partition, p).find((x) => offset >= BigInt(x.first) && offset < BigInt(x.first) + BigInt(x.lines));
+    if (!f) return null;
+    const r = this.rowAt(p, offset);
+    let raw: string;
+    if (r.row === 'damaged') raw = `${b85(enc.encode(String(offset)))}LE6H7~~${b85(enc.encode(r.problem)).slice(0, 24)}`;
+    else {
+      const body = r.kind === 'bytes' ? hexBytes(r.hex ?? '') : enc.encode(r.kind === 'dataclass' ? (r.fields_json ?? '') : (r.text ?? ''));
+      raw = `${b85(enc.encode(r.key)).slice(0, 5).padEnd(5, '0')}${b85(enc.encode(String(Math.floor((r.timestamp ?? 0) * 1e6))))}${b85(body)}`;
+    }
+    return { file: f.name, line: (offset - BigInt(f.first) + 1n).toString(), raw };
   }
 
   /** Simulate dropping folders on the window (tests). */
@@ -480,6 +552,17 @@ export class MockStore {
         return ok(this.info());
       }),
       storeInfo: call('storeInfo', () => (this.open ? ok(this.info()) : err('no_store', 'no store is open: open a folder first'))),
+      closeStore: call('closeStore', () => {
+        for (const d of this.groups.listDemos()) this.groups.stopDemo(d.handle, false);
+        this.open = false;
+        return ok(null);
+      }),
+      rawLine: call('rawLine', (topic: string, partition: number, offset: string): Result<RawLine | null> => {
+        const t = this.topic(topic);
+        if ('code' in t) return { status: 'error', error: t };
+        if (!/^\d+$/.test(offset)) return err('invalid_offset', `${JSON.stringify(offset)} is not an offset: give a whole number of 0 or more`);
+        return ok(this.rawLine(t, partition, BigInt(offset)));
+      }),
       describeTopic: call('describeTopic', (topic: string) => {
         const t = this.topic(topic);
         return 'code' in t ? { status: 'error' as const, error: t } : ok(this.detail(t));
@@ -603,6 +686,36 @@ export class MockStore {
         this.emitChange({ topics: [topic], groups: [], structure: true });
         return ok(null);
       }),
+      describeGroup: call('describeGroup', (group: string): Result<GroupDetail> => {
+        if (!this.open) return err('no_store', 'no store is open: open a folder first');
+        const d = this.groups.describe(group);
+        return d ? ok(d) : err('group_not_found', `group ${JSON.stringify(group)} does not exist`);
+      }),
+      resetGroup: call('resetGroup', (group: string, request: ResetRequest): Result<ResetPlanDto> => {
+        if (!this.open) return err('no_store', 'no store is open: open a folder first');
+        const r = this.groups.reset(group, request);
+        return 'code' in r ? err(r.code, r.message) : ok(r);
+      }),
+      triggerRound: call('triggerRound', (group: string, windowMs: number): Result<null> => {
+        if (!this.open) return err('no_store', 'no store is open: open a folder first');
+        const e = this.groups.triggerRound(group, windowMs);
+        return e ? err('group_not_found', e) : ok(null);
+      }),
+      demoStartMember: call('demoStartMember', (topic: string, group: string, windowMs: number, rate: number): Result<string> => {
+        const t = this.topic(topic);
+        if ('code' in t) return { status: 'error', error: t };
+        if (!/^[A-Za-z0-9_.-]+$/.test(group)) return err('invalid_group_name', `invalid group name ${JSON.stringify(group)}: use letters, digits, _ . -`);
+        try {
+          return ok(this.groups.startDemo(topic, group, windowMs, rate));
+        } catch (e) {
+          return err('topic_mismatch', (e as Error).message);
+        }
+      }),
+      demoStopMember: call('demoStopMember', (handle: string, kill: boolean): Result<null> => {
+        const e = this.groups.stopDemo(handle, kill);
+        return e ? err('no_such_member', e) : ok(null);
+      }),
+      demoMembers: call('demoMembers', (): Result<DemoMember[]> => ok(this.groups.listDemos())),
       onStoreChanged: async (cb) => {
         this.changeListeners.add(cb);
         return () => this.changeListeners.delete(cb);
@@ -686,6 +799,8 @@ export function mockModule(opts: MockOptions = {}) {
     recentStores: b.recentStores,
     openDemoStore: b.openDemoStore,
     storeInfo: b.storeInfo,
+    closeStore: b.closeStore,
+    rawLine: b.rawLine,
     describeTopic: b.describeTopic,
     readPage: b.readPage,
     offsetAtTime: b.offsetAtTime,
@@ -694,6 +809,12 @@ export function mockModule(opts: MockOptions = {}) {
     produce: b.produce,
     createTopic: b.createTopic,
     deleteTopic: b.deleteTopic,
+    describeGroup: b.describeGroup,
+    resetGroup: b.resetGroup,
+    triggerRound: b.triggerRound,
+    demoStartMember: b.demoStartMember,
+    demoStopMember: b.demoStopMember,
+    demoMembers: b.demoMembers,
     onStoreChanged: b.onStoreChanged,
     onDragDrop: b.onDragDrop,
   };

@@ -65,6 +65,22 @@ export function topicNameProblem(name: string): string | null {
   return null;
 }
 
+export const MAX_GROUP_NAME = MAX_TOPIC_NAME - GROUP_PREFIX.length;
+
+/** Group names: 1-191 of A-Z a-z 0-9 _ . -, not "." or "..". */
+export function groupNameProblem(name: string): string | null {
+  if (name === '') return 'enter a group name: letters, digits, _ . and -';
+  const bad = [...name].findIndex((c) => !/^[A-Za-z0-9_.-]$/.test(c));
+  if (bad >= 0) {
+    const ch = [...name][bad];
+    const shown = ch === ' ' ? 'a space' : JSON.stringify(ch);
+    return `${shown} (character ${bad + 1}) is not allowed: use A-Z a-z 0-9 _ . -`;
+  }
+  if (name.length > MAX_GROUP_NAME) return `${name.length} characters is too long: at most ${MAX_GROUP_NAME}`;
+  if (name === '.' || name === '..') return `"${name}" is not a usable name`;
+  return null;
+}
+
 export function partitionsProblem(text: string): string | null {
   if (!/^[0-9]+$/.test(text.trim())) return `enter a whole number of partitions from 1 to ${MAX_PARTITIONS}`;
   const n = BigInt(text.trim());
