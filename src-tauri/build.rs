@@ -23,6 +23,7 @@ fn main() {
         "demo_start_member",
         "demo_stop_member",
         "demo_members",
+        "demo_clear_stopped",
     ]);
     if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().config_path("../tauri.conf.json").app_manifest(manifest)) {
         eprintln!("tauri build failed: {e:#}");

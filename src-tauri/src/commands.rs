@@ -180,9 +180,17 @@ pub async fn delete_topic(state: State<'_, AppState>, topic: String, confirm: St
 
 #[tauri::command]
 #[specta::specta]
-pub async fn describe_group(state: State<'_, AppState>, group: String) -> Result<GroupDetail, ErrorDto> {
+pub async fn describe_group(state: State<'_, AppState>, group: String, topic: Option<String>) -> Result<GroupDetail, ErrorDto> {
     let store = state.store()?;
-    blocking(move || service::describe_group(&store, &group)).await
+    blocking(move || service::describe_group(&store, &group, topic.as_deref())).await
+}
+
+/// Forget demo members that have stopped or been killed.
+#[tauri::command]
+#[specta::specta]
+pub async fn demo_clear_stopped(state: State<'_, AppState>) -> Result<(), ErrorDto> {
+    state.members.clear_stopped();
+    Ok(())
 }
 
 /// Reset a group's offsets; with `dry_run` only computes the before/after table.

@@ -34,6 +34,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::demo_start_member,
             commands::demo_stop_member,
             commands::demo_members,
+            commands::demo_clear_stopped,
         ])
         .events(collect_events![transport::StoreChanged])
         .disable_serde_phases()

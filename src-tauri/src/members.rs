@@ -43,8 +43,8 @@ impl Members {
     /// Start a member of `group` on `topic` that processes at most `rate` messages a second (0: no limit).
     pub fn start(&self, store: &Store, topic: &str, group: &str, window_ms: u32, rate: u32) -> Result<u64, ErrorDto> {
         // Check names and the topic now, so the caller gets the error, not a dead thread.
-        store.topic_config(topic)?;
-        twainmq::name::validate_group(group)?;
+        // Create the group now, so it can be described as soon as this returns.
+        twainmq::group::ensure(store, topic, group, StartFrom::Start)?;
         let handle = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let r = Running {
             topic: topic.to_string(),
@@ -76,8 +76,9 @@ impl Members {
                 let opts = GroupOptions {
                     window: Duration::from_millis(u64::from(window_ms.max(100))),
                     start_from: StartFrom::Start,
-                    // Rounds every few windows keep the map live when members die.
-                    auto_round: Some(Duration::from_millis(u64::from(window_ms.max(100)) * 5)),
+                    // A round every ten windows (at least 5 s) moves a dead member's
+                    // partitions; any member's round resets every member's timer.
+                    auto_round: Some(Duration::from_millis((u64::from(window_ms.max(100)) * 10).max(5000))),
                     ..GroupOptions::default()
                 };
                 let mut member = match GroupMember::join(&store, &topic_s, &group_s, opts) {
@@ -167,9 +168,9 @@ impl Members {
         Ok(())
     }
 
-    /// Forget stopped members.
+    /// Forget stopped and killed members.
     pub fn clear_stopped(&self) {
-        lock(&self.running).retain(|_, r| r.thread.is_some());
+        lock(&self.running).retain(|_, r| r.thread.as_ref().is_some_and(|t| !t.is_finished()));
     }
 
     pub fn list(&self) -> Vec<DemoMember> {

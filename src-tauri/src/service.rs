@@ -42,7 +42,7 @@ pub fn store_info(store: &Store) -> Result<StoreInfo, ErrorDto> {
     let topics = store.list_topics()?.iter().map(|t| topic_summary(store, t)).collect();
     let mut groups = Vec::new();
     for g in store.list_groups()? {
-        let summary = match group::describe(store, &g) {
+        let summary = match group::describe_on(store, &g, None) {
             Ok(d) => GroupSummary {
                 name: g.clone(),
                 topic: d.topic.clone(),
@@ -248,13 +248,17 @@ fn round_dto(r: &group::RoundView) -> RoundDto {
     }
 }
 
-pub fn describe_group(store: &Store, name: &str) -> Result<GroupDetail, ErrorDto> {
-    let d = group::describe(store, name)?;
+pub fn describe_group(store: &Store, name: &str, topic: Option<&str>) -> Result<GroupDetail, ErrorDto> {
+    let d = group::describe_on(store, name, topic)?;
     Ok(GroupDetail {
         name: d.group.clone(),
         topic: d.topic.clone(),
         topic_candidates: d.topic_candidates.clone(),
-        members: d.members.iter().map(|m| MemberDto { id: m.id, partitions: m.partitions.clone(), joined_at: m.joined_at }).collect(),
+        members: d
+            .members
+            .iter()
+            .map(|m| MemberDto { id: m.id, partitions: m.partitions.clone(), joined_at: m.joined_at, last_seen_at: m.last_seen_at })
+            .collect(),
         partitions: d
             .partitions
             .iter()
@@ -285,7 +289,7 @@ pub fn reset_group(store: &Store, name: &str, req: &ResetRequest) -> Result<Rese
             return Err(ErrorDto::new("invalid_reset", format!("{other:?} is not a reset target: use earliest, latest, offset or time")))
         }
     };
-    let plan = group::reset(store, name, to, req.partitions.as_deref(), req.dry_run)?;
+    let plan = group::reset_on(store, name, req.topic.as_deref(), to, req.partitions.as_deref(), req.dry_run)?;
     Ok(ResetPlanDto {
         group: plan.group,
         topic: plan.topic,

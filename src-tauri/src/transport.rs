@@ -240,6 +240,8 @@ pub struct MemberDto {
     pub id: u32,
     pub partitions: Vec<u32>,
     pub joined_at: Option<f64>,
+    /// When it last wrote a record: members write in every round and on every commit.
+    pub last_seen_at: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Type)]
@@ -303,6 +305,8 @@ pub struct ResetRequest {
     /// All partitions when absent.
     pub partitions: Option<Vec<u32>>,
     pub dry_run: bool,
+    /// The group's topic, for a 0.2.3 group that several topics could belong to.
+    pub topic: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Type)]

@@ -219,7 +219,7 @@ fn committed_bindings_are_current() {
 #[test]
 fn groups_are_described_and_reset_through_dry_runs() {
     let (_d, store) = fixture();
-    let g = service::describe_group(&store, "workers").expect("describe");
+    let g = service::describe_group(&store, "workers", None).expect("describe");
     assert_eq!(g.topic.as_deref(), Some("events"));
     assert_eq!(g.members.len(), 1);
     assert_eq!(g.members[0].partitions, vec![0, 1, 2, 3]);
@@ -233,6 +233,7 @@ fn groups_are_described_and_reset_through_dry_runs() {
         time: None,
         partitions: Some(vec![0, 2]),
         dry_run: dry,
+        topic: None,
     };
     let plan = service::reset_group(&store, "workers", &req("offset", true)).expect("dry run");
     assert!(!plan.applied);
@@ -242,15 +243,15 @@ fn groups_are_described_and_reset_through_dry_runs() {
     );
     assert_eq!(plan.live_members, vec![1]);
     assert_eq!(
-        service::describe_group(&store, "workers").expect("d").partitions[0].committed.as_deref(),
+        service::describe_group(&store, "workers", None).expect("d").partitions[0].committed.as_deref(),
         Some("7"),
         "dry run wrote nothing"
     );
     let plan = service::reset_group(&store, "workers", &req("offset", false)).expect("apply");
     assert!(plan.applied);
-    assert_eq!(service::describe_group(&store, "workers").expect("d").partitions[2].committed.as_deref(), Some("3"));
+    assert_eq!(service::describe_group(&store, "workers", None).expect("d").partitions[2].committed.as_deref(), Some("3"));
     assert_eq!(service::reset_group(&store, "workers", &req("sideways", true)).expect_err("bad").code, "invalid_reset");
-    assert_eq!(service::describe_group(&store, "nope").expect_err("missing").code, "group_not_found");
+    assert_eq!(service::describe_group(&store, "nope", None).expect_err("missing").code, "group_not_found");
 }
 
 #[test]

@@ -51,16 +51,17 @@ impl TopicConfig {
         let Value::Object(mut map) = value else {
             return Err("not a JSON object".into());
         };
-        let width = map.remove("key_width").ok_or("no \"key_width\"").and_then(|v| int_of(&v).ok_or("\"key_width\" is not an integer"))?;
+        let width =
+            map.shift_remove("key_width").ok_or("no \"key_width\"").and_then(|v| int_of(&v).ok_or("\"key_width\" is not an integer"))?;
         let key_type = KeyType::from_width(width).ok_or_else(|| format!("\"key_width\" {width} is not 1, 2, 4, 8 or negative"))?;
         let partitions =
-            map.remove("partitions").ok_or("no \"partitions\"").and_then(|v| int_of(&v).ok_or("\"partitions\" is not an integer"))?;
+            map.shift_remove("partitions").ok_or("no \"partitions\"").and_then(|v| int_of(&v).ok_or("\"partitions\" is not an integer"))?;
         let partitions = u32::try_from(partitions)
             .ok()
             .filter(|p| *p >= 1)
             .ok_or_else(|| format!("\"partitions\" {partitions} is not a positive count"))?;
         let mut message_types = Vec::new();
-        match map.remove("message_types") {
+        match map.shift_remove("message_types") {
             Some(Value::Object(types)) => {
                 for (name, id) in types {
                     let id = int_of(&id)

@@ -341,6 +341,10 @@ impl Scanner<'_> {
 
     fn hex4(&self, at: usize) -> Option<u16> {
         let h = self.s.get(at..at + 4)?;
+        // Exactly four hex digits (`from_str_radix` alone would take "+041").
+        if !h.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
         u16::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
     }
 
@@ -404,7 +408,12 @@ impl Scanner<'_> {
                 b'\\' => {
                     let Some(&e) = self.s.get(self.i + 1) else { return self.err("unterminated escape") };
                     match e {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                        b'/' => {
+                            // json.dumps never escapes a slash.
+                            self.out.push('/');
+                            self.i += 2;
+                        }
+                        b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => {
                             self.out.push('\\');
                             self.out.push(e as char);
                             self.i += 2;
@@ -417,8 +426,30 @@ impl Scanner<'_> {
                                 Some(lo) => char::from_u32(0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(lo) - 0xDC00)),
                                 None => char::from_u32(u32::from(unit)),
                             };
+                            // Written as Python's `json.dumps` would write the character:
+                            // printable ASCII as itself, the short escapes, other controls
+                            // and (compact only) non-ASCII as \\u escapes.
                             match ch {
-                                Some(c) if self.pretty && !c.is_control() && c != '"' && c != '\\' => {
+                                Some(c @ ('"' | '\\')) => {
+                                    self.out.push('\\');
+                                    self.out.push(c);
+                                    self.i += 6;
+                                }
+                                Some(c) if (' '..='~').contains(&c) => {
+                                    self.out.push(c);
+                                    self.i += 6;
+                                }
+                                Some(c @ ('\u{8}' | '\u{c}' | '\n' | '\r' | '\t')) => {
+                                    self.out.push_str(match c {
+                                        '\u{8}' => "\\b",
+                                        '\u{c}' => "\\f",
+                                        '\n' => "\\n",
+                                        '\r' => "\\r",
+                                        _ => "\\t",
+                                    });
+                                    self.i += 6;
+                                }
+                                Some(c) if self.pretty && !c.is_control() => {
                                     self.out.push(c);
                                     self.i += if low.is_some() { 12 } else { 6 };
                                 }

@@ -61,7 +61,11 @@ pub struct Store {
     root: PathBuf,
     clock: Arc<dyn Clock>,
     index: crate::index::LineIndex,
+    groups: GroupLogs,
 }
+
+/// Each group's log reader and folded state, shared by clones of a store.
+pub(crate) type GroupLogs = Arc<std::sync::Mutex<std::collections::HashMap<String, (PartitionReader, crate::group::GroupLog)>>>;
 
 /// Per-file facts for describe.
 #[derive(Debug, Clone, Serialize)]
@@ -122,7 +126,7 @@ impl Store {
         if !root.is_dir() {
             return Err(Error::StoreNotFound { path: root.to_path_buf() });
         }
-        Ok(Store { root: root.to_path_buf(), clock: Arc::new(SystemClock), index: Default::default() })
+        Ok(Store { root: root.to_path_buf(), clock: Arc::new(SystemClock), index: Default::default(), groups: Default::default() })
     }
 
     /// Open the store at `root`, creating the folder (and its parents) if missing.
@@ -148,6 +152,10 @@ impl Store {
     /// The line index shared by this store's readers (kept in memory only).
     pub(crate) fn index(&self) -> &crate::index::LineIndex {
         &self.index
+    }
+
+    pub(crate) fn group_logs(&self) -> &GroupLogs {
+        &self.groups
     }
 
     pub(crate) fn clock(&self) -> Arc<dyn Clock> {
@@ -328,6 +336,9 @@ impl Store {
     }
 
     pub(crate) fn delete_topic_unchecked(&self, topic: &str) -> Result<()> {
+        if let Some(g) = topic.strip_prefix(name::GROUP_PREFIX) {
+            self.groups.lock().unwrap_or_else(|p| p.into_inner()).remove(g);
+        }
         let cfg = self.config_path(topic);
         let dir = self.topic_dir(topic);
         let cfg_meta = fs::symlink_metadata(&cfg).ok();

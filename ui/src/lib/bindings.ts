@@ -25,7 +25,7 @@ export const commands = {
 	produce: (topic: string, key: string, payload: ProducePayload) => typedError<Produced, ErrorDto>(__TAURI_INVOKE("produce", { topic, key, payload })),
 	createTopic: (topic: NewTopic) => typedError<TopicSummary, ErrorDto>(__TAURI_INVOKE("create_topic", { topic })),
 	deleteTopic: (topic: string, confirm: string) => typedError<null, ErrorDto>(__TAURI_INVOKE("delete_topic", { topic, confirm })),
-	describeGroup: (group: string) => typedError<GroupDetail, ErrorDto>(__TAURI_INVOKE("describe_group", { group })),
+	describeGroup: (group: string, topic: string | null) => typedError<GroupDetail, ErrorDto>(__TAURI_INVOKE("describe_group", { group, topic })),
 	/**  Reset a group's offsets; with `dry_run` only computes the before/after table. */
 	resetGroup: (group: string, request: ResetRequest) => typedError<ResetPlanDto, ErrorDto>(__TAURI_INVOKE("reset_group", { group, request })),
 	triggerRound: (group: string, windowMs: number) => typedError<null, ErrorDto>(__TAURI_INVOKE("trigger_round", { group, windowMs })),
@@ -33,6 +33,8 @@ export const commands = {
 	/**  Stop a demo member gracefully (commit and leave) or kill it (no commit, no goodbye). */
 	demoStopMember: (handle: string, kill: boolean) => typedError<null, ErrorDto>(__TAURI_INVOKE("demo_stop_member", { handle, kill })),
 	demoMembers: () => typedError<DemoMember[], ErrorDto>(__TAURI_INVOKE("demo_members")),
+	/**  Forget demo members that have stopped or been killed. */
+	demoClearStopped: () => typedError<null, ErrorDto>(__TAURI_INVOKE("demo_clear_stopped")),
 };
 
 /** Events */
@@ -110,6 +112,8 @@ export type MemberDto = {
 	id: number,
 	partitions: number[],
 	joined_at: number | null,
+	/**  When it last wrote a record: members write in every round and on every commit. */
+	last_seen_at: number | null,
 };
 
 /**  One message as the table and detail pane show it. */
@@ -216,6 +220,8 @@ export type ResetRequest = {
 	/**  All partitions when absent. */
 	partitions: number[] | null,
 	dry_run: boolean,
+	/**  The group's topic, for a 0.2.3 group that several topics could belong to. */
+	topic: string | null,
 };
 
 export type ResetRowDto = {

@@ -385,8 +385,18 @@ impl GroupMember {
         // Open a round if we hold partitions, or offered in a round still open
         // (it would otherwise assign partitions to us after we are gone).
         if self.opts.rebalance_on_leave && (!self.assigned.is_empty() || self.log.open_round().is_some()) {
-            let ends_at = now_secs(&self.store) + self.opts.window.as_secs_f64();
-            self.send(&Record::BeginRound { ends_at })?;
+            // Catch up first: someone may have joined since our last heartbeat.
+            self.process()?;
+            let others = self.log.members().keys().any(|id| *id != self.id);
+            if others {
+                let ends_at = now_secs(&self.store) + self.opts.window.as_secs_f64();
+                self.send(&Record::BeginRound { ends_at })?;
+            } else {
+                // The last member: a round of no offers, ended at once, leaves the group
+                // idle with nobody holding partitions (rather than a round nobody ends).
+                self.send(&Record::BeginRound { ends_at: now_secs(&self.store) })?;
+                self.send(&Record::EndRound)?;
+            }
         }
         Ok(())
     }

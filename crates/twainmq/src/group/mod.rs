@@ -132,10 +132,33 @@ pub(crate) fn ensure_group(store: &Store, topic: &str, group: &str, partitions: 
 /// [`Error::GroupNotFound`], [`GroupError::NotAGroup`], I/O errors.
 pub fn read_log(store: &Store, group: &str) -> Result<GroupLog> {
     name::validate_group(group)?;
-    let mut reader = group_topic_reader(store, group)?;
-    let mut log = GroupLog::default();
-    member::read_all(&mut reader, &mut log, |_, _| {})?;
-    Ok(log)
+    // Folded incrementally: the store keeps each group's reader and state, so a
+    // refresh reads only the records written since the last one.
+    let cache = store.group_logs();
+    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
+    let entry = match map.remove(group) {
+        Some(e) => e,
+        None => (group_topic_reader(store, group)?, GroupLog::default()),
+    };
+    let (mut reader, mut log) = entry;
+    match member::read_all(&mut reader, &mut log, |_, _| {}) {
+        Ok(()) => {
+            let out = log.clone();
+            map.insert(group.to_string(), (reader, log));
+            Ok(out)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Create `group` for `topic` if it does not exist (as a first member would), or
+/// check that an existing one fits the topic.
+///
+/// # Errors
+/// Invalid names, a group bound to another topic, I/O errors.
+pub fn ensure(store: &Store, topic: &str, group: &str, start: StartFrom) -> Result<()> {
+    let config = store.topic_config(topic)?;
+    ensure_group(store, topic, group, config.partitions, start)
 }
 
 /// A member as inspection shows it.
@@ -145,6 +168,8 @@ pub struct MemberView {
     pub partitions: Vec<u32>,
     /// When it joined (UNIX seconds), if its `JOINED` is in the log.
     pub joined_at: Option<f64>,
+    /// When it last wrote a record (offers, confirms, commits).
+    pub last_seen_at: Option<f64>,
 }
 
 /// Per-partition progress.
@@ -207,12 +232,26 @@ pub fn group_topic_of(store: &Store, group: &str, log: &GroupLog) -> Result<(Opt
 /// # Errors
 /// [`Error::GroupNotFound`], I/O errors.
 pub fn describe(store: &Store, group: &str) -> Result<GroupDescription> {
+    describe_on(store, group, None)
+}
+
+/// [`describe`], reading `topic` for a group 0.2.3 created when several topics could be its own.
+///
+/// # Errors
+/// As [`describe`].
+pub fn describe_on(store: &Store, group: &str, topic: Option<&str>) -> Result<GroupDescription> {
     let log = read_log(store, group)?;
-    let (topic, topic_candidates) = group_topic_of(store, group, &log)?;
+    let (found, topic_candidates) = group_topic_of(store, group, &log)?;
+    let topic = topic.map(str::to_string).or(found);
     let members_map = log.members();
     let members = members_map
         .iter()
-        .map(|(id, parts)| MemberView { id: *id, partitions: parts.clone(), joined_at: log.joins.get(id).map(|j| j.1) })
+        .map(|(id, parts)| MemberView {
+            id: *id,
+            partitions: parts.clone(),
+            joined_at: log.joins.get(id).map(|j| j.1),
+            last_seen_at: log.last_seen.get(id).copied(),
+        })
         .collect();
     let mut partitions = Vec::new();
     if let Some(t) = &topic {
@@ -302,8 +341,24 @@ pub struct ResetPlan {
 /// # Errors
 /// [`Error::GroupNotFound`], [`GroupError`], I/O errors.
 pub fn reset(store: &Store, group: &str, to: ResetTo, partitions: Option<&[u32]>, dry_run: bool) -> Result<ResetPlan> {
+    reset_on(store, group, None, to, partitions, dry_run)
+}
+
+/// [`reset`], for a group 0.2.3 created when several topics could be its own.
+///
+/// # Errors
+/// As [`reset`].
+pub fn reset_on(
+    store: &Store,
+    group: &str,
+    topic: Option<&str>,
+    to: ResetTo,
+    partitions: Option<&[u32]>,
+    dry_run: bool,
+) -> Result<ResetPlan> {
     let log = read_log(store, group)?;
-    let (topic, _) = group_topic_of(store, group, &log)?;
+    let (found, _) = group_topic_of(store, group, &log)?;
+    let topic = topic.map(str::to_string).or(found);
     let Some(topic) = topic else {
         return Err(GroupError::UnknownTopic { group: group.into(), partitions: log.partitions_hint.unwrap_or(0) }.into());
     };

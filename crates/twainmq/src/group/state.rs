@@ -67,12 +67,18 @@ pub struct GroupLog {
     pub joins: BTreeMap<u32, (u64, f64, u64)>,
     pub rounds: Vec<RoundView>,
     open: Option<usize>,
+    /// The last round that ended, kept apart from the bounded history: its
+    /// assignment stands however many rounds are opened and superseded after it.
+    last_done: Option<RoundView>,
     offers: Vec<(u32, Offer)>,
     /// Partition count the group was created for (from its first commit), if known.
     pub partitions_hint: Option<u32>,
     pub records: u64,
     pub last_record_at: Option<f64>,
     pub unreadable: u64,
+    /// Time of the last record written under each key (a live member writes
+    /// at least in every round and on every commit).
+    pub last_seen: BTreeMap<u32, f64>,
 }
 
 impl GroupLog {
@@ -83,7 +89,7 @@ impl GroupLog {
 
     /// The last round that ended.
     pub fn last_completed(&self) -> Option<&RoundView> {
-        self.rounds.iter().rev().find(|r| r.ended_at.is_some())
+        self.last_done.as_ref()
     }
 
     /// Apply one record written under `key` at `offset`/`at`.
@@ -91,6 +97,7 @@ impl GroupLog {
         self.records += 1;
         self.max_key = Some(self.max_key.map_or(key, |m| m.max(key)));
         self.last_record_at = Some(at);
+        self.last_seen.insert(key, at);
         match record {
             Record::Joined { tag } => {
                 self.joins.entry(key).or_insert((*tag, at, offset));
@@ -132,7 +139,7 @@ impl GroupLog {
                     round.offers.retain(|o| o.id != key);
                     round.offers.push(OfferView { id: key, own: own.clone(), partitions: partitions.clone(), at, offset });
                     if let Some(n) = partitions.iter().max() {
-                        self.partitions_hint = Some(self.partitions_hint.unwrap_or(0).max(n + 1));
+                        self.partitions_hint = Some(self.partitions_hint.unwrap_or(0).max(n.saturating_add(1)));
                     }
                 }
                 Event::Other
@@ -144,6 +151,7 @@ impl GroupLog {
                     round.ended_at = Some(at);
                     round.ended_by = Some(key);
                     round.assignment = assignment.clone();
+                    self.last_done = Some(round.clone());
                     self.offers.clear();
                     Event::RoundEnded { assignment }
                 }
@@ -153,11 +161,14 @@ impl GroupLog {
                 if let Some(r) = self.rounds.iter_mut().rev().find(|r| r.ended_at.is_some()) {
                     r.confirms.insert(key, partitions.clone());
                 }
+                if let Some(r) = &mut self.last_done {
+                    r.confirms.insert(key, partitions.clone());
+                }
                 Event::Other
             }
             Record::Commit { offsets } => {
                 if self.records == 1 && key == 0 {
-                    self.partitions_hint = offsets.iter().map(|(p, _)| p + 1).max();
+                    self.partitions_hint = offsets.iter().map(|(p, _)| p.saturating_add(1)).max();
                 }
                 for (p, o) in offsets {
                     self.commits.insert(*p, *o);
@@ -181,7 +192,7 @@ impl GroupLog {
             None => 0,
         };
         for (id, (_, _, offset)) in &self.joins {
-            if *offset >= since {
+            if *offset >= since && *id != 0 {
                 out.entry(*id).or_default();
             }
         }
