@@ -6,7 +6,7 @@ BIN := target/debug/twainmq
 APP := target/debug/twainmq-desktop
 DEMO_STORE ?= $(HOME)/.local/share/twainmq/demo-store
 
-.PHONY: deps ui app cli bindings test lint unit ui-test interop e2e run demo-store clean bench
+.PHONY: deps ui app cli bindings test lint unit ui-test interop e2e run demo-store clean bench torture torture-short fuzz
 
 deps:
 	@bash scripts/deps.sh
@@ -41,7 +41,14 @@ interop: cli
 e2e: app
 	bash scripts/e2e.sh
 
-test: lint unit ui-test interop e2e
+# The short torture, crash and bad-input runs (about a minute); `make torture` is the long form.
+torture-short: cli
+	TWAINMQ_BIN=$(CURDIR)/$(BIN) $(PY) -m pytest tests/torture -q -p no:cacheprovider
+
+torture: cli
+	TWAINMQ_BIN=$(CURDIR)/$(BIN) bash scripts/torture.sh
+
+test: lint unit ui-test interop torture-short e2e
 	@echo "make test: all suites passed"
 
 demo-store: cli

@@ -177,7 +177,7 @@ describe('resetting offsets', () => {
     await waitFor('reset-table');
     const resets = () => mock().calls.filter((c) => c[0] === 'resetGroup');
     expect(resets().map((c) => (c[2] as { dry_run: boolean }).dry_run)).toEqual([true]);
-    expect(resets()[0][2]).toEqual({ to: 'offset', offset: '100', time: null, partitions: null, dry_run: true });
+    expect(resets()[0][2]).toEqual({ to: 'offset', offset: '100', time: null, partitions: null, dry_run: true, topic: null });
     const rows = allById('reset-row');
     expect(rows.map((r) => `${r.dataset.partition}:${r.dataset.before}→${r.dataset.after}`)).toEqual(['0:180→100', '1:300→100', '2:250→100', '3:130→100']);
     expect(allById('reset-change').map((c) => `${c.dataset.kind} ${c.dataset.n}`)).toEqual(['replay 80', 'replay 200', 'replay 150', 'replay 30']);
@@ -199,7 +199,7 @@ describe('resetting offsets', () => {
     await fireEvent.click(byId('reset-confirm')!);
     await waitFor('reset-result');
     expect(resets().map((c) => (c[2] as { dry_run: boolean }).dry_run)).toEqual([true, true, false]);
-    expect(resets()[2][2]).toEqual({ to: 'offset', offset: '250', time: null, partitions: [0], dry_run: false });
+    expect(resets()[2][2]).toEqual({ to: 'offset', offset: '250', time: null, partitions: [0], dry_run: false, topic: null });
     expect(mock().groups.groups.get('billing')!.commits.get(0)).toBe(250n);
     expect(mock().groups.groups.get('billing')!.commits.get(1)).toBe(300n);
     await fireEvent.click(byId('reset-done')!);
@@ -247,7 +247,7 @@ describe('the lag chart', () => {
     const before = Number(chart.dataset.samples);
     expect(chart.dataset.lastTotal).toBe('340');
     expect(qa('path[data-partition]', chart)).toHaveLength(4);
-    await mock().backend().resetGroup('billing', { to: 'latest', offset: null, time: null, partitions: [0], dry_run: false });
+    await mock().backend().resetGroup('billing', { to: 'latest', offset: null, time: null, partitions: [0], dry_run: false, topic: null });
     await until(() => byId('lag-chart')!.dataset.lastTotal === '220', 'a sample after the reset');
     expect(Number(byId('lag-chart')!.dataset.samples)).toBeGreaterThanOrEqual(before + 1);
     // Leaving and coming back keeps the history.

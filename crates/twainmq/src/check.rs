@@ -99,6 +99,18 @@ pub fn check_topic(store: &Store, topic: &str) -> Result<Vec<Problem>> {
     }
     for (p, pfiles) in listing.partitions.iter().enumerate() {
         let p = p as u32;
+        for f in pfiles {
+            if std::fs::symlink_metadata(&f.path).is_ok_and(|m| m.file_type().is_symlink()) {
+                out.push(problem(
+                    Some(p),
+                    name_of(&f.path),
+                    None,
+                    None,
+                    "symlink",
+                    "the partition file is a link: TwainMQ never writes through it; replace it with the file itself".into(),
+                ));
+            }
+        }
         check_files(store, topic, p, pfiles, &mut out)?;
         let mut reader = store.partition_reader(topic, p, StartFrom::Start)?;
         loop {

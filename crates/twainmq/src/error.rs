@@ -95,22 +95,11 @@ pub enum Error {
     #[error("message at topic {topic:?}, partition {partition}, offset {offset} is a {found}, not {expected}")]
     WrongPayloadKind { topic: String, partition: u32, offset: u64, expected: String, found: String },
 
-    #[error("typed message {name:?} could not be encoded as JSON: {source}")]
-    TypedEncode {
-        name: String,
-        #[source]
-        source: serde_json::Error,
-    },
+    #[error("typed message {name:?} could not be encoded as JSON: {cause}")]
+    TypedEncode { name: String, cause: serde_json::Error },
 
-    #[error("message at topic {topic:?}, partition {partition}, offset {offset} could not be decoded as {name}: {source}")]
-    TypedDecode {
-        topic: String,
-        partition: u32,
-        offset: u64,
-        name: String,
-        #[source]
-        source: serde_json::Error,
-    },
+    #[error("message at topic {topic:?}, partition {partition}, offset {offset} could not be decoded as {name}: {cause}")]
+    TypedDecode { topic: String, partition: u32, offset: u64, name: String, cause: serde_json::Error },
 
     #[error("partitioner returned partition {partition} for topic {topic:?}, which has {partitions}: a partitioner must return 0 to {last}", last = partitions.saturating_sub(1))]
     BadPartitioner { topic: String, partition: u32, partitions: u32 },
@@ -127,13 +116,10 @@ pub enum Error {
     #[error(transparent)]
     Group(#[from] crate::group::GroupError),
 
-    #[error("could not {op} {path}: {source}")]
-    Io {
-        op: &'static str,
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    // The cause is part of the message (so the app shows it) and deliberately not
+    // a chained `source`, which the CLI would print a second time.
+    #[error("could not {op} {path}: {cause}")]
+    Io { op: &'static str, path: PathBuf, cause: std::io::Error },
 }
 
 impl Error {
@@ -176,8 +162,8 @@ impl Error {
         }
     }
 
-    pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io { op, path: path.into(), source }
+    pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, cause: std::io::Error) -> Self {
+        Error::Io { op, path: path.into(), cause }
     }
 }
 

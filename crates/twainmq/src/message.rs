@@ -53,12 +53,12 @@ impl Message {
         };
         match &self.payload {
             Payload::Typed(t) if t.class.as_deref() == Some(T::TYPE_NAME) => {
-                serde_json::from_str(&t.json).map_err(|source| Error::TypedDecode {
+                serde_json::from_str(&t.json).map_err(|cause| Error::TypedDecode {
                     topic: self.topic.to_string(),
                     partition: self.partition,
                     offset: self.offset,
                     name: T::TYPE_NAME.to_string(),
-                    source,
+                    cause,
                 })
             }
             Payload::Typed(t) => Err(wrong(format!("typed message {}", t.class.as_deref().unwrap_or("of unknown type")))),

@@ -91,6 +91,24 @@ struct ActiveFile {
     /// Lines counted in `[0, counted_pos)`, for resolving offsets incrementally.
     counted_pos: u64,
     counted_lines: u64,
+    /// Where our last write ended: when the next one starts there, the byte
+    /// before it is our own newline and needs no check.
+    our_end: Option<u64>,
+    /// For reading the byte before a write (opened on first need).
+    reader: Option<File>,
+}
+
+impl ActiveFile {
+    fn byte_at(&mut self, pos: u64) -> std::io::Result<u8> {
+        if self.reader.is_none() {
+            self.reader = Some(File::open(&self.path)?);
+        }
+        let mut b = [0u8; 1];
+        let r = self.reader.as_mut().ok_or_else(|| std::io::Error::other("no reader"))?;
+        r.seek(SeekFrom::Start(pos))?;
+        r.read_exact(&mut b)?;
+        Ok(b[0])
+    }
 }
 
 /// Appends messages to a topic.
@@ -128,6 +146,9 @@ impl Producer {
     pub(crate) fn open(store: &Store, topic: &str) -> Result<Producer> {
         let config = TopicConfig::load(topic, &store.config_path(topic))?;
         let dir = store.topic_dir(topic);
+        if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Error::SymlinkRefused { path: dir });
+        }
         if !dir.is_dir() {
             return Err(Error::TopicNotFound { topic: topic.to_string(), path: dir });
         }
@@ -205,7 +226,7 @@ impl Producer {
     /// # Errors
     /// [`Error::UnknownMessageType`], [`Error::TypedEncode`], key and size errors.
     pub fn send_typed<T: TypedMessage>(&mut self, key: impl Into<Key>, msg: &T) -> Result<Delivery> {
-        let out = Outgoing::typed(T::TYPE_NAME, msg).map_err(|source| Error::TypedEncode { name: T::TYPE_NAME.to_string(), source })?;
+        let out = Outgoing::typed(T::TYPE_NAME, msg).map_err(|cause| Error::TypedEncode { name: T::TYPE_NAME.to_string(), cause })?;
         self.send(&key.into(), &out)
     }
 
@@ -385,11 +406,35 @@ impl Producer {
         if self.lock_appends {
             let _ = crate::fsinfo::unlock(&active.file);
         }
-        let written = written?;
+        let written = match written {
+            Ok(n) => n,
+            Err(e) => {
+                active.our_end = None;
+                return Err(e);
+            }
+        };
         if written != bytes.len() {
+            // Half a line is on disk: the next write checks for it and ends it first.
+            active.our_end = None;
             return Err(Error::ShortWrite { path: active.path.to_path_buf(), written, len: bytes.len() });
         }
-        let byte_pos = if self.locate { active.file.stream_position().ok().map(|end| end - bytes.len() as u64) } else { None };
+        // With O_APPEND the descriptor's position is the end of our write.
+        let mut end = active.file.stream_position().map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
+        let mut start = end - bytes.len() as u64;
+        if start > 0 && active.our_end != Some(start) {
+            // Someone else wrote in between (or this is our first write): if they
+            // left a torn line, ours was glued to it, and our newline ended that
+            // line. Write ours again, now on a line of its own; readers skip the
+            // glued line as damaged.
+            if active.byte_at(start - 1).map_err(|e| Error::io("read", active.path.to_path_buf(), e))? != b'\n' {
+                tracing::warn!(file = %active.path.display(), "a message landed after a line torn by another writer; writing it again on a line of its own");
+                active.file.write_all(bytes).map_err(|e| Error::io("append to", active.path.to_path_buf(), e))?;
+                end = active.file.stream_position().map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
+                start = end - bytes.len() as u64;
+            }
+        }
+        active.our_end = Some(end);
+        let byte_pos = if self.locate { Some(start) } else { None };
         Ok(Delivery { partition, path: active.path.clone(), file_first: active.first, byte_pos })
     }
 
@@ -424,7 +469,7 @@ impl Producer {
         }
         let mut file = OpenOptions::new().append(true).create(true).open(&path).map_err(|e| Error::io("open for append", &path, e))?;
         terminate_torn_tail(&mut file, &path)?;
-        Ok(ActiveFile { first, path: path.into(), file, counted_pos: 0, counted_lines: 0 })
+        Ok(ActiveFile { first, path: path.into(), file, counted_pos: 0, counted_lines: 0, our_end: None, reader: None })
     }
 
     /// The offset of a delivered message, found by counting the lines before it.

@@ -257,7 +257,7 @@ impl PartitionReader {
                 Ok(true)
             }
             // Deleted between listing and opening (retention, topic deletion): list again next time.
-            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            Err(Error::Io { cause, .. }) if cause.kind() == std::io::ErrorKind::NotFound => {
                 self.listed = None;
                 Ok(false)
             }
@@ -353,8 +353,9 @@ impl PartitionReader {
                 }
                 Next::Eof(partial) => {
                     let Some(next) = self.next_file()? else { return Ok(None) };
-                    // The unfinished line may have been completed since the read: look once more.
-                    if partial > 0 && !retried_tail {
+                    // Lines may have been completed between our end-of-file read and the
+                    // folder listing that found the next file: read this one once more.
+                    if !retried_tail {
                         retried_tail = true;
                         continue;
                     }

@@ -307,3 +307,19 @@ fn a_producer_behind_midnight_joins_a_file_another_already_started() {
     assert_eq!(got, vec![(0, "a1".into()), (1, "b1".into()), (2, "a2".into())]);
     assert!(twainmq::check::check_topic(&a_store, "t").expect("check").is_empty());
 }
+
+#[cfg(unix)]
+#[test]
+fn producers_refuse_a_topic_folder_that_is_a_link_and_check_flags_linked_files() {
+    let (d, store) = store();
+    let outside = tempfile::tempdir().expect("tmp");
+    std::os::unix::fs::symlink(outside.path(), d.path().join("v")).expect("link");
+    std::fs::write(d.path().join("v.twc"), br#"{"key_width": 2, "partitions": 1, "message_types": {}}"#).expect("twc");
+    assert_eq!(store.producer("v").expect_err("link").code(), "symlink_refused");
+    assert_eq!(std::fs::read_dir(outside.path()).expect("dir").count(), 0, "nothing written outside the store");
+    store.create_topic("t", &TopicSpec::new(KeyType::U8, 1)).expect("create");
+    std::fs::write(outside.path().join("f"), b"").expect("write");
+    std::os::unix::fs::symlink(outside.path().join("f"), d.path().join("t").join("0-20000101_0.tmf")).expect("link");
+    let problems = twainmq::check::check_topic(&store, "t").expect("check");
+    assert!(problems.iter().any(|p| p.kind == "symlink"), "{problems:?}");
+}

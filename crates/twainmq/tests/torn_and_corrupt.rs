@@ -156,3 +156,27 @@ fn check_reports_each_problem_with_its_place() {
     std::fs::write(d.path().join("t.twc"), b"{").expect("write");
     assert_eq!(twainmq::check::check_topic(&store, "t").expect("check")[0].kind, "corrupt_config");
 }
+
+#[test]
+fn a_torn_line_left_by_another_writer_does_not_swallow_a_live_producers_next_message() {
+    let (_d, store, file) = setup();
+    let mut p = store.producer("t").expect("producer");
+    p.send_text(1u8, "live-1").expect("send");
+    // Another writer's short write (a full disk, a crash) while ours is open.
+    append(&file, &line_for("half a line")[..9]);
+    p.send_text(1u8, "live-2").expect("send");
+    p.send_text(1u8, "live-3").expect("send");
+    let mut r = store.partition_reader("t", 0, StartFrom::Start).expect("reader");
+    let mut texts = Vec::new();
+    let mut damaged = 0;
+    loop {
+        match r.poll() {
+            Ok(Some(m)) => texts.push(m.text().unwrap_or_default().to_string()),
+            Ok(None) => break,
+            Err(Error::CorruptLine { .. }) => damaged += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(texts, vec!["first", "live-1", "live-2", "live-3"]);
+    assert_eq!(damaged, 1, "the glued line is one damaged line");
+}

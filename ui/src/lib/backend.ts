@@ -144,7 +144,7 @@ function tauriBackend(): Backend {
     produce: (topic, key, payload) => guard(() => commands.produce(topic, key, payload)),
     createTopic: (topic) => guard(() => commands.createTopic(topic)),
     deleteTopic: (topic, confirm) => guard(() => commands.deleteTopic(topic, confirm)),
-    describeGroup: (group) => guard(() => commands.describeGroup(group)),
+    describeGroup: (group) => guard(() => commands.describeGroup(group, null)),
     resetGroup: (group, request) => guard(() => commands.resetGroup(group, request)),
     triggerRound: (group, windowMs) => guard(() => commands.triggerRound(group, windowMs)),
     demoStartMember: (topic, group, windowMs, rate) => guard(() => commands.demoStartMember(topic, group, windowMs, rate)),

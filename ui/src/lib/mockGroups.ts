@@ -268,7 +268,7 @@ export class MockGroups {
       name,
       topic,
       topic_candidates: candidates,
-      members: [...members].map(([id, ps]): MemberDto => ({ id, partitions: ps, joined_at: g.joins.get(id)?.at ?? null })),
+      members: [...members].map(([id, ps]): MemberDto => ({ id, partitions: ps, joined_at: g.joins.get(id)?.at ?? null, last_seen_at: g.lastRecordAt })),
       partitions,
       open_round: open ? dto(open) : null,
       rounds: [...g.rounds].reverse().map(dto),

@@ -235,12 +235,18 @@ impl GroupMember {
         self.process()?;
         if let Some(r) = self.log.open_round() {
             if !self.wrote_end && now_secs(&self.store) > r.ends_at {
+                let ended = r.begin_offset;
                 self.send(&Record::EndRound)?;
                 self.wrote_end = true;
-                // Confirm from the offers before the round's first ENDREBAL, which is ours or an earlier one.
-                let deadline = Instant::now() + Duration::from_secs(10);
-                while self.log.open_round().is_some() && Instant::now() < deadline {
+                // Confirm from the offers before the round's first ENDREBAL (ours, or an
+                // earlier one): read on until that round is no longer the open one (it
+                // ended, or a newer round replaced it).
+                let deadline = Instant::now() + Duration::from_secs(5);
+                while self.log.open_round().is_some_and(|r| r.begin_offset == ended) && Instant::now() < deadline {
                     self.process()?;
+                    if self.log.open_round().is_some_and(|r| r.begin_offset == ended) {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
                 }
             }
         }

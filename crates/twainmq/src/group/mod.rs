@@ -117,8 +117,19 @@ pub(crate) fn ensure_group(store: &Store, topic: &str, group: &str, partitions: 
                     w.send(&crate::Key::Int(0), &Record::Commit { offsets }.to_outgoing())?;
                     Ok(())
                 }
-                // Another process created it first: join theirs.
-                Err(Error::TopicExists { .. }) => Ok(()),
+                // Another process is creating it: wait until its config is in place.
+                Err(Error::TopicExists { .. }) => {
+                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+                    loop {
+                        match crate::config::TopicConfig::load(&gtopic, &store.config_path(&gtopic)) {
+                            Ok(_) => return Ok(()),
+                            Err(Error::TopicNotFound { .. }) if std::time::Instant::now() < deadline => {
+                                std::thread::sleep(std::time::Duration::from_millis(5));
+                            }
+                            Err(e) => return Err(e),
+                        }
+                    }
+                }
                 Err(e) => Err(e),
             }
         }
