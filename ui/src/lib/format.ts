@@ -178,7 +178,9 @@ export function payloadPreview(row: Row): string {
   if (row.row === 'damaged') return `${row.file}:${row.line} — ${row.problem}`;
   if (row.kind === 'dataclass') {
     const cls = row.class ?? `#${row.type_id ?? '?'}`;
-    return oneLine(`${cls} ${row.fields_json ?? ''}`);
+    // The pretty form shows characters rather than \u escapes; its line breaks are all structural.
+    const fields = row.fields_pretty != null ? row.fields_pretty.replace(/\n\s*/g, ' ') : (row.fields_json ?? '');
+    return oneLine(`${cls} ${fields}`);
   }
   if (row.kind === 'bytes') return hexPreview(row.hex ?? '');
   return oneLine(row.text ?? '');
