@@ -61,6 +61,11 @@ clean:
 	$(CARGO) clean
 	rm -rf .venv ui/node_modules ui/dist tests/e2e/node_modules artifacts
 
+# cargo-fuzz targets (stable Rust with RUSTC_BOOTSTRAP=1), 10 million runs each by default;
+# `cargo test -p twainmq --test fuzz_regressions` (in make test) replays the committed corpus.
+fuzz: deps
+	bash scripts/fuzz.sh $(RUNS)
+
 # Benchmarks are not part of `make test` (a smoke run of `twainmq bench` is, in the interop suite).
 bench: deps
 	$(CARGO) build --release -p twainmq-cli --locked
