@@ -30,11 +30,47 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    // A less repetitive payload: a JSON event of about 100 bytes.
+    let json = br#"{"id":918273,"user":"alice@example.com","event":"checkout","cart":[12,7,93],"total":41.5,"ok":true}"#;
     let mut codec = Codec::default();
-    let mut line = Vec::new();
-    codec.encode_line(KeyType::U32, &Key::Int(7), 1.5, payload, &mut line).ok();
-    line.pop();
-    c.bench_function("line decode 100 B", |b| b.iter(|| codec.decode_line(KeyType::U32, black_box(&line)).ok()));
+    c.bench_function("line encode 100 B JSON (fast)", |b| {
+        b.iter(|| {
+            out.clear();
+            codec.encode_line(KeyType::U32, &Key::Int(7), 1.5, black_box(json), &mut out).ok();
+        })
+    });
+    for (name, body) in [("", &payload[..]), (" JSON", &json[..])] {
+        for (enc, mut codec) in [("fast", Codec::default()), ("zlib", Codec::exact())] {
+            let mut line = Vec::new();
+            codec.encode_line(KeyType::U32, &Key::Int(7), 1.5, body, &mut line).ok();
+            line.pop();
+            c.bench_function(&format!("line decode 100 B{name} ({enc}-encoded)"), |b| {
+                b.iter(|| codec.decode_line(KeyType::U32, black_box(&line)).ok())
+            });
+        }
+    }
+    let mut deflated = Vec::new();
+    twainmq::deflate::FastDeflate::default().compress(json, &mut deflated);
+    let mut fast = twainmq::deflate::FastDeflate::default();
+    c.bench_function("deflate 100 B JSON (fast)", |b| {
+        b.iter(|| {
+            out.clear();
+            fast.compress(black_box(json), &mut out);
+        })
+    });
+    c.bench_function("base85 encode 100 B", |b| {
+        b.iter(|| {
+            out.clear();
+            twainmq::b85::encode_into(black_box(json), &mut out);
+        })
+    });
+    let text = twainmq::b85::encode(json);
+    c.bench_function("base85 decode 125 chars", |b| {
+        b.iter(|| {
+            out.clear();
+            twainmq::b85::decode_into(black_box(text.as_bytes()), &mut out).ok();
+        })
+    });
     c.bench_function("partitioner u64", |b| b.iter(|| partition_for(black_box(&Key::Int(11_805_601_705_697_281_889)), 12)));
     let long = Key::Str("a rather long string key, 40 bytes long.".into());
     c.bench_function("partitioner 40-byte string", |b| b.iter(|| partition_for(black_box(&long), 12)));

@@ -52,27 +52,46 @@ pub const fn encoded_len(n: usize) -> usize {
 
 /// Append the encoding of `data` to `out`.
 pub fn encode_into(data: &[u8], out: &mut Vec<u8>) {
-    out.reserve(encoded_len(data.len()));
-    let mut chunks = data.chunks_exact(4);
-    for c in &mut chunks {
-        push_hunk(u32::from_be_bytes([c[0], c[1], c[2], c[3]]), 5, out);
+    let start = out.len();
+    let full = data.len() / 4;
+    // Size the output once and fill it in place: no capacity check per hunk.
+    out.resize(start + full * 5, 0);
+    for (c, o) in data.chunks_exact(4).zip(out[start..].chunks_exact_mut(5)) {
+        let v = u32::from_be_bytes([c[0], c[1], c[2], c[3]]);
+        let (hi, lo) = (v / 7225, (v % 7225) as usize);
+        o[0] = ALPHABET[(hi / 7225) as usize];
+        o[1..3].copy_from_slice(&PAIRS[(hi % 7225) as usize]);
+        o[3..5].copy_from_slice(&PAIRS[lo]);
     }
-    let rem = chunks.remainder();
+    let rem = &data[full * 4..];
     if !rem.is_empty() {
         let mut buf = [0u8; 4];
         buf[..rem.len()].copy_from_slice(rem);
-        push_hunk(u32::from_be_bytes(buf), rem.len() + 1, out);
+        out.extend_from_slice(&hunk_digits(u32::from_be_bytes(buf))[..rem.len() + 1]);
     }
 }
 
-#[inline]
-fn push_hunk(mut v: u32, keep: usize, out: &mut Vec<u8>) {
-    let mut digits = [0u8; 5];
-    for d in digits.iter_mut().rev() {
-        *d = ALPHABET[(v % 85) as usize];
-        v /= 85;
+/// Every pair of digits, so a hunk takes two divisions by 7225 instead of four by 85.
+const fn digit_pairs() -> [[u8; 2]; 7225] {
+    let mut t = [[0u8; 2]; 7225];
+    let mut i = 0;
+    while i < 7225 {
+        t[i] = [ALPHABET[i / 85], ALPHABET[i % 85]];
+        i += 1;
     }
-    out.extend_from_slice(&digits[..keep]);
+    t
+}
+
+static PAIRS: [[u8; 2]; 7225] = digit_pairs();
+
+#[inline(always)]
+fn hunk_digits(v: u32) -> [u8; 5] {
+    let (hi, lo) = (v / 7225, (v % 7225) as usize);
+    let (top, mid) = ((hi / 7225) as usize, (hi % 7225) as usize);
+    // top <= u32::MAX / 85^4 = 82.
+    let [a, b] = PAIRS[mid];
+    let [c, d] = PAIRS[lo];
+    [ALPHABET[top], a, b, c, d]
 }
 
 /// Encode `data` to a `String`.
@@ -92,32 +111,60 @@ pub fn decode_into(text: &[u8], out: &mut Vec<u8>) -> Result<(), B85Error> {
     if text.len() % 5 == 1 {
         return Err(B85Error::BadLength { len: text.len() });
     }
-    out.reserve(text.len() / 5 * 4 + 4);
-    let mut index = 0;
-    while index < text.len() {
-        let end = (index + 5).min(text.len());
-        let hunk = &text[index..end];
-        let mut acc: u64 = 0;
-        for i in 0..5 {
-            let digit = match hunk.get(i) {
-                Some(&b) => {
-                    let d = REVERSE[b as usize];
-                    if d == INVALID {
-                        return Err(B85Error::BadChar { index: index + i, byte: b });
-                    }
-                    d
-                }
-                // Python pads a short final hunk with the highest digit.
-                None => 84,
-            };
-            acc = acc * 85 + u64::from(digit);
-        }
-        let acc = u32::try_from(acc).map_err(|_| B85Error::Overflow { index })?;
-        let bytes = acc.to_be_bytes();
-        out.extend_from_slice(&bytes[..if hunk.len() == 5 { 4 } else { hunk.len() - 1 }]);
-        index = end;
+    let start = out.len();
+    let full = text.len() / 5;
+    out.resize(start + full * 4, 0);
+    for (h, (c, o)) in text.chunks_exact(5).zip(out[start..].chunks_exact_mut(4)).enumerate() {
+        let v = decode_hunk(c, h * 5)?;
+        o.copy_from_slice(&v.to_be_bytes());
+    }
+    let rem = &text[full * 5..];
+    if !rem.is_empty() {
+        // Python pads a short final hunk with the highest digit.
+        let mut hunk = [b'~'; 5];
+        hunk[..rem.len()].copy_from_slice(rem);
+        let v = decode_hunk(&hunk, full * 5)?;
+        out.extend_from_slice(&v.to_be_bytes()[..rem.len() - 1]);
     }
     Ok(())
+}
+
+/// Decode a short `text` into the front of `out`, returning how many bytes it
+/// decoded to: the allocation-free path for keys and timestamps.
+///
+/// # Errors
+/// [`B85Error`] as for [`decode_into`]; `BadLength` too when `out` is too small.
+pub fn decode_to_slice(text: &[u8], out: &mut [u8]) -> Result<usize, B85Error> {
+    if text.len() % 5 == 1 {
+        return Err(B85Error::BadLength { len: text.len() });
+    }
+    let len = text.len() / 5 * 4 + (text.len() % 5).saturating_sub(1);
+    if len > out.len() {
+        return Err(B85Error::BadLength { len: text.len() });
+    }
+    for (h, c) in text.chunks(5).enumerate() {
+        let mut hunk = [b'~'; 5];
+        hunk[..c.len()].copy_from_slice(c);
+        let v = decode_hunk(&hunk, h * 5)?.to_be_bytes();
+        let at = h * 4;
+        let n = (len - at).min(4);
+        out[at..at + n].copy_from_slice(&v[..n]);
+    }
+    Ok(len)
+}
+
+/// One 5-character hunk. Valid digits are below 0x80 and `INVALID` is not, so
+/// one test of the OR of the five looks-ups rejects any bad character.
+#[inline(always)]
+fn decode_hunk(c: &[u8], index: usize) -> Result<u32, B85Error> {
+    let d = [REVERSE[c[0] as usize], REVERSE[c[1] as usize], REVERSE[c[2] as usize], REVERSE[c[3] as usize], REVERSE[c[4] as usize]];
+    if (d[0] | d[1] | d[2] | d[3] | d[4]) & 0x80 != 0 {
+        let i = d.iter().position(|&x| x == INVALID).unwrap_or(0);
+        // A padding '~' is never invalid, so the index is within the text.
+        return Err(B85Error::BadChar { index: index + i, byte: c[i] });
+    }
+    let acc = u64::from(d[0]) * 52_200_625 + u64::from(d[1]) * 614_125 + u64::from(d[2]) * 7225 + u64::from(d[3]) * 85 + u64::from(d[4]);
+    u32::try_from(acc).map_err(|_| B85Error::Overflow { index })
 }
 
 /// Decode `text` into a new vector.
@@ -162,12 +209,18 @@ mod tests {
         fn round_trips(data in proptest::collection::vec(any::<u8>(), 0..64)) {
             let text = encode(&data);
             prop_assert_eq!(text.len(), encoded_len(data.len()));
-            prop_assert_eq!(decode(text.as_bytes()).expect("own encoding decodes"), data);
+            prop_assert_eq!(decode(text.as_bytes()).expect("own encoding decodes"), data.clone());
+            let mut buf = [0u8; 64];
+            let n = decode_to_slice(text.as_bytes(), &mut buf).expect("own encoding decodes");
+            prop_assert_eq!(&buf[..n], &data[..]);
         }
 
         #[test]
         fn decode_never_panics(text in proptest::collection::vec(any::<u8>(), 0..40)) {
-            let _ = decode(&text);
+            let whole = decode(&text);
+            let mut buf = [0u8; 40];
+            // Both decoders agree, error for error.
+            prop_assert_eq!(decode_to_slice(&text, &mut buf).map(|n| buf[..n].to_vec()), whole);
         }
     }
 }

@@ -15,7 +15,16 @@ pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now_micros(&self) -> i64 {
-        chrono::Utc::now().timestamp_micros()
+        system_micros()
+    }
+}
+
+/// Microseconds since the UNIX epoch, straight from the system time (chrono's
+/// `Utc::now` also computes a calendar date, which producers do not need).
+fn system_micros() -> i64 {
+    match std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_micros()).unwrap_or(i64::MAX),
+        Err(before) => -i64::try_from(before.duration().as_micros()).unwrap_or(i64::MAX),
     }
 }
 
@@ -48,7 +57,7 @@ pub struct OffsetClock(pub i64);
 
 impl Clock for OffsetClock {
     fn now_micros(&self) -> i64 {
-        chrono::Utc::now().timestamp_micros() + self.0
+        system_micros() + self.0
     }
 }
 

@@ -146,19 +146,26 @@ impl KeyType {
     /// # Errors
     /// A description of what is wrong with the characters.
     pub fn decode(self, text: &[u8]) -> Result<Key, String> {
-        let bytes = b85::decode(text).map_err(|e| format!("key: {e}"))?;
-        if bytes.len() != self.byte_len() {
-            return Err(format!("key decodes to {} bytes, expected {}", bytes.len(), self.byte_len()));
-        }
         match self {
             KeyType::Char(_) => {
+                let mut bytes = b85::decode(text).map_err(|e| format!("key: {e}"))?;
+                if bytes.len() != self.byte_len() {
+                    return Err(format!("key decodes to {} bytes, expected {}", bytes.len(), self.byte_len()));
+                }
                 let end = bytes.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
-                String::from_utf8(bytes[..end].to_vec()).map(Key::Str).map_err(|_| "key is not valid UTF-8".to_string())
+                bytes.truncate(end);
+                String::from_utf8(bytes).map(Key::Str).map_err(|_| "key is not valid UTF-8".to_string())
             }
             _ => {
+                // Integer keys are at most 8 bytes: decode on the stack.
                 let mut buf = [0u8; 8];
-                buf[8 - bytes.len()..].copy_from_slice(&bytes);
-                Ok(Key::Int(u64::from_be_bytes(buf)))
+                let n = b85::decode_to_slice(text, &mut buf).map_err(|e| format!("key: {e}"))?;
+                if n != self.byte_len() {
+                    return Err(format!("key decodes to {n} bytes, expected {}", self.byte_len()));
+                }
+                let mut be = [0u8; 8];
+                be[8 - n..].copy_from_slice(&buf[..n]);
+                Ok(Key::Int(u64::from_be_bytes(be)))
             }
         }
     }

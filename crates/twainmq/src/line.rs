@@ -78,6 +78,8 @@ pub struct Codec {
     decompress: Decompress,
     scratch: Vec<u8>,
     raw: Vec<u8>,
+    /// The last timestamp encoded and its 10 characters: a batch shares one.
+    last_ts: Option<(u64, [u8; TS_CHARS])>,
 }
 
 impl Default for Codec {
@@ -89,6 +91,7 @@ impl Default for Codec {
             decompress: Decompress::new_with_window_bits(false, 15),
             scratch: Vec::with_capacity(4096),
             raw: Vec::with_capacity(4096),
+            last_ts: None,
         }
     }
 }
@@ -110,11 +113,9 @@ pub fn encode_timestamp(ts: f64, out: &mut Vec<u8>) {
 /// When the characters are not base85.
 pub fn decode_timestamp(text: &[u8]) -> Result<f64, b85::B85Error> {
     let mut buf = [0u8; 8];
-    let v = b85::decode(text)?;
-    if v.len() != 8 {
+    if b85::decode_to_slice(text, &mut buf)? != 8 {
         return Err(b85::B85Error::BadLength { len: text.len() });
     }
-    buf.copy_from_slice(&v);
     Ok(f64::from_bits(u64::from_be_bytes(buf)))
 }
 
@@ -148,7 +149,17 @@ impl Codec {
         out: &mut Vec<u8>,
     ) -> Result<(), crate::key::KeyError> {
         key_type.encode_into(key, out)?;
-        encode_timestamp(timestamp, out);
+        let bits = timestamp.to_bits();
+        match self.last_ts {
+            Some((b, chars)) if b == bits => out.extend_from_slice(&chars),
+            _ => {
+                let at = out.len();
+                encode_timestamp(timestamp, out);
+                let mut chars = [0u8; TS_CHARS];
+                chars.copy_from_slice(&out[at..]);
+                self.last_ts = Some((bits, chars));
+            }
+        }
         self.deflate(payload);
         b85::encode_into(&self.scratch, out);
         out.push(b'\n');

@@ -134,6 +134,8 @@ pub struct Producer {
     lock_appends: bool,
     line: Vec<u8>,
     raw: Vec<u8>,
+    /// Per-partition buffers reused by `send_batch`.
+    batch_bufs: Vec<Vec<u8>>,
 }
 
 impl std::fmt::Debug for Producer {
@@ -173,6 +175,7 @@ impl Producer {
             },
             line: Vec::with_capacity(MAX_LINE_BYTES),
             raw: Vec::with_capacity(MAX_LINE_BYTES),
+            batch_bufs: Vec::new(),
         })
     }
 
@@ -286,44 +289,63 @@ impl Producer {
         Ok(p)
     }
 
-    /// Encode the line for `payload` into `self.line`, returning (partition, timestamp micros).
-    fn encode(&mut self, key: &Key, payload: PayloadRef<'_>) -> Result<(u32, i64)> {
+    /// Encode the line for `payload`, stamped `now`, into `self.line`, returning its partition.
+    fn encode(&mut self, key: &Key, payload: PayloadRef<'_>, now: i64) -> Result<u32> {
         let partition = self.partition_of(key)?;
-        let now = self.clock.now_micros();
-        self.raw.clear();
-        match payload {
-            PayloadRef::Text(s) => self.raw.extend_from_slice(s.as_bytes()),
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        let r = self.encode_line(key, payload, now, &mut line);
+        self.line = line;
+        r.map(|()| partition)
+    }
+
+    /// Append the line for `payload` to `out`; on error `out` is left as it was.
+    fn encode_line(&mut self, key: &Key, payload: PayloadRef<'_>, now: i64, out: &mut Vec<u8>) -> Result<()> {
+        let raw: &[u8] = match payload {
+            PayloadRef::Text(s) => s.as_bytes(),
             PayloadRef::Bytes(b) => {
+                self.raw.clear();
                 self.raw.push(crate::payload::BYTES_MAGIC);
                 self.raw.extend_from_slice(b);
+                &self.raw
             }
             PayloadRef::Typed { type_id, json } => {
+                self.raw.clear();
                 self.raw.push(crate::payload::TYPED_MAGIC);
                 self.raw.extend_from_slice(&type_id.to_be_bytes());
                 self.raw.extend_from_slice(json.as_bytes());
+                &self.raw
             }
-        }
-        self.line.clear();
+        };
+        let start = out.len();
         let key_type: KeyType = self.config.key_type;
-        if let Err(e) = self.codec.encode_line(key_type, key, micros_to_unix(now), &self.raw, &mut self.line) {
+        let ts = micros_to_unix(now);
+        if let Err(e) = self.codec.encode_line(key_type, key, ts, raw, out) {
+            out.truncate(start);
             return Err(self.key_error(key, e));
         }
-        if self.line.len() > MAX_LINE_BYTES && !self.codec.is_exact() {
+        if out.len() - start > MAX_LINE_BYTES && !self.codec.is_exact() {
             // The fast encoder compresses less than zlib: whatever 0.2.3 can write, we write too.
-            self.line.clear();
+            out.truncate(start);
             self.codec.set_exact(true);
-            let r = self.codec.encode_line(key_type, key, micros_to_unix(now), &self.raw, &mut self.line);
+            let r = self.codec.encode_line(key_type, key, ts, raw, out);
             self.codec.set_exact(self.exact);
-            r.map_err(|e| self.key_error(key, e))?;
+            if let Err(e) = r {
+                out.truncate(start);
+                return Err(self.key_error(key, e));
+            }
         }
-        if self.line.len() > MAX_LINE_BYTES {
-            return Err(Error::MessageTooLong { topic: self.topic.clone(), len: self.line.len(), max: MAX_LINE_BYTES });
+        let len = out.len() - start;
+        if len > MAX_LINE_BYTES {
+            out.truncate(start);
+            return Err(Error::MessageTooLong { topic: self.topic.clone(), len, max: MAX_LINE_BYTES });
         }
-        Ok((partition, now))
+        Ok(())
     }
 
     fn send_ref(&mut self, key: &Key, payload: PayloadRef<'_>) -> Result<Delivery> {
-        let (partition, now) = self.encode(key, payload)?;
+        let now = self.clock.now_micros();
+        let partition = self.encode(key, payload, now)?;
         let line = std::mem::take(&mut self.line);
         let result = self.append(partition, now, &line);
         self.line = line;
@@ -334,18 +356,34 @@ impl Producer {
     /// as possible (one per partition per 64 KiB). Each `write` holds whole
     /// lines, so concurrent readers and writers still see whole lines.
     /// Returns how many were sent. Nothing is written if any message is invalid.
+    /// The messages of one batch share one timestamp: the time of the call.
     ///
     /// # Errors
     /// The first invalid message's error, or an I/O error.
     pub fn send_batch(&mut self, messages: &[(Key, Outgoing)]) -> Result<usize> {
-        let mut per_partition: Vec<Vec<u8>> = vec![Vec::new(); self.config.partitions as usize];
-        let mut now = 0;
+        let mut per_partition = std::mem::take(&mut self.batch_bufs);
+        per_partition.resize_with(self.config.partitions as usize, Vec::new);
+        for buf in &mut per_partition {
+            buf.clear();
+        }
+        let now = self.clock.now_micros();
+        let encoded = self.encode_batch(messages, now, &mut per_partition);
+        let result = encoded.and_then(|()| self.append_batch(&per_partition, now));
+        // Keep the buffers (and their capacity) for the next batch.
+        self.batch_bufs = per_partition;
+        result.map(|()| messages.len())
+    }
+
+    fn encode_batch(&mut self, messages: &[(Key, Outgoing)], now: i64, per_partition: &mut [Vec<u8>]) -> Result<()> {
         for (key, out) in messages {
             let payload = self.resolve(out)?;
-            let (p, t) = self.encode(key, payload)?;
-            now = t;
-            per_partition[p as usize].extend_from_slice(&self.line);
+            let p = self.partition_of(key)?;
+            self.encode_line(key, payload, now, &mut per_partition[p as usize])?;
         }
+        Ok(())
+    }
+
+    fn append_batch(&mut self, per_partition: &[Vec<u8>], now: i64) -> Result<()> {
         const CHUNK: usize = 64 << 10;
         for (p, buf) in per_partition.iter().enumerate() {
             let mut start = 0;
@@ -358,7 +396,7 @@ impl Producer {
                 start = end;
             }
         }
-        Ok(messages.len())
+        Ok(())
     }
 
     fn append(&mut self, partition: u32, now: i64, bytes: &[u8]) -> Result<Delivery> {
@@ -370,7 +408,6 @@ impl Producer {
                 *a = None;
             }
         }
-        let day = Day::from_unix_micros(now);
         // In the last second of a day, another producer may already have started
         // tomorrow's file: then a late line here would land behind that file's
         // first offset. Join the newer file instead (a directory look-up at most
@@ -379,7 +416,8 @@ impl Producer {
             self.newer_checked_at = now;
             if let Some(a) = &self.active[partition as usize] {
                 let dir = self.store.topic_dir(&self.topic);
-                let newer = files::list_partition(&dir, partition)?.into_iter().any(|f| f.order_key() > (a.first, day));
+                let newer =
+                    files::list_partition(&dir, partition)?.into_iter().any(|f| f.order_key() > (a.first, Day::from_unix_micros(now)));
                 if newer {
                     self.active[partition as usize] = None;
                     let next_day = Day::from_unix_micros(self.day_range.1);
@@ -388,7 +426,7 @@ impl Producer {
             }
         }
         if self.active[partition as usize].is_none() {
-            self.active[partition as usize] = Some(self.open_active(partition, day)?);
+            self.active[partition as usize] = Some(self.open_active(partition, Day::from_unix_micros(now))?);
         }
         let Some(active) = self.active[partition as usize].as_mut() else {
             return Err(Error::io("open", self.store.topic_dir(&self.topic), std::io::Error::other("no active file")));
