@@ -32,6 +32,7 @@ pub mod files;
 pub mod fsinfo;
 pub mod group;
 pub mod index;
+pub mod inflate;
 pub mod key;
 pub mod line;
 pub mod message;

@@ -12,6 +12,8 @@ use crate::payload::{Payload, TypedPayload, BYTES_MAGIC, MULTIPART, TYPED_MAGIC}
 pub const MAX_LINE_BYTES: usize = 4096;
 /// Encoded timestamp width.
 pub const TS_CHARS: usize = 10;
+/// Larger payloads are inflated by zlib, which checks the 64 MiB limit as it goes.
+const FAST_INFLATE_LIMIT: usize = 1 << 20;
 /// Inflated payloads larger than this are refused (a 4 KB line inflates to ~3.4 MB at most).
 const MAX_INFLATED: usize = 64 << 20;
 
@@ -232,6 +234,15 @@ impl Codec {
     }
 
     fn inflate(&mut self) -> Result<(), Corrupt> {
+        // Fixed-Huffman and stored streams (most messages) skip zlib's per-call set-up.
+        let len = self.raw.len();
+        self.raw.extend_from_slice(&[0; crate::inflate::PADDING]);
+        self.scratch.clear();
+        let fast = crate::inflate::fixed_or_stored(&self.raw, len, &mut self.scratch, FAST_INFLATE_LIMIT);
+        self.raw.truncate(len);
+        if fast.is_some() {
+            return Ok(());
+        }
         self.decompress.reset(false);
         self.scratch.clear();
         self.scratch.reserve(self.raw.len() * 4 + 64);
