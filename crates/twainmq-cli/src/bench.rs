@@ -121,8 +121,8 @@ pub fn run(
     };
     let _ = std::fs::remove_file(&floor_path);
 
-    // Write-to-read latency: a follower thread, the producer writing at a steady rate.
-    let samples = latency(store, &topic, latency_rate, payload_bytes)?;
+    // Write-to-read latency: a follower process, this one writing at a steady rate.
+    let lat = latency(store, &topic, latency_rate, payload_bytes)?;
     drop(guard);
     let seek = if seek_messages > 0 { Some(seeks(store, seek_messages, payload_bytes)?) } else { None };
     Ok(BenchReport {
@@ -136,10 +136,10 @@ pub fn run(
         floor_append_msgs_per_s: floor,
         produce_vs_floor: produce / floor,
         latency_rate_msgs_per_s: latency_rate,
-        latency_samples: samples.len(),
-        latency_p50_us: percentile(&samples, 0.5),
-        latency_p99_us: percentile(&samples, 0.99),
-        latency_p999_us: percentile(&samples, 0.999),
+        latency_samples: lat.samples,
+        latency_p50_us: lat.p50_us,
+        latency_p99_us: lat.p99_us,
+        latency_p999_us: lat.p999_us,
         seek,
     })
 }
@@ -216,34 +216,78 @@ fn seeks(store: &Store, n: u64, payload_bytes: usize) -> Result<SeekReport> {
     })
 }
 
-fn latency(store: &Store, topic: &str, per_sec: u64, payload_bytes: usize) -> Result<Vec<f64>> {
+/// Microseconds since the epoch, as message timestamps count them.
+fn now_unix_us() -> f64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1e6)
+}
+
+/// Write-to-read latency as another process sees it: a follower process
+/// (`bench-follow`, the engine's blocking poll woken by file notifications)
+/// reads what this one produces at a steady rate.
+fn latency(store: &Store, topic: &str, per_sec: u64, payload_bytes: usize) -> Result<LatencyReport> {
+    use std::io::{BufRead, BufReader};
     let count = per_sec.clamp(100, 20_000);
-    let mut follower = store.consumer(topic, StartFrom::Now)?;
-    let reader = std::thread::spawn(move || -> Result<Vec<f64>> {
-        let mut lat = Vec::with_capacity(count as usize);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while (lat.len() as u64) < count && Instant::now() < deadline {
-            if let Some(m) = follower.poll_timeout(Duration::from_millis(100))? {
-                let now = chrono::Utc::now().timestamp_micros() as f64 / 1e6;
-                lat.push((now - m.timestamp) * 1e6);
-            }
-        }
-        Ok(lat)
-    });
+    let exe = std::env::current_exe().context("locating this program to start the follower")?;
+    let mut child = std::process::Command::new(exe)
+        .arg("--store")
+        .arg(store.root())
+        .args(["bench-follow", "--topic", topic, "--count", &count.to_string()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .context("starting the follower process")?;
+    let mut lines = BufReader::new(child.stdout.take().context("the follower's output")?).lines();
+    let ready = lines.next().transpose()?;
+    anyhow::ensure!(ready.as_deref() == Some("ready"), "the follower did not start: {ready:?}");
     let mut producer = store.producer(topic)?;
     let body = payload(0, payload_bytes);
     let gap = Duration::from_secs_f64(1.0 / per_sec.max(1) as f64);
     let start = Instant::now();
     for i in 0..count {
+        // Sleep rather than spin, so the follower has a core (latency counts
+        // from each message's own timestamp, so a late wake-up costs nothing).
         let due = start + gap * i as u32;
-        while Instant::now() < due {
-            std::hint::spin_loop();
+        if let Some(wait) = due.checked_duration_since(Instant::now()) {
+            std::thread::sleep(wait);
         }
         producer.send_text(Key::Int(i), &body)?;
     }
-    let mut lat = reader.join().map_err(|_| anyhow::anyhow!("the latency reader panicked"))??;
+    let report = lines.next().transpose()?.context("the follower printed no result")?;
+    let status = child.wait()?;
+    anyhow::ensure!(status.success(), "the follower failed: {status}");
+    Ok(serde_json::from_str(&report)?)
+}
+
+#[derive(Debug, Serialize, serde::Deserialize)]
+struct LatencyReport {
+    samples: usize,
+    p50_us: f64,
+    p99_us: f64,
+    p999_us: f64,
+}
+
+/// The follower's side of [`latency`].
+pub fn follow(store: &Store, topic: &str, count: usize) -> Result<()> {
+    let mut follower = store.consumer(topic, StartFrom::Now)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "ready")?;
+    out.flush()?;
+    let mut lat = Vec::with_capacity(count);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while lat.len() < count && Instant::now() < deadline {
+        if let Some(m) = follower.poll_timeout(Duration::from_millis(100))? {
+            lat.push(now_unix_us() - m.timestamp * 1e6);
+        }
+    }
     lat.sort_by(f64::total_cmp);
-    Ok(lat)
+    let report = LatencyReport {
+        samples: lat.len(),
+        p50_us: percentile(&lat, 0.5),
+        p99_us: percentile(&lat, 0.99),
+        p999_us: percentile(&lat, 0.999),
+    };
+    serde_json::to_writer(&mut out, &report)?;
+    writeln!(out)?;
+    Ok(())
 }
 
 struct TopicGuard<'a> {

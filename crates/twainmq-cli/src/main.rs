@@ -45,6 +45,15 @@ enum Command {
     },
     /// Measure produce, batched produce, consume and follow latency in a temporary topic.
     Bench(BenchArgs),
+    /// For `bench`: follow TOPIC from now in this separate process, print
+    /// `ready`, then the write-to-read latency percentiles of COUNT messages as JSON.
+    #[command(hide = true)]
+    BenchFollow {
+        #[arg(long)]
+        topic: String,
+        #[arg(long)]
+        count: usize,
+    },
     /// For tests: read offer sets `[[id, {"own": [..], "partitions": [..]}], ..]`, one a line
     /// on stdin, and print each assignment `{"<id>": [partitions]}`.
     #[command(hide = true)]
@@ -288,7 +297,7 @@ fn run(cli: Cli) -> Result<()> {
                 writeln!(out, "floor (O_APPEND writes)  {:>12.0} msg/s", r.floor_append_msgs_per_s)?;
                 writeln!(
                     out,
-                    "write-to-read latency at {} msg/s: p50 {:.0} us, p99 {:.0} us, p99.9 {:.0} us ({} samples)",
+                    "write-to-read latency (a follower process) at {} msg/s: p50 {:.0} us, p99 {:.0} us, p99.9 {:.0} us ({} samples)",
                     r.latency_rate_msgs_per_s, r.latency_p50_us, r.latency_p99_us, r.latency_p999_us, r.latency_samples
                 )?;
                 if let Some(s) = &r.seek {
@@ -300,6 +309,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::BenchFollow { topic, count } => bench::follow(&store, &topic, count),
         Command::AssignStdin => assign_stdin(),
         Command::SeedDemo => Ok(()),
     }

@@ -67,6 +67,108 @@ enum PayloadRef<'a> {
     Typed { type_id: u16, json: &'a str },
 }
 
+/// What encoding a line needs from its producer; shared by the batch threads.
+struct EncodeCtx<'a> {
+    topic: &'a str,
+    config: &'a TopicConfig,
+    exact: bool,
+}
+
+impl EncodeCtx<'_> {
+    fn resolve<'a>(&self, payload: &'a Outgoing) -> Result<PayloadRef<'a>> {
+        Ok(match payload {
+            Outgoing::Text(s) => PayloadRef::Text(s),
+            Outgoing::Bytes(b) => PayloadRef::Bytes(b),
+            Outgoing::Typed { class, json } => {
+                let type_id = self.config.type_id(class).ok_or_else(|| Error::UnknownMessageType {
+                    topic: self.topic.to_string(),
+                    name: class.clone(),
+                    known: self.config.message_types.iter().map(|(n, _)| n.clone()).collect(),
+                })?;
+                PayloadRef::Typed { type_id, json }
+            }
+        })
+    }
+
+    fn key_error(&self, key: &Key, e: KeyError) -> Error {
+        let (topic, key_type, key_s) = (self.topic.to_string(), self.config.key_type, key.to_string());
+        match e {
+            KeyError::OutOfRange { max } => Error::KeyOutOfRange { topic, key: key_s, key_type, max },
+            KeyError::TooLong { bytes, max } => Error::KeyTooLong { topic, key: key_s, key_type, bytes, max },
+            KeyError::WrongKind { reason } => Error::KeyWrongKind { topic, key: key_s, key_type, reason },
+        }
+    }
+}
+
+/// A codec and its scratch space: one per encoding thread.
+#[derive(Default)]
+struct LineEncoder {
+    codec: Codec,
+    raw: Vec<u8>,
+}
+
+impl LineEncoder {
+    /// Append the line for `payload` to `out`; on error `out` is left as it was.
+    fn encode(&mut self, ctx: &EncodeCtx<'_>, key: &Key, payload: PayloadRef<'_>, now: i64, out: &mut Vec<u8>) -> Result<()> {
+        let raw: &[u8] = match payload {
+            PayloadRef::Text(s) => s.as_bytes(),
+            PayloadRef::Bytes(b) => {
+                self.raw.clear();
+                self.raw.push(crate::payload::BYTES_MAGIC);
+                self.raw.extend_from_slice(b);
+                &self.raw
+            }
+            PayloadRef::Typed { type_id, json } => {
+                self.raw.clear();
+                self.raw.push(crate::payload::TYPED_MAGIC);
+                self.raw.extend_from_slice(&type_id.to_be_bytes());
+                self.raw.extend_from_slice(json.as_bytes());
+                &self.raw
+            }
+        };
+        let start = out.len();
+        let key_type: KeyType = ctx.config.key_type;
+        let ts = micros_to_unix(now);
+        if let Err(e) = self.codec.encode_line(key_type, key, ts, raw, out) {
+            out.truncate(start);
+            return Err(ctx.key_error(key, e));
+        }
+        if out.len() - start > MAX_LINE_BYTES && !self.codec.is_exact() {
+            // The fast encoder compresses less than zlib: whatever 0.2.3 can write, we write too.
+            out.truncate(start);
+            self.codec.set_exact(true);
+            let r = self.codec.encode_line(key_type, key, ts, raw, out);
+            self.codec.set_exact(ctx.exact);
+            if let Err(e) = r {
+                out.truncate(start);
+                return Err(ctx.key_error(key, e));
+            }
+        }
+        let len = out.len() - start;
+        if len > MAX_LINE_BYTES {
+            out.truncate(start);
+            return Err(Error::MessageTooLong { topic: ctx.topic.to_string(), len, max: MAX_LINE_BYTES });
+        }
+        Ok(())
+    }
+
+    /// Encode each message onto its partition's buffer.
+    fn encode_all(
+        &mut self,
+        ctx: &EncodeCtx<'_>,
+        messages: &[(Key, Outgoing)],
+        parts: &[u32],
+        now: i64,
+        bufs: &mut [Vec<u8>],
+    ) -> Result<()> {
+        for ((key, out), &p) in messages.iter().zip(parts) {
+            let payload = ctx.resolve(out)?;
+            self.encode(ctx, key, payload, now, &mut bufs[p as usize])?;
+        }
+        Ok(())
+    }
+}
+
 /// A custom partitioner: `(key, partitions) -> partition`.
 pub type Partitioner = Box<dyn FnMut(&Key, u32) -> u32 + Send>;
 
@@ -126,16 +228,21 @@ pub struct Producer {
     clock: Arc<dyn Clock>,
     /// Micros range of the day the active files belong to.
     day_range: (i64, i64),
-    codec: Codec,
+    enc: LineEncoder,
+    /// The second thread's encoder for large batches (kept for its buffers).
+    enc2: LineEncoder,
+    /// Encode large batches on two threads.
+    parallel: bool,
     exact: bool,
     locate: bool,
     newer_checked_at: i64,
     /// On a network file system: lock each append (O_APPEND alone is not atomic there).
     lock_appends: bool,
     line: Vec<u8>,
-    raw: Vec<u8>,
-    /// Per-partition buffers reused by `send_batch`.
+    /// Per-partition buffers reused by `send_batch`, one set per encoding thread.
     batch_bufs: Vec<Vec<u8>>,
+    batch_bufs2: Vec<Vec<u8>>,
+    batch_parts: Vec<u32>,
 }
 
 impl std::fmt::Debug for Producer {
@@ -162,7 +269,9 @@ impl Producer {
             partitioner: None,
             clock: store.clock(),
             day_range: (0, 0),
-            codec: Codec::default(),
+            enc: LineEncoder::default(),
+            enc2: LineEncoder::default(),
+            parallel: std::thread::available_parallelism().is_ok_and(|n| n.get() > 1),
             exact: false,
             locate: false,
             newer_checked_at: 0,
@@ -174,9 +283,18 @@ impl Producer {
                 kind.is_network()
             },
             line: Vec::with_capacity(MAX_LINE_BYTES),
-            raw: Vec::with_capacity(MAX_LINE_BYTES),
             batch_bufs: Vec::new(),
+            batch_bufs2: Vec::new(),
+            batch_parts: Vec::new(),
         })
+    }
+
+    /// Encode large batches (512 messages or more) on two threads when the
+    /// machine has a second core (the default); `false` keeps all work on the
+    /// calling thread.
+    pub fn with_parallel_batches(mut self, on: bool) -> Self {
+        self.parallel = on && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        self
     }
 
     /// Replace 0.2.3's partitioner with `f(key, partitions)`.
@@ -200,7 +318,8 @@ impl Producer {
     /// the faster encoder. Both are read by every reader, 0.2.3's included.
     pub fn with_exact_bytes(mut self, exact: bool) -> Self {
         self.exact = exact;
-        self.codec.set_exact(exact);
+        self.enc.codec.set_exact(exact);
+        self.enc2.codec.set_exact(exact);
         self
     }
 
@@ -243,37 +362,17 @@ impl Producer {
     }
 
     fn resolve<'a>(&self, payload: &'a Outgoing) -> Result<PayloadRef<'a>> {
-        Ok(match payload {
-            Outgoing::Text(s) => PayloadRef::Text(s),
-            Outgoing::Bytes(b) => PayloadRef::Bytes(b),
-            Outgoing::Typed { class, json } => {
-                let type_id = self.config.type_id(class).ok_or_else(|| Error::UnknownMessageType {
-                    topic: self.topic.clone(),
-                    name: class.clone(),
-                    known: self.config.message_types.iter().map(|(n, _)| n.clone()).collect(),
-                })?;
-                PayloadRef::Typed { type_id, json }
-            }
-        })
+        self.ctx().resolve(payload)
     }
 
-    fn key_error(&self, key: &Key, e: KeyError) -> Error {
-        let (topic, key_type, key_s) = (self.topic.clone(), self.config.key_type, key.to_string());
-        match e {
-            KeyError::OutOfRange { max } => Error::KeyOutOfRange { topic, key: key_s, key_type, max },
-            KeyError::TooLong { bytes, max } => Error::KeyTooLong { topic, key: key_s, key_type, bytes, max },
-            KeyError::WrongKind { reason } => Error::KeyWrongKind { topic, key: key_s, key_type, reason },
-        }
+    fn ctx(&self) -> EncodeCtx<'_> {
+        EncodeCtx { topic: &self.topic, config: &self.config, exact: self.exact }
     }
 
-    /// Parse text as a key of this topic's type (for command lines and forms).
-    ///
-    /// # Errors
-    /// The key errors, as for sending.
     pub fn parse_key(&self, text: &str) -> Result<Key> {
-        let key = Key::parse(text, self.config.key_type).map_err(|e| self.key_error(&Key::Str(text.to_string()), e))?;
+        let key = Key::parse(text, self.config.key_type).map_err(|e| self.ctx().key_error(&Key::Str(text.to_string()), e))?;
         let mut scratch = Vec::new();
-        self.config.key_type.encode_into(&key, &mut scratch).map_err(|e| self.key_error(&key, e))?;
+        self.config.key_type.encode_into(&key, &mut scratch).map_err(|e| self.ctx().key_error(&key, e))?;
         Ok(key)
     }
 
@@ -292,55 +391,10 @@ impl Producer {
     /// Encode the line for `payload`, stamped `now`, into `self.line`, returning its partition.
     fn encode(&mut self, key: &Key, payload: PayloadRef<'_>, now: i64) -> Result<u32> {
         let partition = self.partition_of(key)?;
-        let mut line = std::mem::take(&mut self.line);
-        line.clear();
-        let r = self.encode_line(key, payload, now, &mut line);
-        self.line = line;
-        r.map(|()| partition)
-    }
-
-    /// Append the line for `payload` to `out`; on error `out` is left as it was.
-    fn encode_line(&mut self, key: &Key, payload: PayloadRef<'_>, now: i64, out: &mut Vec<u8>) -> Result<()> {
-        let raw: &[u8] = match payload {
-            PayloadRef::Text(s) => s.as_bytes(),
-            PayloadRef::Bytes(b) => {
-                self.raw.clear();
-                self.raw.push(crate::payload::BYTES_MAGIC);
-                self.raw.extend_from_slice(b);
-                &self.raw
-            }
-            PayloadRef::Typed { type_id, json } => {
-                self.raw.clear();
-                self.raw.push(crate::payload::TYPED_MAGIC);
-                self.raw.extend_from_slice(&type_id.to_be_bytes());
-                self.raw.extend_from_slice(json.as_bytes());
-                &self.raw
-            }
-        };
-        let start = out.len();
-        let key_type: KeyType = self.config.key_type;
-        let ts = micros_to_unix(now);
-        if let Err(e) = self.codec.encode_line(key_type, key, ts, raw, out) {
-            out.truncate(start);
-            return Err(self.key_error(key, e));
-        }
-        if out.len() - start > MAX_LINE_BYTES && !self.codec.is_exact() {
-            // The fast encoder compresses less than zlib: whatever 0.2.3 can write, we write too.
-            out.truncate(start);
-            self.codec.set_exact(true);
-            let r = self.codec.encode_line(key_type, key, ts, raw, out);
-            self.codec.set_exact(self.exact);
-            if let Err(e) = r {
-                out.truncate(start);
-                return Err(self.key_error(key, e));
-            }
-        }
-        let len = out.len() - start;
-        if len > MAX_LINE_BYTES {
-            out.truncate(start);
-            return Err(Error::MessageTooLong { topic: self.topic.clone(), len, max: MAX_LINE_BYTES });
-        }
-        Ok(())
+        let ctx = EncodeCtx { topic: &self.topic, config: &self.config, exact: self.exact };
+        self.line.clear();
+        self.enc.encode(&ctx, key, payload, now, &mut self.line)?;
+        Ok(partition)
     }
 
     fn send_ref(&mut self, key: &Key, payload: PayloadRef<'_>) -> Result<Delivery> {
@@ -361,26 +415,68 @@ impl Producer {
     /// # Errors
     /// The first invalid message's error, or an I/O error.
     pub fn send_batch(&mut self, messages: &[(Key, Outgoing)]) -> Result<usize> {
-        let mut per_partition = std::mem::take(&mut self.batch_bufs);
-        per_partition.resize_with(self.config.partitions as usize, Vec::new);
-        for buf in &mut per_partition {
-            buf.clear();
-        }
         let now = self.clock.now_micros();
-        let encoded = self.encode_batch(messages, now, &mut per_partition);
-        let result = encoded.and_then(|()| self.append_batch(&per_partition, now));
+        // Partitions first, here: a custom partitioner runs on this thread only.
+        let mut parts = std::mem::take(&mut self.batch_parts);
+        parts.clear();
+        let chosen = messages.iter().try_for_each(|(key, _)| self.partition_of(key).map(|p| parts.push(p)));
+        let n = self.config.partitions as usize;
+        let mut bufs = std::mem::take(&mut self.batch_bufs);
+        let mut bufs2 = std::mem::take(&mut self.batch_bufs2);
+        for b in [&mut bufs, &mut bufs2] {
+            b.resize_with(n, Vec::new);
+            b.iter_mut().for_each(Vec::clear);
+        }
+        let result = chosen.and_then(|()| self.encode_batch(messages, &parts, now, &mut bufs, &mut bufs2)).and_then(|()| {
+            for (b, b2) in bufs.iter_mut().zip(&bufs2) {
+                b.extend_from_slice(b2);
+            }
+            self.append_batch(&bufs, now)
+        });
         // Keep the buffers (and their capacity) for the next batch.
-        self.batch_bufs = per_partition;
+        self.batch_parts = parts;
+        self.batch_bufs = bufs;
+        self.batch_bufs2 = bufs2;
         result.map(|()| messages.len())
     }
 
-    fn encode_batch(&mut self, messages: &[(Key, Outgoing)], now: i64, per_partition: &mut [Vec<u8>]) -> Result<()> {
-        for (key, out) in messages {
-            let payload = self.resolve(out)?;
-            let p = self.partition_of(key)?;
-            self.encode_line(key, payload, now, &mut per_partition[p as usize])?;
+    /// Encode `messages` into per-partition buffers: the first half into `bufs`
+    /// and, for a large batch on a machine with a second core, the second half
+    /// on another thread into `bufs2` (each partition's lines stay in order
+    /// when `bufs2[p]` follows `bufs[p]`).
+    fn encode_batch(
+        &mut self,
+        messages: &[(Key, Outgoing)],
+        parts: &[u32],
+        now: i64,
+        bufs: &mut [Vec<u8>],
+        bufs2: &mut [Vec<u8>],
+    ) -> Result<()> {
+        const PARALLEL_MIN: usize = 512;
+        let ctx = EncodeCtx { topic: &self.topic, config: &self.config, exact: self.exact };
+        let mid = if self.parallel && messages.len() >= PARALLEL_MIN { messages.len() / 2 } else { messages.len() };
+        let ((msgs_a, msgs_b), (parts_a, parts_b)) = (messages.split_at(mid), parts.split_at(mid));
+        if msgs_b.is_empty() {
+            return self.enc.encode_all(&ctx, msgs_a, parts_a, now, bufs);
         }
-        Ok(())
+        let dir = self.store.topic_dir(ctx.topic);
+        let (enc, enc2) = (&mut self.enc, &mut self.enc2);
+        std::thread::scope(|s| {
+            let other = std::thread::Builder::new()
+                .name("twainmq-encode".into())
+                .spawn_scoped(s, || enc2.encode_all(&ctx, msgs_b, parts_b, now, bufs2));
+            let mine = enc.encode_all(&ctx, msgs_a, parts_a, now, bufs);
+            match other {
+                // The first error in message order wins.
+                Ok(handle) => {
+                    mine.and(handle.join().unwrap_or_else(|_| {
+                        Err(Error::io("encode a batch for", dir, std::io::Error::other("the encoding thread panicked")))
+                    }))
+                }
+                // No thread to be had: encode the second half here.
+                Err(_) => mine.and_then(|()| enc.encode_all(&ctx, msgs_b, parts_b, now, bufs)),
+            }
+        })
     }
 
     fn append_batch(&mut self, per_partition: &[Vec<u8>], now: i64) -> Result<()> {

@@ -323,3 +323,55 @@ fn producers_refuse_a_topic_folder_that_is_a_link_and_check_flags_linked_files()
     let problems = twainmq::check::check_topic(&store, "t").expect("check");
     assert!(problems.iter().any(|p| p.kind == "symlink"), "{problems:?}");
 }
+
+#[test]
+fn large_batches_on_two_threads_write_the_same_bytes_in_order() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = Store::open(dir.path()).expect("open").with_clock(Arc::new(ManualClock::new(BEFORE_MIDNIGHT - DAY)));
+    let batch: Vec<(Key, Outgoing)> = (0..3000u32).map(|i| (Key::from(i % 97), Outgoing::Text(format!("seq {i} of the batch")))).collect();
+    for (topic, parallel) in [("one", false), ("two", true)] {
+        store.create_topic(topic, &TopicSpec::new(KeyType::U32, 4)).expect("create");
+        let mut p = store.producer(topic).expect("producer").with_parallel_batches(parallel);
+        assert_eq!(p.send_batch(&batch).expect("batch"), 3000);
+        assert_eq!(p.send_batch(&batch[..10]).expect("small batch"), 10);
+    }
+    // Same lines, same order, whichever thread encoded them.
+    for part in 0..4 {
+        let files = |t: &str| {
+            let mut v: Vec<_> = std::fs::read_dir(dir.path().join(t))
+                .expect("dir")
+                .map(|e| e.expect("entry").path())
+                .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&format!("{part}-"))))
+                .collect();
+            v.sort();
+            v.iter().map(|p| std::fs::read(p).expect("read")).collect::<Vec<_>>()
+        };
+        let (one, two) = (files("one"), files("two"));
+        assert!(!one.is_empty());
+        assert_eq!(one, two, "partition {part}");
+    }
+    // Within each partition, messages are in batch order.
+    let msgs = drain(&mut store.consumer("two", StartFrom::Start).expect("consumer"));
+    assert_eq!(msgs.len(), 3010);
+    let mut last = [-1i64; 4];
+    for m in msgs.iter().take_while(|m| m.offset < 700) {
+        let seq: i64 = m.text().expect("text").split(' ').nth(1).expect("seq").parse().expect("number");
+        assert!(seq > last[m.partition as usize] || seq < 10, "partition {} went back to {seq}", m.partition);
+        last[m.partition as usize] = seq;
+    }
+}
+
+#[test]
+fn a_bad_message_anywhere_in_a_large_batch_writes_nothing() {
+    let (_d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U8, 2)).expect("create");
+    let mut p = store.producer("t").expect("producer").with_parallel_batches(true);
+    let mut batch: Vec<(Key, Outgoing)> = (0..1000u32).map(|i| (Key::from(i % 200), Outgoing::Text(format!("m{i}")))).collect();
+    // A bad key in the second half (the other thread's) ...
+    batch[900] = (Key::from(300u32), Outgoing::Text("too big a key".into()));
+    assert_eq!(p.send_batch(&batch).expect_err("bad key").code(), "key_out_of_range");
+    // ... and an unknown type in the first: the first in message order is reported.
+    batch[10] = (Key::from(1u32), Outgoing::Typed { class: "Nope".into(), json: "{}".into() });
+    assert_eq!(p.send_batch(&batch).expect_err("unknown type").code(), "unknown_message_type");
+    assert!(drain(&mut store.consumer("t", StartFrom::Start).expect("consumer")).is_empty());
+}
