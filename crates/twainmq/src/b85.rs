@@ -142,13 +142,16 @@ pub fn decode_to_slice(text: &[u8], out: &mut [u8]) -> Result<usize, B85Error> {
     if len > out.len() {
         return Err(B85Error::BadLength { len: text.len() });
     }
-    for (h, c) in text.chunks(5).enumerate() {
+    let full = text.len() / 5;
+    for (h, (c, o)) in text.chunks_exact(5).zip(out.chunks_exact_mut(4)).enumerate() {
+        o.copy_from_slice(&decode_hunk(c, h * 5)?.to_be_bytes());
+    }
+    let rem = &text[full * 5..];
+    if !rem.is_empty() {
         let mut hunk = [b'~'; 5];
-        hunk[..c.len()].copy_from_slice(c);
-        let v = decode_hunk(&hunk, h * 5)?.to_be_bytes();
-        let at = h * 4;
-        let n = (len - at).min(4);
-        out[at..at + n].copy_from_slice(&v[..n]);
+        hunk[..rem.len()].copy_from_slice(rem);
+        let v = decode_hunk(&hunk, full * 5)?.to_be_bytes();
+        out[full * 4..len].copy_from_slice(&v[..rem.len() - 1]);
     }
     Ok(len)
 }
