@@ -436,33 +436,93 @@ fn produce(store: &Store, args: ProduceArgs) -> Result<()> {
         }
         return Ok(());
     }
-    let stdin = io::stdin().lock();
+    // Lines already read in are sent as one batch (whole lines per write), so a
+    // fast pipe costs a write per batch, not per message; before waiting for
+    // more input, whatever is pending is sent, so a slow pipe adds no delay.
+    // With --json each message is sent alone, for its offset.
+    let mut input = io::BufReader::with_capacity(1 << 16, io::stdin().lock());
     let mut sent = 0u64;
-    for (i, line) in stdin.lines().enumerate() {
-        let line = line.context("reading standard input")?;
+    let mut pending: Vec<(Key, Outgoing)> = Vec::new();
+    let mut pending_lines: Vec<usize> = Vec::new();
+    let mut line = String::new();
+    let mut n = 0usize;
+    loop {
+        let more_ready = input.buffer().contains(&b'\n');
+        if !pending.is_empty() && (!more_ready || pending.len() >= 1000) {
+            send_pending(&mut producer, &mut pending, &mut pending_lines, &mut sent)?;
+        }
+        line.clear();
+        if input.read_line(&mut line).context("reading standard input")? == 0 {
+            break;
+        }
+        n += 1;
         if line.trim().is_empty() {
             continue;
         }
-        let n = i + 1;
-        let result = (|| -> Result<()> {
+        let parsed = (|| -> Result<(Key, Outgoing)> {
             let rec: JsonlRecord = serde_json::from_str(&line).context("not a {\"key\": K, \"payload\": P} object")?;
             let key = producer.parse_key(&key_from_json(&rec.key)?)?;
             let payload = Outgoing::from_json(rec.payload.get()).map_err(|e| anyhow!(e))?;
-            let d = producer.send(&key, &payload)?;
-            if args.json {
-                let offset = producer.resolve_offset(&d).ok();
-                serde_json::to_writer(&mut out, &serde_json::json!({"partition": d.partition, "offset": offset}))?;
-                writeln!(out)?;
-            }
-            Ok(())
+            Ok((key, payload))
         })();
-        if let Err(e) = result {
-            return Err(e.context(format!("input line {n} (messages before it were sent: {sent})")));
+        let (key, payload) = match parsed {
+            Ok(m) => m,
+            Err(e) => {
+                // Everything before the bad line goes out first, as if sent one by one.
+                send_pending(&mut producer, &mut pending, &mut pending_lines, &mut sent)?;
+                return Err(e.context(format!("input line {n} (messages before it were sent: {sent})")));
+            }
+        };
+        if args.json {
+            let d = producer
+                .send(&key, &payload)
+                .map_err(|e| anyhow::Error::new(e).context(format!("input line {n} (messages before it were sent: {sent})")))?;
+            let offset = producer.resolve_offset(&d).ok();
+            serde_json::to_writer(&mut out, &serde_json::json!({"partition": d.partition, "offset": offset}))?;
+            writeln!(out)?;
+            sent += 1;
+        } else {
+            pending.push((key, payload));
+            pending_lines.push(n);
         }
-        sent += 1;
     }
+    send_pending(&mut producer, &mut pending, &mut pending_lines, &mut sent)?;
     out.flush()?;
     eprintln!("sent {sent} messages to {}", args.topic);
+    Ok(())
+}
+
+/// Send the pending messages (read from input lines `lines`) as one batch.
+/// A batch refusing a message writes nothing: then they go one by one, so
+/// every message before the bad one is sent and the error names its line.
+fn send_pending(
+    producer: &mut twainmq::Producer,
+    pending: &mut Vec<(Key, Outgoing)>,
+    lines: &mut Vec<usize>,
+    sent: &mut u64,
+) -> Result<()> {
+    let (Some(first), Some(last)) = (lines.first().copied(), lines.last().copied()) else { return Ok(()) };
+    // A lone message goes out alone: its error then names just its line.
+    let batch = if pending.len() > 1 { Some(producer.send_batch(pending)) } else { None };
+    match batch {
+        Some(Ok(n)) => *sent += n as u64,
+        Some(Err(e)) if !e.is_invalid_message() => {
+            return Err(anyhow::Error::new(e).context(format!(
+                "input lines {first}-{last}, sent as one batch (messages before it were sent: {sent}; of the batch, each partition \
+                 holds the lines written before the failure, in order: `twainmq consume` shows which)"
+            )))
+        }
+        _ => {
+            for ((key, payload), line) in pending.iter().zip(lines.iter()) {
+                producer
+                    .send(key, payload)
+                    .map_err(|e| anyhow::Error::new(e).context(format!("input line {line} (messages before it were sent: {sent})")))?;
+                *sent += 1;
+            }
+        }
+    }
+    pending.clear();
+    lines.clear();
     Ok(())
 }
 

@@ -162,6 +162,23 @@ impl Error {
         }
     }
 
+    /// Whether this error refuses a message for what it is (its key, type,
+    /// length or partition) rather than reporting a failure to write it:
+    /// [`crate::Producer::send_batch`] writes nothing when it returns such an error.
+    pub fn is_invalid_message(&self) -> bool {
+        matches!(
+            self,
+            Error::KeyOutOfRange { .. }
+                | Error::KeyTooLong { .. }
+                | Error::KeyWrongKind { .. }
+                | Error::UnknownMessageType { .. }
+                | Error::MessageTooLong { .. }
+                | Error::BadPartitioner { .. }
+                | Error::TypedEncode { .. }
+                | Error::WrongPayloadKind { .. }
+        )
+    }
+
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, cause: std::io::Error) -> Self {
         Error::Io { op, path: path.into(), cause }
     }

@@ -413,7 +413,9 @@ impl Producer {
     /// The messages of one batch share one timestamp: the time of the call.
     ///
     /// # Errors
-    /// The first invalid message's error, or an I/O error.
+    /// The first invalid message's error ([`Error::is_invalid_message`]): then
+    /// nothing was written. Or an error while appending: then each partition
+    /// holds a prefix, possibly empty, of the batch's lines for it.
     pub fn send_batch(&mut self, messages: &[(Key, Outgoing)]) -> Result<usize> {
         let now = self.clock.now_micros();
         // Partitions first, here: a custom partitioner runs on this thread only.
