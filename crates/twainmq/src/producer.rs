@@ -4,6 +4,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Instant;
 
 use crate::clock::{micros_to_unix, Clock};
 use crate::config::TopicConfig;
@@ -66,6 +67,10 @@ enum PayloadRef<'a> {
     Bytes(&'a [u8]),
     Typed { type_id: u16, json: &'a str },
 }
+
+/// Large batches encoded on one thread after the second thread was late (doubling up to the max).
+const PARALLEL_BACKOFF_START: u32 = 4;
+const PARALLEL_BACKOFF_MAX: u32 = 1024;
 
 /// What encoding a line needs from its producer; shared by the batch threads.
 struct EncodeCtx<'a> {
@@ -233,6 +238,10 @@ pub struct Producer {
     enc2: LineEncoder,
     /// Encode large batches on two threads.
     parallel: bool,
+    /// Large batches still to encode on one thread after the second thread
+    /// was found waiting for a core, and the next such pause (doubling).
+    parallel_skip: u32,
+    parallel_backoff: u32,
     exact: bool,
     locate: bool,
     newer_checked_at: i64,
@@ -272,6 +281,8 @@ impl Producer {
             enc: LineEncoder::default(),
             enc2: LineEncoder::default(),
             parallel: std::thread::available_parallelism().is_ok_and(|n| n.get() > 1),
+            parallel_skip: 0,
+            parallel_backoff: PARALLEL_BACKOFF_START,
             exact: false,
             locate: false,
             newer_checked_at: 0,
@@ -456,29 +467,47 @@ impl Producer {
     ) -> Result<()> {
         const PARALLEL_MIN: usize = 512;
         let ctx = EncodeCtx { topic: &self.topic, config: &self.config, exact: self.exact };
-        let mid = if self.parallel && messages.len() >= PARALLEL_MIN { messages.len() / 2 } else { messages.len() };
+        let large = messages.len() >= PARALLEL_MIN;
+        let parallel = self.parallel && large && self.parallel_skip == 0;
+        if large && self.parallel_skip > 0 {
+            self.parallel_skip -= 1;
+        }
+        let mid = if parallel { messages.len() / 2 } else { messages.len() };
         let ((msgs_a, msgs_b), (parts_a, parts_b)) = (messages.split_at(mid), parts.split_at(mid));
         if msgs_b.is_empty() {
             return self.enc.encode_all(&ctx, msgs_a, parts_a, now, bufs);
         }
         let dir = self.store.topic_dir(ctx.topic);
         let (enc, enc2) = (&mut self.enc, &mut self.enc2);
-        std::thread::scope(|s| {
-            let other = std::thread::Builder::new()
-                .name("twainmq-encode".into())
-                .spawn_scoped(s, || enc2.encode_all(&ctx, msgs_b, parts_b, now, bufs2));
-            let mine = enc.encode_all(&ctx, msgs_a, parts_a, now, bufs);
-            match other {
-                // The first error in message order wins.
-                Ok(handle) => {
-                    mine.and(handle.join().unwrap_or_else(|_| {
+        let started = Instant::now();
+        let mut mine_done = started;
+        let result =
+            std::thread::scope(|s| {
+                let other = std::thread::Builder::new()
+                    .name("twainmq-encode".into())
+                    .spawn_scoped(s, || enc2.encode_all(&ctx, msgs_b, parts_b, now, bufs2));
+                let mine = enc.encode_all(&ctx, msgs_a, parts_a, now, bufs);
+                mine_done = Instant::now();
+                match other {
+                    // The first error in message order wins.
+                    Ok(handle) => mine.and(handle.join().unwrap_or_else(|_| {
                         Err(Error::io("encode a batch for", dir, std::io::Error::other("the encoding thread panicked")))
-                    }))
+                    })),
+                    // No thread to be had: encode the second half here.
+                    Err(_) => mine.and_then(|()| enc.encode_all(&ctx, msgs_b, parts_b, now, bufs)),
                 }
-                // No thread to be had: encode the second half here.
-                Err(_) => mine.and_then(|()| enc.encode_all(&ctx, msgs_b, parts_b, now, bufs)),
-            }
-        })
+            });
+        // On a busy machine the second thread may wait for a core, and then this
+        // one waits for it: when the wait is a large part of the work, encode
+        // the next batches here, for a stretch that doubles while it keeps happening.
+        let (work, waited) = (mine_done - started, mine_done.elapsed());
+        if waited > work / 4 {
+            self.parallel_skip = self.parallel_backoff;
+            self.parallel_backoff = (self.parallel_backoff * 2).min(PARALLEL_BACKOFF_MAX);
+        } else {
+            self.parallel_backoff = PARALLEL_BACKOFF_START;
+        }
+        result
     }
 
     fn append_batch(&mut self, per_partition: &[Vec<u8>], now: i64) -> Result<()> {
