@@ -17,6 +17,7 @@ floor = ours["floor_append_msgs_per_s"]
 rows = [
     ("produce, one per call", ours["produce_msgs_per_s"], py["produce_msgs_per_s"], f'{ours["produce_msgs_per_s"] / floor:.2f} x floor (goal 0.6)'),
     ("produce, batched", ours["produce_batched_msgs_per_s"], py["produce_msgs_per_s"], "goal 5M/s"),
+    ("  batched, one thread", ours["produce_batched_one_thread_msgs_per_s"], py["produce_msgs_per_s"], ""),
     ("consume, decoded", ours["consume_msgs_per_s"], py["consume_msgs_per_s"], "goal 2M/s"),
 ]
 print(f'\n{"":24}{"ours msg/s":>14}{"0.2.3 msg/s":>14}{"x 0.2.3":>9}   note')

@@ -17,6 +17,8 @@ pub struct BenchReport {
     pub line_bytes: usize,
     pub produce_msgs_per_s: f64,
     pub produce_batched_msgs_per_s: f64,
+    /// The same batches encoded on the calling thread only.
+    pub produce_batched_one_thread_msgs_per_s: f64,
     pub consume_msgs_per_s: f64,
     pub floor_append_msgs_per_s: f64,
     pub produce_vs_floor: f64,
@@ -94,6 +96,14 @@ pub fn run(
         sent += producer.send_batch(&batch)? as u64;
     }
     let batched = rate(sent, t.elapsed());
+    let mut one_thread = store.producer(&topic)?.with_parallel_batches(false);
+    let t = Instant::now();
+    let mut sent_one = 0u64;
+    while sent_one < messages {
+        sent_one += one_thread.send_batch(&batch)? as u64;
+    }
+    let batched_one_thread = rate(sent_one, t.elapsed());
+    let sent = sent + sent_one;
 
     // Consume everything (decode included).
     let mut consumer = store.consumer(&topic, StartFrom::Start)?;
@@ -132,6 +142,7 @@ pub fn run(
         line_bytes: line.len(),
         produce_msgs_per_s: produce,
         produce_batched_msgs_per_s: batched,
+        produce_batched_one_thread_msgs_per_s: batched_one_thread,
         consume_msgs_per_s: consume,
         floor_append_msgs_per_s: floor,
         produce_vs_floor: produce / floor,

@@ -293,6 +293,7 @@ fn run(cli: Cli) -> Result<()> {
                 )?;
                 writeln!(out, "produce (one per call)   {:>12.0} msg/s  ({:.2} x the floor)", r.produce_msgs_per_s, r.produce_vs_floor)?;
                 writeln!(out, "produce (batched)        {:>12.0} msg/s", r.produce_batched_msgs_per_s)?;
+                writeln!(out, "  batched, one thread    {:>12.0} msg/s", r.produce_batched_one_thread_msgs_per_s)?;
                 writeln!(out, "consume (decoded)        {:>12.0} msg/s", r.consume_msgs_per_s)?;
                 writeln!(out, "floor (O_APPEND writes)  {:>12.0} msg/s", r.floor_append_msgs_per_s)?;
                 writeln!(
