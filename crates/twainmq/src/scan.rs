@@ -43,7 +43,12 @@ pub enum Finish {
 
 enum Matcher {
     Any,
-    Plain { needle: String, case_sensitive: bool },
+    /// The needle (lower-cased unless case-sensitive) and its searcher, built once.
+    Plain {
+        needle: String,
+        finder: Box<memchr::memmem::Finder<'static>>,
+        case_sensitive: bool,
+    },
     Regex(regex::Regex),
 }
 
@@ -95,7 +100,9 @@ pub fn search(
                 .map_err(|e| Error::InvalidRegex { pattern: t.clone(), reason: e.to_string() })?,
         ),
         Some(t) => {
-            Matcher::Plain { needle: if query.case_sensitive { t.clone() } else { t.to_lowercase() }, case_sensitive: query.case_sensitive }
+            let needle = if query.case_sensitive { t.clone() } else { t.to_lowercase() };
+            let finder = Box::new(memchr::memmem::Finder::new(needle.as_bytes()).into_owned());
+            Matcher::Plain { needle, finder, case_sensitive: query.case_sensitive }
         }
     };
     let key = query.key.as_ref().map(|k| Key::parse(k, config.key_type).unwrap_or(Key::Str(k.clone())));
@@ -108,6 +115,7 @@ pub fn search(
     let starts: Vec<u64> = listing.partitions.iter().map(|f| f.first().map_or(0, |f| f.first)).collect();
     let total = partitions.iter().map(|p| ends[*p as usize].saturating_sub(starts[*p as usize])).sum();
     let mut progress = Progress { total, ..Progress::default() };
+    let mut lowered = Vec::new();
     for p in partitions {
         let mut r = store.partition_reader(topic, p, StartFrom::Start)?;
         let end = ends[p as usize];
@@ -133,10 +141,15 @@ pub fn search(
             }
             let hit = match &matcher {
                 Matcher::Any => true,
-                Matcher::Plain { needle, case_sensitive } => {
+                Matcher::Plain { needle, finder, case_sensitive } => {
                     let text = searchable_text(&m.payload);
                     if *case_sensitive {
-                        text.contains(needle.as_str())
+                        finder.find(text.as_bytes()).is_some()
+                    } else if text.is_ascii() {
+                        // ASCII lower-cases byte for byte, into a buffer kept between messages.
+                        lowered.clear();
+                        lowered.extend(text.bytes().map(|b| b.to_ascii_lowercase()));
+                        finder.find(&lowered).is_some()
                     } else {
                         text.to_lowercase().contains(needle.as_str())
                     }
@@ -228,4 +241,37 @@ pub fn offset_at_time(store: &Store, topic: &str, partition: u32, t: f64) -> Res
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{KeyType, Outgoing, TopicSpec};
+
+    fn hits(store: &Store, text: &str, case_sensitive: bool) -> Vec<u64> {
+        let q = Query { text: Some(text.into()), case_sensitive, ..Query::default() };
+        let mut found = Vec::new();
+        let stop = AtomicBool::new(false);
+        search(store, "t", &q, 100, &stop, |m| found.push(m.offset), |_| {}).expect("search");
+        found.sort_unstable();
+        found
+    }
+
+    #[test]
+    fn plain_search_folds_case_for_ascii_and_unicode_text() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = Store::open(dir.path()).expect("open");
+        store.create_topic("t", &TopicSpec::new(KeyType::U8, 1)).expect("create");
+        let mut p = store.producer("t").expect("producer");
+        for text in ["a Zebra crossing", "no stripes here", "GROSSER ÄRGER", "zebra", "größer ärger"] {
+            p.send_text(1u8, text).expect("send");
+        }
+        p.send(&crate::Key::Int(1), &Outgoing::Bytes(vec![0xab, 0xcd])).expect("send bytes");
+        assert_eq!(hits(&store, "zEBRA", false), vec![0, 3]);
+        assert_eq!(hits(&store, "Zebra", true), vec![0]);
+        assert_eq!(hits(&store, "ärger", false), vec![2, 4]);
+        assert_eq!(hits(&store, "ÄRGER", true), vec![2]);
+        assert_eq!(hits(&store, "ABCD", false), vec![5]); // bytes are searched as lower-case hex
+        assert_eq!(hits(&store, "ABCD", true), Vec::<u64>::new());
+    }
 }
