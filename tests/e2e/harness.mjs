@@ -49,7 +49,27 @@ export async function shot(browser, name) {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   // Two animation frames, so the screenshot shows the DOM as it is now.
   await browser.executeAsync((done) => requestAnimationFrame(() => requestAnimationFrame(() => done())));
-  await browser.saveScreenshot(path.join(ARTIFACTS, `${name}.png`));
+  // Without compositing (the app's default on a machine with no GPU, such as under Xvfb),
+  // WebKitGTK takes the screenshot at the page's next paint, and a page at rest never
+  // paints: keep one transparent pixel changing until the screenshot is taken.
+  await browser.execute(() => {
+    const dot = document.createElement('div');
+    dot.id = '__shot_nudge';
+    dot.style.cssText = 'position:fixed;right:0;bottom:0;width:1px;height:1px;pointer-events:none;z-index:2147483647;opacity:0.01';
+    document.body.appendChild(dot);
+    let n = 0;
+    const step = () => {
+      if (!dot.isConnected) return;
+      dot.style.background = n++ % 2 ? '#000' : '#fff';
+      requestAnimationFrame(step);
+    };
+    requestAnimationFrame(step);
+  });
+  try {
+    await browser.saveScreenshot(path.join(ARTIFACTS, `${name}.png`));
+  } finally {
+    await browser.execute(() => document.getElementById('__shot_nudge')?.remove());
+  }
 }
 
 export async function rows(browser) {

@@ -133,6 +133,30 @@ describe('the app', () => {
     expect(getByTestId('topic-item-chat').textContent).toContain('61');
   });
 
+  it('following a busy tail, goes straight to loaded rows, never to "…" rows', async () => {
+    const { getByTestId } = await openDemo();
+    await fireEvent.click(getByTestId('topic-item-chat'));
+    await fireEvent.change(await waitFor('partition-filter'), { target: { value: '0' } });
+    await until(() => rows().length > 0, 'rows');
+    await fireEvent.click(getByTestId('follow-toggle'));
+    await settle();
+    const latency = mock().latency;
+    mock().latency = 30;
+    let pending = 0;
+    const mo = new MutationObserver(() => (pending += document.querySelectorAll('[data-testid=message-row-pending]').length));
+    mo.observe(document.body, { childList: true, subtree: true });
+    try {
+      for (let burst = 0; burst < 3; burst++) {
+        for (let i = 0; i < 700; i++) mock().appendNow('chat', 'ada', { kind: 'str', text: `busy ${burst}.${i}`, size: 9 }, 0);
+        await until(() => rows().some((r) => r.textContent!.includes(`busy ${burst}.699`)), `burst ${burst} shown`);
+      }
+    } finally {
+      mo.disconnect();
+      mock().latency = latency;
+    }
+    expect(pending).toBe(0);
+  });
+
   it('shows an "N new" pill instead when not following', async () => {
     const { getByTestId } = await openDemo();
     await fireEvent.click(getByTestId('topic-item-orders'));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_PAGES, PAGE, PageCache } from '../src/lib/pageCache';
 import { MockStore } from '../src/lib/mockBackend';
+import type { Page, Result } from '../src/lib/backend';
 
 describe('the page cache', () => {
   it('reads only the pages asked for, aligned, never more than 500 rows at once, and keeps a bounded number', async () => {
@@ -44,5 +45,86 @@ describe('the page cache', () => {
     cache.want([{ partition: 1, from: 1000n, to: 1010n }]);
     await new Promise((r) => setTimeout(r, 10));
     expect(reads).toEqual(['1:1000+500']);
+  });
+});
+
+describe('loading ahead of a move', () => {
+  it('load() reads the missing pages before queued ones, resolves when they are in, and reads nothing twice', async () => {
+    const store = new MockStore({ open: true });
+    const b = store.backend();
+    const reads: string[] = [];
+    const cache = new PageCache('firehose', (t, p, from, limit) => {
+      reads.push(`${p}:${from}`);
+      return b.readPage(t, p, from, limit);
+    }, () => {});
+    cache.setStarts([{ partition: 0, start: '0' }]);
+    // A queue of wanted pages, then a load that must go first and survive the next want().
+    cache.want([{ partition: 0, from: 0n, to: 5000n }]);
+    const loaded = cache.load([{ partition: 0, from: 900_100n, to: 900_700n }]);
+    cache.want([{ partition: 0, from: 10_000n, to: 10_010n }]);
+    await loaded;
+    expect(cache.get(0, 900_100n)).toBeDefined();
+    expect(cache.get(0, 900_699n)).toBeDefined();
+    expect(reads.indexOf('0:900000')).toBeLessThan(reads.indexOf('0:10000') === -1 ? Infinity : reads.indexOf('0:10000'));
+    const n = reads.length;
+    await cache.load([{ partition: 0, from: 900_200n, to: 900_300n }]);
+    expect(reads.length).toBe(n);
+  });
+
+  it('reads a partial page again when the log grew while it was read; clear() releases waiters', async () => {
+    const pending: { from: string; resolve: (r: Result<Page>) => void }[] = [];
+    const cache = new PageCache('t', (_t, _p, from) => new Promise((resolve) => pending.push({ from, resolve })), () => {});
+    const page = (n: number, first = 0): Result<Page> => ({
+      status: 'ok',
+      data: {
+        partition: 0,
+        rows: Array.from({ length: n }, (_, i) => ({ row: 'damaged', partition: 0, offset: String(first + i), file: 'f', line: String(first + i + 1), problem: 'x' })),
+        next: String(first + n),
+        end: String(first + n),
+      },
+    });
+    let loaded = false;
+    void cache.load([{ partition: 0, from: 0n, to: 10n }]).then(() => (loaded = true));
+    expect(pending).toHaveLength(1);
+    cache.invalidateTail(); // the partition grew while the tail page was read
+    pending[0].resolve(page(5));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(loaded).toBe(false);
+    expect(pending).toHaveLength(2); // read again
+    pending[1].resolve(page(8));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(loaded).toBe(true);
+    expect(cache.get(0, 7n)).toBeDefined();
+    // A full page read across a change is kept as it is.
+    cache.want([{ partition: 0, from: 500n, to: 510n }]);
+    cache.invalidateTail();
+    pending[2].resolve(page(500, 500));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(pending).toHaveLength(3);
+    expect(cache.get(0, 999n)).toBeDefined();
+    let released = false;
+    void cache.load([{ partition: 0, from: 5000n, to: 5010n }]).then(() => (released = true));
+    cache.clear();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(released).toBe(true);
+  });
+
+  it('keeps showing a partial page while it is read again after the log grew', async () => {
+    const pending: { from: string; resolve: (r: Result<Page>) => void }[] = [];
+    const cache = new PageCache('t', (_t, _p, from) => new Promise((resolve) => pending.push({ from, resolve })), () => {});
+    const page = (n: number): Result<Page> => ({
+      status: 'ok',
+      data: { partition: 0, rows: Array.from({ length: n }, (_, i) => ({ row: 'damaged', partition: 0, offset: String(i), file: 'f', line: String(i + 1), problem: 'x' })), next: String(n), end: String(n) },
+    });
+    cache.want([{ partition: 0, from: 0n, to: 30n }]);
+    pending[0].resolve(page(20));
+    await new Promise((r) => setTimeout(r, 0));
+    cache.invalidateTail();
+    expect(cache.get(0, 19n)).toBeDefined(); // still shown
+    cache.want([{ partition: 0, from: 0n, to: 30n }]);
+    expect(pending).toHaveLength(2); // and read again
+    pending[1].resolve(page(30));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(cache.get(0, 29n)).toBeDefined();
   });
 });

@@ -4,25 +4,45 @@
 import type { Page, Result, Row } from './backend';
 
 export const PAGE = 500;
-export const MAX_PAGES = 80;
+/** Pages kept (12,000 rows): the screen and its margins need a few; following a busy tail passes a page every few refreshes. */
+export const MAX_PAGES = 24;
 const MAX_IN_FLIGHT = 3;
 
 export type ReadPage = (topic: string, partition: number, from: string, limit: number) => Promise<Result<Page>>;
 
-type Entry = { partition: number; pageStart: bigint; next: bigint; rows: Map<string, Row>; short: boolean; used: number };
+/** `short`: ended before the page's last offset (a partition's tail); `stale`: short, and the log changed since (read again). */
+type Entry = { partition: number; pageStart: bigint; next: bigint; rows: Map<string, Row>; short: boolean; stale: boolean; used: number };
 
 export type CacheStats = { pages: number; rows: number; requests: number; inFlight: number };
 
+type Run = { partition: number; from: bigint; to: bigint };
+type PageRef = { partition: number; pageStart: bigint };
+
 const pageStartOf = (offset: bigint): bigint => offset - (offset % BigInt(PAGE));
 const keyOf = (partition: number, pageStart: bigint) => `${partition}:${pageStart}`;
+
+function* pagesOf(runs: Run[]): Generator<PageRef & { k: string }> {
+  for (const r of runs) {
+    if (r.to <= r.from) continue;
+    for (let ps = pageStartOf(r.from); ps < r.to; ps += BigInt(PAGE)) yield { partition: r.partition, pageStart: ps, k: keyOf(r.partition, ps) };
+  }
+}
 
 export class PageCache {
   private pages = new Map<string, Entry>();
   private errors = new Map<string, string>();
   private inFlight = new Set<string>();
-  private queue: { partition: number; pageStart: bigint }[] = [];
+  private queue: PageRef[] = [];
+  /** Pages `load()` waits for: read before the `want()` queue, and never dropped by it. */
+  private urgent: PageRef[] = [];
+  private waiters: { keys: Set<string>; resolve: () => void }[] = [];
+  /** The pages the last `want()` covered (loaded or not). */
+  private wanted = new Set<string>();
   private starts = new Map<number, bigint>();
-  private epoch = 0;
+  /** Bumped by clear(): reads started before are dropped. */
+  private generation = 0;
+  /** Bumped by invalidateTail(): a partial page read before may miss lines, and is read again. */
+  private tailEpoch = 0;
   private tick = 0;
   requests = 0;
 
@@ -51,34 +71,50 @@ export class PageCache {
   }
 
   /** Load the pages covering these runs of offsets (first run first); other queued pages are dropped. */
-  want(runs: { partition: number; from: bigint; to: bigint }[]): void {
-    const queue: { partition: number; pageStart: bigint }[] = [];
-    for (const r of runs) {
-      if (r.to <= r.from) continue;
-      for (let ps = pageStartOf(r.from); ps < r.to; ps += BigInt(PAGE)) {
-        const k = keyOf(r.partition, ps);
-        const e = this.pages.get(k);
-        if (e) {
-          e.used = ++this.tick;
-          continue;
-        }
-        if (this.inFlight.has(k) || this.errors.has(k)) continue;
-        queue.push({ partition: r.partition, pageStart: ps });
-      }
+  want(runs: Run[]): void {
+    const queue: PageRef[] = [];
+    this.wanted = new Set();
+    for (const p of pagesOf(runs)) {
+      this.wanted.add(p.k);
+      const e = this.pages.get(p.k);
+      if (e) e.used = ++this.tick;
+      if ((e && !e.stale) || this.inFlight.has(p.k) || this.errors.has(p.k)) continue;
+      queue.push({ partition: p.partition, pageStart: p.pageStart });
     }
     this.queue = queue;
     this.pump();
   }
 
   /**
-   * The log changed: forget pages that ended before a page boundary (the
-   * partition's tail, which may have grown) and failed reads. Full pages stay.
+   * Load the pages covering these runs, ahead of those `want()` asked for; resolves once
+   * every one is in (or failed), or the cache is cleared. Resolves at once when they are
+   * all cached: nothing is read twice.
+   */
+  load(runs: Run[]): Promise<void> {
+    const keys = new Set<string>();
+    for (const p of pagesOf(runs)) {
+      const e = this.pages.get(p.k);
+      if (e) e.used = ++this.tick;
+      if ((e && !e.stale) || this.errors.has(p.k)) continue;
+      keys.add(p.k);
+      if (!this.inFlight.has(p.k)) this.urgent.push({ partition: p.partition, pageStart: p.pageStart });
+    }
+    if (keys.size === 0) return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.waiters.push({ keys, resolve }));
+    this.pump();
+    return done;
+  }
+
+  /**
+   * The log changed: pages that ended before a page boundary (the partition's tail, which
+   * may have grown) are read again when next wanted, their rows shown meanwhile; failed
+   * reads are forgotten. Full pages stay, and so do reads on their way (a partial page
+   * among them is read again).
    */
   invalidateTail(): void {
-    for (const [k, e] of this.pages) if (e.short) this.pages.delete(k);
+    for (const e of this.pages.values()) if (e.short) e.stale = true;
     this.errors.clear();
-    this.epoch++;
-    this.inFlight.clear();
+    this.tailEpoch++;
   }
 
   /** Forget everything (a partition was rewritten, the topic recreated). */
@@ -86,8 +122,11 @@ export class PageCache {
     this.pages.clear();
     this.errors.clear();
     this.queue = [];
+    this.urgent = [];
+    this.wanted = new Set();
     this.inFlight.clear();
-    this.epoch++;
+    this.generation++;
+    this.releaseWaiters(true);
   }
 
   stats(): CacheStats {
@@ -96,18 +135,32 @@ export class PageCache {
     return { pages: this.pages.size, rows, requests: this.requests, inFlight: this.inFlight.size };
   }
 
+  /** Page `done` arrived (or failed): resolve the `load()` calls it completes (with `all`, every one). */
+  private releaseWaiters(all: boolean, done?: string): void {
+    if (this.waiters.length === 0) return;
+    const left: typeof this.waiters = [];
+    for (const w of this.waiters) {
+      if (done !== undefined) w.keys.delete(done);
+      if (all || w.keys.size === 0) w.resolve();
+      else left.push(w);
+    }
+    this.waiters = left;
+  }
+
   private pump(): void {
-    while (this.inFlight.size < MAX_IN_FLIGHT && this.queue.length > 0) {
-      const { partition, pageStart } = this.queue.shift()!;
+    while (this.inFlight.size < MAX_IN_FLIGHT && (this.urgent.length > 0 || this.queue.length > 0)) {
+      const { partition, pageStart } = this.urgent.length > 0 ? this.urgent.shift()! : this.queue.shift()!;
       const k = keyOf(partition, pageStart);
-      if (this.pages.has(k) || this.inFlight.has(k)) continue;
+      const e = this.pages.get(k);
+      if ((e && !e.stale) || this.inFlight.has(k)) continue;
       this.inFlight.add(k);
       void this.fetch(partition, pageStart, k);
     }
   }
 
   private async fetch(partition: number, pageStart: bigint, k: string): Promise<void> {
-    const epoch = this.epoch;
+    const generation = this.generation;
+    const tailEpoch = this.tailEpoch;
     const start = this.starts.get(partition) ?? 0n;
     const from = pageStart > start ? pageStart : start;
     const limit = Number(pageStart + BigInt(PAGE) - from);
@@ -118,17 +171,25 @@ export class PageCache {
     } catch (e) {
       res = { status: 'error', error: { code: 'ipc', message: String(e) } };
     }
-    if (epoch !== this.epoch) return; // invalidated meanwhile: the next want() asks again
+    if (generation !== this.generation) return; // cleared meanwhile: the next want() asks again
     this.inFlight.delete(k);
     if (res.status === 'ok') {
+      const next = BigInt(res.data.next);
+      const short = next < pageStart + BigInt(PAGE);
+      if (short && tailEpoch !== this.tailEpoch) {
+        // The partition grew while this was read: read it again if it is still needed.
+        if (this.wanted.has(k) || this.waiters.some((w) => w.keys.has(k))) this.urgent.push({ partition, pageStart });
+        this.pump();
+        return;
+      }
       const rows = new Map<string, Row>();
       for (const r of res.data.rows) rows.set(r.offset, r);
-      const next = BigInt(res.data.next);
-      this.pages.set(k, { partition, pageStart, next, rows, short: next < pageStart + BigInt(PAGE), used: ++this.tick });
+      this.pages.set(k, { partition, pageStart, next, rows, short, stale: false, used: ++this.tick });
       this.evict();
-    } else {
+    } else if (tailEpoch === this.tailEpoch) {
       this.errors.set(k, res.error.message);
     }
+    this.releaseWaiters(false, k);
     this.onChange();
     this.pump();
   }
