@@ -6,7 +6,7 @@ BIN := target/debug/twainmq
 APP := target/debug/twainmq-desktop
 DEMO_STORE ?= $(HOME)/.local/share/twainmq/demo-store
 
-.PHONY: deps ui app cli bindings test lint unit ui-test interop e2e run demo-store clean bench torture torture-short fuzz
+.PHONY: deps ui app cli bindings test lint unit ui-test interop e2e run demo-store clean bench bench-app torture torture-short fuzz
 
 deps:
 	@bash scripts/deps.sh
@@ -70,3 +70,11 @@ fuzz: deps
 bench: deps
 	$(CARGO) build --release -p twainmq-cli --locked
 	bash scripts/bench.sh
+	$(MAKE) bench-app
+
+# The app's performance goals (issue 7) in the release app under Xvfb: first page of a 1M-message
+# topic, idle memory, responsiveness while another process writes 100k msg/s, search speed.
+# The web UI is embedded in the release binary at build time, so it is built first.
+bench-app: ui
+	$(CARGO) build --release -p twainmq-desktop -p twainmq-cli --locked
+	bash scripts/bench-app.sh
