@@ -497,11 +497,13 @@ impl Producer {
                     Err(_) => mine.and_then(|()| enc.encode_all(&ctx, msgs_b, parts_b, now, bufs)),
                 }
             });
-        // On a busy machine the second thread may wait for a core, and then this
-        // one waits for it: when the wait is a large part of the work, encode
-        // the next batches here, for a stretch that doubles while it keeps happening.
+        // The second thread costs its start (tens of microseconds), and on a busy
+        // machine it may wait for a core while this one waits for it. Two halves
+        // on one thread take about twice this one's work: when waiting made the
+        // split no faster than that, encode the next batches here, for a stretch
+        // that doubles while it keeps happening.
         let (work, waited) = (mine_done - started, mine_done.elapsed());
-        if waited > work / 4 {
+        if waited > work * 3 / 4 {
             self.parallel_skip = self.parallel_backoff;
             self.parallel_backoff = (self.parallel_backoff * 2).min(PARALLEL_BACKOFF_MAX);
         } else {
