@@ -14,6 +14,8 @@ pub struct BenchReport {
     pub messages: u64,
     pub payload_bytes: usize,
     pub partitions: u32,
+    /// Messages per `send_batch` call.
+    pub batch: usize,
     pub line_bytes: usize,
     pub produce_msgs_per_s: f64,
     pub produce_batched_msgs_per_s: f64,
@@ -71,6 +73,7 @@ pub fn run(
     messages: u64,
     payload_bytes: usize,
     partitions: u32,
+    batch_size: usize,
     latency_rate: u64,
     seek_messages: u64,
 ) -> Result<BenchReport> {
@@ -89,7 +92,7 @@ pub fn run(
 
     // Batched produce: many lines per write, whole lines per write.
     let batch: Vec<(Key, Outgoing)> =
-        (0..1000u64).map(|i| (Key::Int(i), Outgoing::Text(texts[(i % texts.len() as u64) as usize].clone()))).collect();
+        (0..batch_size as u64).map(|i| (Key::Int(i % 100_000), Outgoing::Text(texts[(i % texts.len() as u64) as usize].clone()))).collect();
     let t = Instant::now();
     let mut sent = 0u64;
     while sent < messages {
@@ -139,6 +142,7 @@ pub fn run(
         messages,
         payload_bytes,
         partitions,
+        batch: batch_size,
         line_bytes: line.len(),
         produce_msgs_per_s: produce,
         produce_batched_msgs_per_s: batched,
