@@ -231,11 +231,6 @@ fn seeks(store: &Store, n: u64, payload_bytes: usize) -> Result<SeekReport> {
     })
 }
 
-/// Microseconds since the epoch, as message timestamps count them.
-fn now_unix_us() -> f64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64() * 1e6)
-}
-
 /// Write-to-read latency as another process sees it: a follower process
 /// (`bench-follow`, the engine's blocking poll woken by file notifications)
 /// reads what this one produces at a steady rate.
@@ -290,7 +285,8 @@ pub fn follow(store: &Store, topic: &str, count: usize) -> Result<()> {
     let deadline = Instant::now() + Duration::from_secs(30);
     while lat.len() < count && Instant::now() < deadline {
         if let Some(m) = follower.poll_timeout(Duration::from_millis(100))? {
-            lat.push(now_unix_us() - m.timestamp * 1e6);
+            // The engine's clock, which stamped the message.
+            lat.push(twainmq::Clock::now_micros(&twainmq::SystemClock) as f64 - m.timestamp * 1e6);
         }
     }
     lat.sort_by(f64::total_cmp);

@@ -69,8 +69,19 @@ impl Bits<'_> {
 }
 
 /// A Huffman code as DEFLATE stores it: most significant bit first.
-const fn reversed(code: u32, bits: u32) -> u32 {
+pub(crate) const fn reversed(code: u32, bits: u32) -> u32 {
     code.reverse_bits() >> (32 - bits)
+}
+
+/// The fixed Huffman code of a literal/length symbol (RFC 1951 3.2.6), most
+/// significant bit first, and its length. Shared with [`crate::inflate`].
+pub(crate) const fn fixed_code(sym: u32) -> (u32, u32) {
+    match sym {
+        0..=143 => (0x30 + sym, 8),
+        144..=255 => (0x190 + sym - 144, 9),
+        256..=279 => (sym - 256, 7),
+        _ => (0xC0 + sym - 280, 8),
+    }
 }
 
 /// The fixed Huffman code of each literal/length symbol, reversed, and its length.
@@ -79,12 +90,7 @@ const fn fixed_litlen() -> ([u16; 288], [u8; 288]) {
     let mut len = [0u8; 288];
     let mut s = 0;
     while s < 288 {
-        let (c, l) = match s {
-            0..=143 => (0x30 + s, 8),
-            144..=255 => (0x190 + s - 144, 9),
-            256..=279 => (s - 256, 7),
-            _ => (0xC0 + s - 280, 8),
-        };
+        let (c, l) = fixed_code(s);
         code[s as usize] = reversed(c, l) as u16;
         len[s as usize] = l as u8;
         s += 1;
@@ -94,9 +100,15 @@ const fn fixed_litlen() -> ([u16; 288], [u8; 288]) {
 
 const LITLEN: ([u16; 288], [u8; 288]) = fixed_litlen();
 
-const LEN_BASE: [u16; 29] =
+/// Length and distance bases and extra bits (RFC 1951 3.2.5), shared with [`crate::inflate`].
+pub(crate) const LEN_BASE: [u16; 29] =
     [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
-const LEN_EXTRA: [u8; 29] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
+pub(crate) const LEN_EXTRA: [u8; 29] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
+pub(crate) const DIST_BASE: [u16; 30] = [
+    1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385,
+    24577,
+];
+pub(crate) const DIST_EXTRA: [u8; 30] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
 
 /// For each match length 0..=258: its symbol's code followed by its extra
 /// bits, as one value, and the total bit count (lengths below 3 are unused).

@@ -10,31 +10,15 @@
 //! corrupt; for a stream the fast path accepts, DEFLATE is deterministic and
 //! zlib would produce the same bytes (a property test checks this).
 
-const LEN_BASE: [u16; 29] =
-    [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
-const LEN_EXTRA: [u8; 29] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
-const DIST_BASE: [u16; 30] = [
-    1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385,
-    24577,
-];
-const DIST_EXTRA: [u8; 30] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
-
-const fn reversed(code: u32, bits: u32) -> usize {
-    (code.reverse_bits() >> (32 - bits)) as usize
-}
+use crate::deflate::{fixed_code, reversed, DIST_BASE, DIST_EXTRA, LEN_BASE, LEN_EXTRA};
 
 /// The fixed literal/length code by its next 9 input bits: (symbol, code length).
 const fn fixed_litlen_table() -> [(u16, u8); 512] {
     let mut t = [(0u16, 0u8); 512];
     let mut s = 0u32;
     while s < 288 {
-        let (code, len) = match s {
-            0..=143 => (0x30 + s, 8),
-            144..=255 => (0x190 + s - 144, 9),
-            256..=279 => (s - 256, 7),
-            _ => (0xC0 + s - 280, 8),
-        };
-        let r = reversed(code, len);
+        let (code, len) = fixed_code(s);
+        let r = reversed(code, len) as usize;
         let mut fill = 0;
         while fill < 1 << (9 - len) {
             t[r | (fill << len)] = (s as u16, len as u8);
@@ -50,7 +34,7 @@ const fn fixed_dist_table() -> [u8; 32] {
     let mut t = [0u8; 32];
     let mut c = 0;
     while c < 32 {
-        t[reversed(c, 5)] = c as u8;
+        t[reversed(c, 5) as usize] = c as u8;
         c += 1;
     }
     t
@@ -288,7 +272,7 @@ mod tests {
         assert_eq!(fast(&[]), None);
         // A match (length 3, distance 1) before any output: final fixed block,
         // symbol 257 (7 bits), distance code 0 (5 bits), end of block (7 bits).
-        let bits: u32 = 0b011 | (reversed(1, 7) as u32) << 3;
+        let bits: u32 = 0b011 | reversed(1, 7) << 3;
         let bytes = bits.to_le_bytes();
         assert_eq!(fast(&bytes[..3]), None);
         assert_eq!(zlib(&bytes[..3]), None);

@@ -368,12 +368,8 @@ impl Producer {
     /// # Errors
     /// Key, type, size and I/O errors; the store is unchanged on error.
     pub fn send(&mut self, key: &Key, payload: &Outgoing) -> Result<Delivery> {
-        let payload = self.resolve(payload)?;
+        let payload = self.ctx().resolve(payload)?;
         self.send_ref(key, payload)
-    }
-
-    fn resolve<'a>(&self, payload: &'a Outgoing) -> Result<PayloadRef<'a>> {
-        self.ctx().resolve(payload)
     }
 
     fn ctx(&self) -> EncodeCtx<'_> {
