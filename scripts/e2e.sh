@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # End-to-end tests of the real app: Xvfb, tauri-driver over WebKitWebDriver, node's test runner.
 # Usage: scripts/e2e.sh [test files...]   (needs `make app` first)
+#        scripts/e2e.sh --run COMMAND...  runs COMMAND in tests/e2e instead (scripts/bench-app.sh)
+# TWAINMQ_APP, TWAINMQ_BIN and E2E_ARTIFACTS may name other builds and folders.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-export TWAINMQ_APP="$root/target/debug/twainmq-desktop"
-export TWAINMQ_BIN="$root/target/debug/twainmq"
-export E2E_ARTIFACTS="$root/artifacts/e2e"
+export TWAINMQ_APP="${TWAINMQ_APP:-$root/target/debug/twainmq-desktop}"
+export TWAINMQ_BIN="${TWAINMQ_BIN:-$root/target/debug/twainmq}"
+export E2E_ARTIFACTS="${E2E_ARTIFACTS:-$root/artifacts/e2e}"
 mkdir -p "$E2E_ARTIFACTS"
 work=$(mktemp -d)
 export E2E_WORK="$work"
@@ -33,10 +35,15 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 cd tests/e2e
-files=("$@")
-if [ ${#files[@]} -eq 0 ]; then files=(*.test.mjs); fi
 status=0
-node --test --test-concurrency=1 "${files[@]}" || status=$?
+if [ "${1:-}" = "--run" ]; then
+  shift
+  "$@" || status=$?
+else
+  files=("$@")
+  if [ ${#files[@]} -eq 0 ]; then files=(*.test.mjs); fi
+  node --test --test-concurrency=1 "${files[@]}" || status=$?
+fi
 if [ $status -ne 0 ]; then
   echo "--- tauri-driver log"; tail -n 40 "$work/driver.log" || true
 fi
