@@ -30,10 +30,11 @@ s = ours["seek"]
 print(f'write-to-read latency, a follower process, p50/p99/p99.9: {ours["latency_p50_us"]:.0f}/{ours["latency_p99_us"]:.0f}/{ours["latency_p999_us"]:.0f} us at {ours["latency_rate_msgs_per_s"]} msg/s (goal p99 < 1000 us)')
 print(f'10M-message partition: describe {s["describe_first_ms"]:.0f} ms first (goal < 500), seek avg {s["seek_avg_ms"]:.2f} ms max {s["seek_max_ms"]:.2f} ms (goal < 50), time jump max {s["time_jump_max_ms"]:.2f} ms')
 PY
-echo "== the CLI in a pipeline: 500k JSON lines into produce --jsonl, consume out to a pipe"
+echo "== the CLI in a pipeline: 500k JSON lines into produce --jsonl (one by one, and --batch), consume out to a pipe"
 bin=target/release/twainmq
 python3 -c 'import json; print("\n".join(json.dumps({"key": i, "payload": f"message {i} " + "abcdefghijklmnopqrstuvwxyz" * 3}) for i in range(500000)))' > "$store/in.jsonl"
 $bin --store "$store" topics create pipe --key-type u32 --partitions 4 >/dev/null
+$bin --store "$store" topics create pipe-batch --key-type u32 --partitions 4 >/dev/null
 python3 - "$bin" "$store" <<'PY'
 import subprocess, sys, time
 bin, store = sys.argv[1], sys.argv[2]
@@ -43,9 +44,11 @@ def timed(args, **kw):
     return time.perf_counter() - t
 with open(f"{store}/in.jsonl", "rb") as f:
     p = timed(["produce", "pipe", "--jsonl"], stdin=f)
+with open(f"{store}/in.jsonl", "rb") as f:
+    b = timed(["produce", "pipe-batch", "--jsonl", "--batch"], stdin=f)
 c = timed(["consume", "pipe"])
 j = timed(["consume", "pipe", "--json"])
-print(f"produce --jsonl {500000 / p:>12,.0f} msg/s   consume (text) {500000 / c:>12,.0f} msg/s   consume --json {500000 / j:>12,.0f} msg/s")
+print(f"produce --jsonl {500000 / p:>12,.0f} msg/s   --batch {500000 / b:>12,.0f} msg/s   consume (text) {500000 / c:>12,.0f} msg/s   consume --json {500000 / j:>12,.0f} msg/s")
 PY
 echo "== criterion benches of the codec"
 cargo bench -p twainmq --bench codec -- --quick 2>/dev/null | grep -E "time:|^[a-z]" || true

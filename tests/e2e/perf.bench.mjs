@@ -79,9 +79,9 @@ function payload(i, prefix = 'msg') {
   return (head + PAD).slice(0, 100);
 }
 
-/** Write `n` messages to `topic` through one `twainmq produce --jsonl` process. */
+/** Write `n` messages to `topic` through one `twainmq produce --jsonl --batch` process. */
 async function seed(store, topic, n, prefix) {
-  const child = spawn(CLI, ['--store', store, 'produce', topic, '--jsonl'], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const child = spawn(CLI, ['--store', store, 'produce', topic, '--jsonl', '--batch'], { stdio: ['pipe', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d) => (err += d));
   const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
@@ -131,12 +131,12 @@ function evictFromPageCache(dir) {
 
 /**
  * Another process writing to `topic` at `rate` messages a second for `seconds`:
- * one `twainmq produce --jsonl` fed in small chunks on a 5 ms clock. It appends what it
- * has read in as one batch; with `each`, `--json` makes it append (and report) every
- * message on its own, as a producer sending one message a call does: a file change each.
+ * one `twainmq produce --jsonl` fed in small chunks on a 5 ms clock. With `--batch` it
+ * appends what it has read in as one batch; with `each` it appends every message on its
+ * own, as a producer sending one message a call does: a file change each.
  */
 function pacedProducer(store, topic, rate, seconds, startAt, each = false) {
-  const args = ['--store', store, 'produce', topic, '--jsonl', ...(each ? ['--json'] : [])];
+  const args = ['--store', store, 'produce', topic, '--jsonl', each ? '--json' : '--batch'];
   const child = spawn(CLI, args, { stdio: ['pipe', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d) => (err += d));

@@ -106,6 +106,9 @@ CASES += [
     ("jsonl-odd-hex", ["produce", "t8", "--jsonl"], jl({"key": 1, "payload": {"type": "bytes", "hex": "abc"}}), ["hex"]),
     ("jsonl-not-json", ["produce", "t8", "--jsonl"], "this is not json\n", ["json", "line"]),
     ("jsonl-payload-missing", ["produce", "t8", "--jsonl"], jl({"key": 1}), ["payload"]),
+    ("jsonl-batch-key-u8-256", ["produce", "t8", "--jsonl", "--batch"], jl({"key": 256, "payload": s("x")}), ["key", "line 1"]),
+    ("batch-without-jsonl", ["produce", "t8", "--batch"], None, ["--batch", "--jsonl"]),
+    ("batch-with-key", ["produce", "t8", "--batch", "--key", "1", "x"], None, ["--batch", "--key"]),
     # too long
     ("too-long-bytes-arg", ["produce", "t8", "--key", "1", "--bytes-hex", BIG_BYTES_HEX], None, ["4096", "long", "large", "size", "exceed"]),
     ("too-long-text-arg", ["produce", "t8", "--key", "1", BIG_TEXT], None, ["4096", "long", "large", "size", "exceed"]),

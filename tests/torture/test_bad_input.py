@@ -179,7 +179,8 @@ def _jsonl(items):
 SPACE_WORDS = ["space", "disk", "full"]
 
 
-def test_full_disk(tmp_path, capsys):
+@pytest.mark.parametrize("batch", [False, True], ids=["one-by-one", "batch"])
+def test_full_disk(tmp_path, capsys, batch):
     with tmpfs(tmp_path / "mnt", "2m") as mnt:
         store = mnt / "store"
         store.mkdir()
@@ -187,11 +188,12 @@ def test_full_disk(tmp_path, capsys):
         filler = mnt / "filler"
         filler.write_bytes(b"\0" * 1_000_000)
         first = _big_messages(2000, 1)  # ~5 MB: far more than fits
-        proc = run_cli(store, "produce", "t", "--jsonl", input=_jsonl(first), check=False)
+        proc = run_cli(store, "produce", "t", "--jsonl", *(["--batch"] if batch else []), input=_jsonl(first), check=False)
         _fails(proc, SPACE_WORDS, "produce on a full disk")
-        # `produce --jsonl` sends lines that are already read in as batches: the
-        # count is of messages before the failing batch, which in a one-partition
-        # topic may have landed in part (a prefix), never out of order.
+        # One by one, the count is exactly what landed. `--batch` sends lines
+        # already read in as batches: the count is of messages before the failing
+        # batch, which in a one-partition topic may have landed in part (a
+        # prefix), never out of order.
         sent = int(proc.stderr.split("messages before it were sent: ", 1)[1].split(")", 1)[0].split(";", 1)[0])
         assert 0 < sent < len(first), proc.stderr
         full_problems = check_store(store)
@@ -218,7 +220,7 @@ def test_full_disk(tmp_path, capsys):
         texts = [json.loads(l)["payload"]["value"] for l in out.stdout.splitlines()]
         landed = len(texts) - len(more)
         want = [t for _, t in first[:landed]] + [t for _, t in more]
-        assert sent <= landed < len(first) and texts == want, (
+        assert (sent <= landed if batch else sent == landed) and landed < len(first) and texts == want, (
             f"read {len(texts)} messages, expected a prefix of at least the {sent} sent before the disk filled, then the {len(more)} after")
         after_problems = check_store(store)
         after = problem_kinds(after_problems)
@@ -228,7 +230,7 @@ def test_full_disk(tmp_path, capsys):
             assert out.stderr.lower().count("warning") >= 1
         else:
             assert after == {}, after_problems
-        figures_line("full disk", dict(sent_before_full=sent, error=proc.stderr.strip().splitlines()[-1][:300],
+        figures_line(f"full disk{' (--batch)' if batch else ''}", dict(sent_before_full=sent, landed=landed, error=proc.stderr.strip().splitlines()[-1][:300],
                                        still_full_error=again.stderr.strip().splitlines()[-1][:300],
                                        create_error=create.stderr.strip().splitlines()[-1][:300],
                                        left_by_short_write="one unfinished_line" if short_write else "nothing",
@@ -296,10 +298,12 @@ def _part(key):
     return partition_hash64(key, 2)
 
 
+@pytest.mark.parametrize("batch", [False, True], ids=["one-by-one", "batch"])
 @pytest.mark.parametrize("bad", ["key", "too_long", "not_json"])
-def test_jsonl_batches_send_everything_before_a_bad_line(tmp_path, bad):
-    """`produce --jsonl` sends lines already read in as batches; a bad line still
-    stops it with everything before it sent, in order, and its line number named."""
+def test_jsonl_bad_line_stops_with_everything_before_it_sent(tmp_path, bad, batch):
+    """A bad line stops `produce --jsonl` with everything before it sent, in
+    order, and its line number named; also with `--batch`, which sends lines
+    already read in as batches."""
     store = tmp_path / "store"
     store.mkdir()
     run_cli(store, "topics", "create", "t", "--key-type", "u8", "--partitions", 3)
@@ -311,7 +315,7 @@ def test_jsonl_batches_send_everything_before_a_bad_line(tmp_path, bad):
         "too_long": json.dumps({"key": 1, "payload": {"type": "bytes", "hex": os.urandom(4000).hex()}}),
         "not_json": "{not json",
     }[bad]
-    proc = run_cli(store, "produce", "t", "--jsonl", input="\n".join(lines) + "\n", check=False)
+    proc = run_cli(store, "produce", "t", "--jsonl", *(["--batch"] if batch else []), input="\n".join(lines) + "\n", check=False)
     assert proc.returncode != 0, proc.stderr
     no_panic(proc.stderr, "produce --jsonl with a bad line")
     assert f"input line {bad_at + 1} (messages before it were sent: {bad_at - 1})" in proc.stderr, proc.stderr

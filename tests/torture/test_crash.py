@@ -8,7 +8,9 @@
   it was fed (no holes: a message is fully present or, with everything after
   it, absent); producers that exit normally wrote everything; every line the
   follower printed parses and is a message that was sent, and the follower saw
-  exactly what is in the log.
+  exactly what is in the log. Every other incarnation runs with `--batch`, which
+  promises less: each partition holds a prefix of what it was given, and the
+  holes lie within one batch (1,000 lines) of the last message written.
 - A torn tail (half a line appended to the active file, as a crash of a
   writer that does not write a line at once would leave) never swallows the
   next message: not from a new producer, nor from one that already had the
@@ -56,6 +58,7 @@ SEED = 20261129
 
 _POOL = "".join(random.Random(7).choices("abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,;:-_\"'éü€日😀", k=2048))
 STRIDE = 100_000  # key = incarnation * STRIDE + seq
+MAX_BATCH = 1000  # lines in one `produce --jsonl --batch` batch, at most
 
 
 def text_for(inc, seq):
@@ -81,6 +84,48 @@ def ident(rec):
     return inc, seq
 
 
+def batch_holes(inc, present, missing):
+    """What breaks `--batch`'s promise in incarnation `inc`, whose messages
+    `missing` (seq numbers) are absent before its last present one: a missing
+    message with a later one present in its own partition, or one further back
+    than a batch."""
+    from twainmq.encoding import partition_hash64
+
+    last = max(present)
+    later_in_partition = {}
+    for seq in present:
+        p = partition_hash64(inc * STRIDE + seq, PARTS)
+        later_in_partition[p] = max(later_in_partition.get(p, -1), seq)
+    out = []
+    for seq in missing:
+        p = partition_hash64(inc * STRIDE + seq, PARTS)
+        if later_in_partition.get(p, -1) > seq:
+            out.append(f"incarnation {inc} (--batch): seq {seq} missing from partition {p}, which holds seq {later_in_partition[p]}")
+        elif last - seq >= MAX_BATCH:
+            out.append(f"incarnation {inc} (--batch): seq {seq} missing, {last - seq} before its last present message (a batch is at most {MAX_BATCH})")
+    return out
+
+
+def test_batch_holes_flags_what_batch_does_not_allow(twainmq):
+    """The `--batch` check accepts a batch cut between partitions and flags a
+    hole inside a partition or one further back than a batch."""
+    from twainmq.encoding import partition_hash64
+
+    inc = 3
+    part = {seq: partition_hash64(inc * STRIDE + seq, PARTS) for seq in range(3000)}
+    # a cut batch: of seqs 2000-2999 only partition 0's made it
+    present = set(range(2000)) | {s for s in range(2000, 3000) if part[s] == 0}
+    missing = sorted(set(range(max(present) + 1)) - present)
+    assert missing and batch_holes(inc, present, missing) == []
+    # a message missing from a partition that holds a later one
+    p1 = [s for s in range(1000, 2000) if part[s] == 1]
+    gap = present - {p1[0]}
+    assert any("missing from partition 1" in h for h in batch_holes(inc, gap, sorted(set(range(max(gap) + 1)) - gap)))
+    # a partition with nothing for longer than a batch before the last message
+    old = set(range(500)) | {s for s in range(500, 3000) if part[s] != 2}
+    assert any("a batch is at most" in h for h in batch_holes(inc, old, sorted(set(range(max(old) + 1)) - old)))
+
+
 class Incarnation:
     """One `produce --jsonl` process, fed as fast as it reads by a thread."""
 
@@ -89,7 +134,9 @@ class Incarnation:
         self.fed = 0  # messages completely written into the pipe
         self.limit = limit  # None: feed until killed
         self.error = None
-        self.proc = procs.start(f"producer-{inc}", cli_cmd(store, "produce", topic, "--jsonl"), stdin=subprocess.PIPE)
+        self.batch = inc % 2 == 0
+        args = ["produce", topic, "--jsonl"] + (["--batch"] if self.batch else [])
+        self.proc = procs.start(f"producer-{inc}", cli_cmd(store, *args), stdin=subprocess.PIPE)
         self.thread = threading.Thread(target=self._feed, daemon=True)
         self.thread.start()
 
@@ -202,12 +249,18 @@ def test_producer_sigkills(tmp_path, twainmq, capsys):
     for (inc, seq), c in present.items():
         by_inc[inc].append(seq)
     dups = [k for k, c in present.items() if c > 1]
+    batched = {s.inc for s in incs if s.batch}
     holes = []
+    batch_cuts = 0
     for inc, seqs in by_inc.items():
         seqs.sort()
         if seqs != list(range(len(seqs))):
             missing = sorted(set(range(seqs[-1] + 1)) - set(seqs))
-            holes.append(f"incarnation {inc}: {len(missing)} missing before its last present message, e.g. seq {missing[:5]}")
+            if inc not in batched:
+                holes.append(f"incarnation {inc}: {len(missing)} missing before its last present message, e.g. seq {missing[:5]}")
+            else:
+                batch_cuts += 1
+                holes += batch_holes(inc, set(seqs), missing)
         if inc in fed and len(seqs) > fed[inc]:
             holes.append(f"incarnation {inc}: {len(seqs)} present but only {fed[inc]} fed")
     unknown = [inc for inc in by_inc if inc not in fed]
@@ -223,6 +276,7 @@ def test_producer_sigkills(tmp_path, twainmq, capsys):
         scale=SCALE, kills=kills, producer_exit_codes_at_kill=dict(kill_exit), incarnations=len(incs),
         messages_fed=sum(fed.values()), messages_present=sum(present.values()),
         fed_not_written=cut, duplicates=len(dups), torn=len(torn), holes=len(holes),
+        batched_incarnations=len(batched), batches_cut_across_partitions=batch_cuts,
         follower_lines=len(follow_recs), follower_bad=len(follower_bad) + len(follow_tail.bad),
         check=problem_kinds(problems), seconds=round(time.monotonic() - t0, 1)), capsys)
 
