@@ -66,6 +66,7 @@ test('lists the groups on a topic, 0.2.3 ones included', async () => {
     10000,
   );
   assert.deepEqual(names, ['tail', 'workers']);
+  await shot(browser, 'groups-00-topic-groups');
 });
 
 test('two demo members split the partitions; after a kill the survivor holds them all', async () => {
