@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,28 @@ import pytest
 # the test modules import helpers from here and from concurrent_writer.py
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+# The typed payloads both directions send (0.2.3 names a class by its name, so
+# these two are "Event" and "Reading" to both sides).
+@dataclass
+class Event:
+    id: int
+    text: str
+    tags: list
+    nested: list
+    big: int
+    flag: bool
+    ratio: float
+
+
+@dataclass
+class Reading:
+    sensor: str
+    value: float
+    ok: bool
+    samples: list
+
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_BIN = REPO_ROOT / "target" / "debug" / ("twainmq.exe" if os.name == "nt" else "twainmq")

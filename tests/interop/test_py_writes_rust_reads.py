@@ -10,26 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import parse_jsonl, payload_equal, payload_of
-
-
-@dataclass
-class Event:
-    id: int
-    text: str
-    tags: list
-    nested: list
-    big: int
-    flag: bool
-    ratio: float
-
-
-@dataclass
-class Reading:
-    sensor: str
-    value: float
-    ok: bool
-    samples: list
+from conftest import Event, Reading, parse_jsonl, payload_equal, payload_of
 
 
 rng = random.Random(20240923)

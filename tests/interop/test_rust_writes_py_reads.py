@@ -9,26 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from conftest import parse_jsonl, payload_equal, payload_of, strict_equal
-
-
-@dataclass
-class Event:
-    id: int
-    text: str
-    tags: list
-    nested: list
-    big: int
-    flag: bool
-    ratio: float
-
-
-@dataclass
-class Reading:
-    sensor: str
-    value: float
-    ok: bool
-    samples: list
+from conftest import Event, Reading, parse_jsonl, payload_equal, payload_of, strict_equal
 
 
 rng = random.Random(77)
