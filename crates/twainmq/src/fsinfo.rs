@@ -84,6 +84,31 @@ pub(crate) fn unlock(_file: &std::fs::File) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Tells a file from another that took its path (deleted and made again by
+/// another process, or renamed over it), so caches keyed by path can notice.
+/// The inode alone is not enough: a file system often hands a freed inode to
+/// the next file made. With the creation time beside it (statx on Linux, NTFS,
+/// APFS) a new file differs; where the file system keeps no creation time, only
+/// the inode speaks. Appends change neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileIdentity {
+    #[cfg(unix)]
+    dev_ino: (u64, u64),
+    created: Option<std::time::SystemTime>,
+}
+
+impl FileIdentity {
+    pub(crate) fn of(meta: &std::fs::Metadata) -> Self {
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        FileIdentity {
+            #[cfg(unix)]
+            dev_ino: (meta.dev(), meta.ino()),
+            created: meta.created().ok(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

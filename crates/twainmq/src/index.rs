@@ -11,12 +11,15 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
 use crate::files::LineCount;
+use crate::fsinfo::FileIdentity;
 
 /// A mark every this many lines.
 pub const STRIDE: u64 = 1024;
 
 #[derive(Debug, Default, Clone)]
 struct FileIndex {
+    /// Which file at this path the entry describes (None: none yet).
+    identity: Option<FileIdentity>,
     /// Bytes covered: up to and including the last newline seen.
     scanned: u64,
     /// Complete lines in `[0, scanned)`.
@@ -51,10 +54,12 @@ impl LineIndex {
             }
             Err(e) => return Err(Error::io("read", path, e)),
         };
-        let len = f.metadata().map_err(|e| Error::io("read", path, e))?.len();
-        if len < entry.scanned {
-            // Truncated or replaced: start again.
-            entry = FileIndex::default();
+        let meta = f.metadata().map_err(|e| Error::io("read", path, e))?;
+        let identity = Some(FileIdentity::of(&meta));
+        if meta.len() < entry.scanned || entry.identity != identity {
+            // Truncated, or another file now (another process deleted the
+            // topic and made it again): start again.
+            entry = FileIndex { identity, ..FileIndex::default() };
         }
         if entry.marks.is_empty() {
             entry.marks.push(0);

@@ -65,7 +65,11 @@ pub struct Store {
 }
 
 /// Each group's log reader and folded state, shared by clones of a store.
-pub(crate) type GroupLogs = Arc<std::sync::Mutex<std::collections::HashMap<String, (PartitionReader, crate::group::GroupLog)>>>;
+/// Each group's log reader and the state folded from it so far, with the
+/// identity of the group's config file when it was opened: a group deleted and
+/// made again (by another process) has a new config, and is then read afresh.
+pub(crate) type GroupLogs =
+    Arc<std::sync::Mutex<std::collections::HashMap<String, (PartitionReader, crate::group::GroupLog, crate::fsinfo::FileIdentity)>>>;
 
 /// Per-file facts for describe.
 #[derive(Debug, Clone, Serialize)]

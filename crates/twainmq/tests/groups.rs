@@ -179,3 +179,25 @@ fn resets_to_each_target_and_dry_run() {
     assert!(ResetTo::parse("sideways").is_err());
     let _ = Key::Int(0);
 }
+
+#[test]
+fn a_group_deleted_and_made_again_by_another_process_is_read_afresh() {
+    let (d, store) = setup(50);
+    group::ensure(&store, "ev", "g", StartFrom::Start).expect("ensure");
+    for to in [ResetTo::Offset(5), ResetTo::Offset(9), ResetTo::Latest] {
+        group::reset(&store, "g", to, None, false).expect("reset");
+    }
+    let before = group::read_log(&store, "g").expect("log");
+    assert_eq!(before.records, 4);
+    assert!(before.commits.values().all(|&c| c >= 9), "{:?}", before.commits);
+
+    // Another process removes the group (as 0.2.3's users do, by hand) and a
+    // new one of the same name starts at the end: fewer records, other commits.
+    std::fs::remove_file(d.path().join("--group--g.twc")).expect("rm config");
+    std::fs::remove_dir_all(d.path().join("--group--g")).expect("rm dir");
+    let other = Store::open(d.path()).expect("open again");
+    group::ensure(&other, "ev", "g", StartFrom::Now).expect("ensure again");
+    let after = group::read_log(&store, "g").expect("log after");
+    assert_eq!(after.records, 1, "the old group's records are gone");
+    assert_eq!(after.commits.values().copied().collect::<Vec<_>>(), vec![-1, -1, -1, -1]);
+}

@@ -375,3 +375,29 @@ fn a_bad_message_anywhere_in_a_large_batch_writes_nothing() {
     assert_eq!(p.send_batch(&batch).expect_err("unknown type").code(), "unknown_message_type");
     assert!(drain(&mut store.consumer("t", StartFrom::Start).expect("consumer")).is_empty());
 }
+
+#[test]
+fn a_topic_deleted_and_made_again_by_another_process_is_indexed_afresh() {
+    let (dir, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U32, 1)).expect("create");
+    let mut p = store.producer("t").expect("producer");
+    for i in 0..10u32 {
+        p.send_text(i, &format!("old {i}")).expect("send");
+    }
+    assert_eq!(store.end_offsets("t").expect("end"), vec![10]);
+    drop(p);
+
+    // Another process deletes the topic and fills a new one of the same name:
+    // same file names, longer files, other lines.
+    std::fs::remove_file(dir.path().join("t.twc")).expect("rm config");
+    std::fs::remove_dir_all(dir.path().join("t")).expect("rm dir");
+    let other = Store::open(dir.path()).expect("open again");
+    other.create_topic("t", &TopicSpec::new(KeyType::U32, 1)).expect("create again");
+    let batch: Vec<(Key, Outgoing)> = (0..3000u32).map(|i| (Key::Int(i.into()), Outgoing::Text(format!("new message {i}")))).collect();
+    other.producer("t").expect("producer").send_batch(&batch).expect("send");
+
+    assert_eq!(store.end_offsets("t").expect("end"), vec![3000]);
+    let mut c = store.consumer_of("t", &[0], StartFrom::Offset(2500)).expect("consumer");
+    let m = c.poll().expect("poll").expect("a message");
+    assert_eq!((m.offset, m.text()), (2500, Some("new message 2500")));
+}

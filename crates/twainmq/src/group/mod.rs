@@ -147,19 +147,18 @@ pub fn read_log(store: &Store, group: &str) -> Result<GroupLog> {
     // refresh reads only the records written since the last one.
     let cache = store.group_logs();
     let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
-    let entry = match map.remove(group) {
-        Some(e) => e,
-        None => (group_topic_reader(store, group)?, GroupLog::default()),
+    let config = std::fs::metadata(store.config_path(&name::group_topic(group))).ok();
+    let identity = config.as_ref().map(crate::fsinfo::FileIdentity::of);
+    let (mut reader, mut log) = match map.remove(group) {
+        Some((reader, log, seen)) if Some(seen) == identity => (reader, log),
+        _ => (group_topic_reader(store, group)?, GroupLog::default()),
     };
-    let (mut reader, mut log) = entry;
-    match member::read_all(&mut reader, &mut log, |_, _| {}) {
-        Ok(()) => {
-            let out = log.clone();
-            map.insert(group.to_string(), (reader, log));
-            Ok(out)
-        }
-        Err(e) => Err(e),
+    member::read_all(&mut reader, &mut log, |_, _| {})?;
+    let out = log.clone();
+    if let Some(identity) = identity {
+        map.insert(group.to_string(), (reader, log, identity));
     }
+    Ok(out)
 }
 
 /// Create `group` for `topic` if it does not exist (as a first member would), or
