@@ -87,8 +87,14 @@ pub async fn store_info(state: State<'_, AppState>) -> Result<StoreInfo, ErrorDt
 /// Close the open store (stopping its watcher and demo members): back to the welcome screen.
 #[tauri::command]
 #[specta::specta]
-pub async fn close_store(app: AppHandle, state: State<'_, AppState>) -> Result<(), ErrorDto> {
-    state.close();
+pub async fn close_store(app: AppHandle) -> Result<(), ErrorDto> {
+    // Stopping demo members waits for their threads: not on the async runtime.
+    let handle = app.clone();
+    blocking(move || {
+        handle.state::<AppState>().close();
+        Ok(())
+    })
+    .await?;
     if let Some(w) = app.get_webview_window("main") {
         let _ = w.set_title("TwainMQ Desktop");
     }

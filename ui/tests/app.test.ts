@@ -7,6 +7,9 @@ import { mock, rows, settle, until } from './helpers';
 vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend')).mockModule());
 
 beforeEach(() => {
+  // Each test's render starts the app again; listeners of earlier ones would
+  // act twice (a drop opening the folder once per earlier test, late).
+  mock().forgetListeners();
   mock().seed();
   mock().open = false;
   mock().watching = true;
@@ -46,7 +49,7 @@ describe('the app', () => {
 
   it('opens a folder dropped on the window', async () => {
     render(App);
-    await until(() => !!document.querySelector('[data-testid=welcome]'), 'welcome');
+    await until(() => !!document.querySelector('[data-testid=welcome]') && mock().listeningForDrops, 'welcome, ready for drops');
     mock().drop(['/data/pipeline']);
     await until(() => !!document.querySelector('[data-testid=topic-list]'), 'store open');
     expect(app.info?.root).toBe('/data/pipeline');
@@ -181,6 +184,23 @@ describe('the app', () => {
     // The store can be opened again.
     await fireEvent.click(getByTestId('open-demo'));
     await until(() => !!document.querySelector('[data-testid=topic-list]'), 'topic list again');
+  });
+
+  it('stays closed when a summary read before the close arrives after it', async () => {
+    const { getByTestId } = await openDemo();
+    let release!: () => void;
+    mock().held.set('storeInfo', new Promise<void>((r) => (release = r)));
+    mock().calls = [];
+    void app.refresh();
+    await until(() => mock().calls.some((c) => c[0] === 'storeInfo'), 'a refresh under way');
+    await fireEvent.click(getByTestId('store-path'));
+    await fireEvent.click(getByTestId('menu-close-store'));
+    await until(() => !!document.querySelector('[data-testid=welcome]'), 'welcome');
+    mock().held.clear();
+    release();
+    await settle();
+    expect(app.info).toBeNull();
+    expect(document.querySelector('[data-testid=welcome]')).not.toBeNull();
   });
 
   it('says honestly when the folder is not watched, and refreshes on request', async () => {

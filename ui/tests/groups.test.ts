@@ -11,6 +11,7 @@ import { mock, until } from './helpers';
 vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend')).mockModule());
 
 beforeEach(() => {
+  mock().forgetListeners(); // each render starts the app again, with listeners of its own
   mock().seed();
   mock().open = true;
   mock().watching = true;

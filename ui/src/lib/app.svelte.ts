@@ -97,6 +97,12 @@ class App {
 
   private statusTimer: ReturnType<typeof setTimeout> | null = null;
   private refreshing = false;
+  /**
+   * Counts opens and closes. A store summary asked for before one and answered
+   * after it describes a store no longer shown (or none): it is dropped, or
+   * closing a busy store could bring its view back.
+   */
+  private generation = 0;
   private refreshRequested = 0;
   private refreshDone = 0;
   private refreshWaiters: { want: number; resolve: () => void }[] = [];
@@ -173,6 +179,7 @@ class App {
       return false;
     }
     const sameRoot = this.info?.root === r.data.root;
+    this.generation++;
     this.openError = null;
     this.setInfo(r.data);
     if (!sameRoot || !r.data.topics.some((t) => t.name === this.topic)) {
@@ -208,6 +215,7 @@ class App {
 
   /** Close the store: its watcher and demo members stop; back to the welcome screen. */
   async closeStore(): Promise<void> {
+    this.generation++;
     const r = await backend.closeStore();
     if (r.status === 'error' && r.error.code !== 'no_store') {
       this.say(`Could not close the store: ${r.error.message}`, true);
@@ -261,8 +269,11 @@ class App {
         const wait = this.lastRefresh + MIN_REFRESH_MS - Date.now();
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         this.lastRefresh = Date.now();
+        const generation = this.generation;
         const r = await backend.storeInfo();
-        if (r.status === 'ok') {
+        if (generation !== this.generation) {
+          // Opened or closed meanwhile: not the store shown now.
+        } else if (r.status === 'ok') {
           if (this.setInfo(r.data)) this.markChanged();
         } else if (r.error.code !== 'no_store') this.say(`Could not refresh the store: ${r.error.message}`, true);
         this.refreshDone = target;

@@ -170,6 +170,8 @@ export class MockStore {
   open: boolean;
   root = MOCK_ROOT;
   latency: number;
+  /** Calls named here answer only once the promise settles (their answer is taken at once): an answer in flight. */
+  held = new Map<string, Promise<void>>();
   searchChunk: number;
   searchDelay: number;
   now: number;
@@ -235,6 +237,12 @@ export class MockStore {
   }
 
   /** Rebuild the seeded topics (tests call this between cases). */
+  /** Drop every change and drag-and-drop listener (tests: each render's app.start() adds its own). */
+  forgetListeners(): void {
+    this.changeListeners.clear();
+    this.dropListeners.clear();
+  }
+
   seed(): void {
     this.topics.clear();
     const now = this.now;
@@ -503,6 +511,11 @@ export class MockStore {
     return { file: f.name, line: (offset - BigInt(f.first) + 1n).toString(), raw };
   }
 
+  /** Whether anything listens for folders dropped on the window (the app, once started). */
+  get listeningForDrops(): boolean {
+    return this.dropListeners.size > 0;
+  }
+
   /** Simulate dropping folders on the window (tests). */
   drop(paths: string[]): void {
     for (const l of this.dropListeners) {
@@ -531,7 +544,9 @@ export class MockStore {
       async (...a: A): Promise<Result<T>> => {
         this.calls.push([name, ...a]);
         await this.wait();
-        return f(...a);
+        const answer = await f(...a);
+        await this.held.get(name);
+        return answer;
       };
     return {
       kind: 'mock',
