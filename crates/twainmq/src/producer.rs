@@ -69,6 +69,24 @@ enum PayloadRef<'a> {
 }
 
 /// Large batches encoded on one thread after the second thread was late (doubling up to the max).
+/// The helper threads that encode the second half of large batches, shared by
+/// every producer in the process and started on first use: a thread kept
+/// waiting costs a wake-up per batch, where a new one cost 60-90 µs to start.
+/// None where no thread can be had; batches are then encoded on the caller's.
+fn encode_pool() -> Option<&'static rayon_core::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon_core::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        let helpers = std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1));
+        rayon_core::ThreadPoolBuilder::new()
+            .num_threads(helpers)
+            .thread_name(|i| format!("twainmq-encode-{i}"))
+            .build()
+            .map_err(|e| tracing::warn!(error = %e, "no helper thread for encoding batches: one thread encodes them"))
+            .ok()
+    })
+    .as_ref()
+}
+
 const PARALLEL_BACKOFF_START: u32 = 4;
 const PARALLEL_BACKOFF_MAX: u32 = 1024;
 
@@ -473,28 +491,31 @@ impl Producer {
         if msgs_b.is_empty() {
             return self.enc.encode_all(&ctx, msgs_a, parts_a, now, bufs);
         }
-        let dir = self.store.topic_dir(ctx.topic);
         let (enc, enc2) = (&mut self.enc, &mut self.enc2);
+        let Some(pool) = encode_pool() else {
+            return enc.encode_all(&ctx, msgs_a, parts_a, now, bufs).and_then(|()| enc.encode_all(&ctx, msgs_b, parts_b, now, bufs));
+        };
         let started = Instant::now();
         let mut mine_done = started;
-        let result =
-            std::thread::scope(|s| {
-                let other = std::thread::Builder::new()
-                    .name("twainmq-encode".into())
-                    .spawn_scoped(s, || enc2.encode_all(&ctx, msgs_b, parts_b, now, bufs2));
-                let mine = enc.encode_all(&ctx, msgs_a, parts_a, now, bufs);
-                mine_done = Instant::now();
-                match other {
-                    // The first error in message order wins.
-                    Ok(handle) => mine.and(handle.join().unwrap_or_else(|_| {
-                        Err(Error::io("encode a batch for", dir, std::io::Error::other("the encoding thread panicked")))
-                    })),
-                    // No thread to be had: encode the second half here.
-                    Err(_) => mine.and_then(|()| enc.encode_all(&ctx, msgs_b, parts_b, now, bufs)),
-                }
+        let mut theirs = None;
+        let mine = pool.in_place_scope(|s| {
+            s.spawn(|_| {
+                let work = std::panic::AssertUnwindSafe(|| enc2.encode_all(&ctx, msgs_b, parts_b, now, bufs2));
+                theirs = Some(std::panic::catch_unwind(work));
             });
-        // The second thread costs its start (tens of microseconds), and on a busy
-        // machine it may wait for a core while this one waits for it. Two halves
+            let mine = enc.encode_all(&ctx, msgs_a, parts_a, now, bufs);
+            mine_done = Instant::now();
+            mine
+        });
+        // The first error in message order wins.
+        let result = mine.and(match theirs {
+            Some(Ok(r)) => r,
+            _ => {
+                Err(Error::io("encode a batch for", self.store.topic_dir(ctx.topic), std::io::Error::other("the encoding thread panicked")))
+            }
+        });
+        // Handing half to the helper costs two wake-ups (microseconds), and on a
+        // busy machine it may wait for a core while this one waits for it. Two halves
         // on one thread take about twice this one's work: when waiting made the
         // split no faster than that, encode the next batches here, for a stretch
         // that doubles while it keeps happening.
