@@ -13,7 +13,7 @@ mkdir -p "$E2E_ARTIFACTS"
 work=$(mktemp -d)
 export E2E_WORK="$work"
 # The app keeps its recent-stores list and demo store here, not in the user's home.
-export XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data"
+export XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data" XDG_CACHE_HOME="$work/cache"
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done

@@ -21,7 +21,7 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ErrorDto> + S
 
 /// Open `path` as the current store, watch it, and name it in the window title.
 pub fn open_path(app: &AppHandle, state: &AppState, path: &str) -> Result<StoreInfo, ErrorDto> {
-    let store = Store::open(path)?;
+    let store = state.open_store(path)?;
     let mut info = service::store_info(&store)?;
     let handle = app.clone();
     let watcher = StoreWatcher::new(store.root(), Duration::from_millis(60), move |c| {
@@ -34,6 +34,8 @@ pub fn open_path(app: &AppHandle, state: &AppState, path: &str) -> Result<StoreI
     .ok();
     info.watching = watcher.is_some();
     state.set_store(OpenStore { store, _watcher: watcher });
+    // Counting the lines of every file was the slow part of opening: kept for next time.
+    state.save_index();
     state.remember(&info.root);
     if let Some(w) = app.get_webview_window("main") {
         let _ = w.set_title(&format!("{} — TwainMQ Desktop", info.root));
@@ -43,8 +45,9 @@ pub fn open_path(app: &AppHandle, state: &AppState, path: &str) -> Result<StoreI
 
 #[tauri::command]
 #[specta::specta]
-pub async fn open_store(app: AppHandle, state: State<'_, AppState>, path: String) -> Result<StoreInfo, ErrorDto> {
-    open_path(&app, &state, &path)
+pub async fn open_store(app: AppHandle, path: String) -> Result<StoreInfo, ErrorDto> {
+    // Opening counts the lines of every file: not on the async runtime.
+    blocking(move || open_path(&app, &app.state::<AppState>(), &path)).await
 }
 
 #[tauri::command]
@@ -64,14 +67,12 @@ pub async fn recent_stores(state: State<'_, AppState>) -> Result<Vec<String>, Er
 #[specta::specta]
 pub async fn open_demo_store(app: AppHandle, state: State<'_, AppState>) -> Result<StoreInfo, ErrorDto> {
     let dir = state.demo_dir.clone().ok_or_else(|| ErrorDto::new("no_demo", "no place for a demo store"))?;
-    let d = dir.clone();
     blocking(move || {
-        let store = Store::open_or_create(&d)?;
+        let store = Store::open_or_create(&dir)?;
         twainmq::demo::seed(&store)?;
-        Ok(())
+        open_path(&app, &app.state::<AppState>(), &dir.display().to_string())
     })
-    .await?;
-    open_path(&app, &state, &dir.display().to_string())
+    .await
 }
 
 #[tauri::command]

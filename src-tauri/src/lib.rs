@@ -67,9 +67,11 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
             builder.mount_events(app);
             let data = app.path().app_data_dir().ok();
             let config = app.path().app_config_dir().ok();
+            let cache = app.path().app_cache_dir().ok();
             app.manage(state::AppState {
                 recent_file: config.map(|d| d.join("recent-stores.json")),
                 demo_dir: data.map(|d| d.join("demo-store")),
+                index_cache_dir: cache.map(|d| d.join("line-index")),
                 ..Default::default()
             });
             if let Some(path) = store_arg.clone() {
@@ -83,8 +85,10 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
         .build(tauri::generate_context!("../tauri.conf.json"))?
         .run(|app, event| {
             if let tauri::RunEvent::Exit = event {
-                // Demo members commit and leave their groups.
-                app.state::<state::AppState>().members.stop_all();
+                // Demo members commit and leave their groups; the line index is kept.
+                let state = app.state::<state::AppState>();
+                state.members.stop_all();
+                state.save_index();
             }
         });
     Ok(())

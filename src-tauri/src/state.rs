@@ -24,8 +24,17 @@ pub struct AppState {
     pub recent_file: Option<PathBuf>,
     /// Where the demo store is seeded.
     pub demo_dir: Option<PathBuf>,
+    /// Where line indexes of opened stores are kept between runs (None: in memory only).
+    pub index_cache_dir: Option<PathBuf>,
     /// Group members running inside the app for the balancing demo.
     pub members: Arc<crate::members::Members>,
+}
+
+/// A failure here costs the next run a rescan, nothing more: logged, not shown.
+fn save_index(store: &Store) {
+    if let Err(e) = store.save_index() {
+        tracing::warn!(error = %e, "could not keep the line index for the next run");
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -38,11 +47,30 @@ impl AppState {
         lock(&self.open).as_ref().map(|o| o.store.clone()).ok_or_else(|| ErrorDto::new("no_store", "no store is open: open a folder first"))
     }
 
+    /// A store at `path`, with its line index kept between runs when there is a place for it.
+    pub fn open_store(&self, path: &str) -> Result<Store, ErrorDto> {
+        let store = Store::open(path)?;
+        Ok(match &self.index_cache_dir {
+            Some(dir) => store.with_index_cache(dir),
+            None => store,
+        })
+    }
+
     pub fn set_store(&self, open: OpenStore) {
         // Members of the previous store's groups stop with it.
         self.members.stop_all();
         self.members.clear_stopped();
-        *lock(&self.open) = Some(open);
+        if let Some(old) = lock(&self.open).replace(open) {
+            save_index(&old.store);
+        }
+    }
+
+    /// Keep what the open store's line index knows for the next run.
+    pub fn save_index(&self) {
+        let store = lock(&self.open).as_ref().map(|o| o.store.clone());
+        if let Some(store) = store {
+            save_index(&store);
+        }
     }
 
     pub fn watching(&self) -> bool {
@@ -52,7 +80,9 @@ impl AppState {
     pub fn close(&self) {
         self.members.stop_all();
         self.members.clear_stopped();
-        *lock(&self.open) = None;
+        if let Some(old) = lock(&self.open).take() {
+            save_index(&old.store);
+        }
     }
 
     pub fn searches(&self) -> MutexGuard<'_, HashMap<u32, Arc<AtomicBool>>> {

@@ -90,7 +90,7 @@ pub(crate) fn unlock(_file: &std::fs::File) -> std::io::Result<()> {
 /// the next file made. With the creation time beside it (statx on Linux, NTFS,
 /// APFS) a new file differs; where the file system keeps no creation time, only
 /// the inode speaks. Appends change neither.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FileIdentity {
     #[cfg(unix)]
     dev_ino: (u64, u64),

@@ -1,7 +1,9 @@
 //! An in-memory sparse line index of partition files, built by scanning with
 //! `memchr` and extended as files grow, so seeks and line counts do not rescan
 //! whole files. Nothing is written inside the store (0.2.3 would mistake an
-//! index file for a partition file).
+//! index file for a partition file); it can be kept between runs in a cache
+//! file outside the store ([`LineIndex::with_cache_file`]), so opening a large
+//! store again reads only what was appended since.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -16,10 +18,14 @@ use crate::fsinfo::FileIdentity;
 /// A mark every this many lines.
 pub const STRIDE: u64 = 1024;
 
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 struct FileIndex {
     /// Which file at this path the entry describes (None: none yet).
     identity: Option<FileIdentity>,
+    /// FNV-1a of the (up to) [`TAIL_CHECK`] bytes before `scanned`: a file
+    /// rewritten in place, same inode and no shorter, differs there.
+    #[serde(default)]
+    tail: u64,
     /// Bytes covered: up to and including the last newline seen.
     scanned: u64,
     /// Complete lines in `[0, scanned)`.
@@ -28,16 +34,110 @@ struct FileIndex {
     marks: Vec<u64>,
 }
 
+/// Bytes before the scanned end that a cached entry must still match.
+const TAIL_CHECK: u64 = 64;
+/// Format of the cache file; another version is ignored (and replaced on save).
+const CACHE_VERSION: u32 = 1;
+
 /// Shared by every clone of a [`crate::Store`].
 #[derive(Debug, Default, Clone)]
 pub struct LineIndex {
     files: Arc<Mutex<HashMap<PathBuf, FileIndex>>>,
+    cache: Option<Arc<Cache>>,
+    /// Bytes read to count lines, over the index's life (diagnostics, tests).
+    scanned_bytes: Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// Entries read from the cache file, each used (once checked against the file
+/// on disk) the first time its file is counted.
+#[derive(Debug)]
+struct Cache {
+    path: PathBuf,
+    saved: Mutex<HashMap<PathBuf, FileIndex>>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CacheFile {
+    version: u32,
+    files: HashMap<PathBuf, FileIndex>,
+}
+
+/// FNV-1a, 64 bits: stable across builds (std's hasher is not promised to be).
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// FNV-1a of the bytes of `f` in `[end - TAIL_CHECK, end)`.
+fn tail_hash(f: &mut File, end: u64) -> std::io::Result<u64> {
+    let start = end.saturating_sub(TAIL_CHECK);
+    let mut buf = vec![0u8; (end - start) as usize];
+    f.seek(SeekFrom::Start(start))?;
+    f.read_exact(&mut buf)?;
+    Ok(fnv1a(&buf))
 }
 
 impl LineIndex {
+    /// An index kept between runs in `cache_file` (outside the store): entries
+    /// in it are taken once checked against the files (same file, no shorter,
+    /// same bytes before where the entry ends); [`LineIndex::save`] writes it.
+    /// A missing, unreadable or older-format cache file is as good as empty.
+    pub fn with_cache_file(cache_file: PathBuf) -> Self {
+        let saved = std::fs::read(&cache_file)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<CacheFile>(&b).ok())
+            .filter(|c| c.version == CACHE_VERSION)
+            .map(|c| c.files)
+            .unwrap_or_default();
+        LineIndex { cache: Some(Arc::new(Cache { path: cache_file, saved: Mutex::new(saved) })), ..LineIndex::default() }
+    }
+
+    /// Write what the index knows to its cache file (whole, then renamed over
+    /// the old one, so a reader never sees half of it). Does nothing for an
+    /// index without one.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the cache file cannot be written.
+    pub fn save(&self) -> Result<()> {
+        let Some(cache) = &self.cache else { return Ok(()) };
+        let mut files: HashMap<PathBuf, FileIndex> =
+            cache.saved.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        files.extend(
+            self.files
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .filter(|(_, e)| e.identity.is_some())
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
+        let bytes = serde_json::to_vec(&CacheFile { version: CACHE_VERSION, files })
+            .map_err(|e| Error::io("write", &cache.path, std::io::Error::other(e)))?;
+        if let Some(dir) = cache.path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io("create folder", dir, e))?;
+        }
+        let tmp = cache.path.with_extension(format!("tmp-{}", std::process::id()));
+        std::fs::write(&tmp, bytes).map_err(|e| Error::io("write", &tmp, e))?;
+        std::fs::rename(&tmp, &cache.path).map_err(|e| Error::io("write", &cache.path, e))
+    }
+
+    /// Bytes read to count lines so far.
+    pub fn scanned_bytes(&self) -> u64 {
+        self.scanned_bytes.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     fn with<T>(&self, path: &Path, f: impl FnOnce(&mut FileIndex) -> T) -> T {
         let mut map = self.files.lock().unwrap_or_else(|p| p.into_inner());
         f(map.entry(path.to_path_buf()).or_default())
+    }
+
+    /// The cached entry for `path`, if there is one and it still describes the
+    /// file: same identity, no shorter, the same bytes before its end.
+    fn cached_entry(&self, path: &Path, f: &mut File, identity: Option<FileIdentity>, len: u64) -> Option<FileIndex> {
+        let saved = self.cache.as_ref()?.saved.lock().unwrap_or_else(|p| p.into_inner()).remove(path)?;
+        let current = saved.identity.is_some()
+            && saved.identity == identity
+            && saved.scanned <= len
+            && tail_hash(f, saved.scanned).is_ok_and(|h| h == saved.tail);
+        current.then_some(saved)
     }
 
     /// Bring a file's entry up to date and return its line count.
@@ -56,6 +156,11 @@ impl LineIndex {
         };
         let meta = f.metadata().map_err(|e| Error::io("read", path, e))?;
         let identity = Some(FileIdentity::of(&meta));
+        if entry.identity.is_none() {
+            if let Some(cached) = self.cached_entry(path, &mut f, identity, meta.len()) {
+                entry = cached;
+            }
+        }
         if meta.len() < entry.scanned || entry.identity != identity {
             // Truncated, or another file now (another process deleted the
             // topic and made it again): start again.
@@ -67,6 +172,7 @@ impl LineIndex {
         f.seek(SeekFrom::Start(entry.scanned)).map_err(|e| Error::io("read", path, e))?;
         let mut buf = vec![0u8; 1 << 18];
         let mut pos = entry.scanned;
+        let start = pos;
         loop {
             let n = match f.read(&mut buf) {
                 Ok(0) => break,
@@ -83,6 +189,11 @@ impl LineIndex {
                 entry.scanned = next_line_at;
             }
             pos += n as u64;
+        }
+        let read = pos - start;
+        self.scanned_bytes.fetch_add(read, std::sync::atomic::Ordering::Relaxed);
+        if self.cache.is_some() && read > 0 && entry.scanned > 0 {
+            entry.tail = tail_hash(&mut f, entry.scanned).map_err(|e| Error::io("read", path, e))?;
         }
         let count = LineCount { complete: entry.lines, partial_bytes: pos - entry.scanned, bytes: pos };
         self.with(path, |e| *e = entry);
@@ -157,5 +268,66 @@ mod tests {
         // Replaced by a shorter file: rebuilt.
         std::fs::write(&p, b"a\nb\n").expect("write");
         assert_eq!(idx.count(&p).expect("count").complete, 2);
+    }
+
+    fn lines(f: &mut std::fs::File, range: std::ops::Range<u64>) {
+        let text: String = range.map(|i| format!("line {i}\n")).collect();
+        f.write_all(text.as_bytes()).expect("write");
+    }
+
+    #[test]
+    fn a_cached_index_is_taken_when_current_and_extended_by_what_was_appended() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let (p, cache) = (dir.path().join("f"), dir.path().join("cache").join("index.json"));
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&p).expect("open");
+        lines(&mut f, 0..5000);
+        let first = LineIndex::with_cache_file(cache.clone());
+        assert_eq!(first.count(&p).expect("count").complete, 5000);
+        first.save().expect("save");
+        let len = std::fs::metadata(&p).expect("meta").len();
+        assert_eq!(first.scanned_bytes(), len);
+
+        // A new run: nothing read again.
+        let second = LineIndex::with_cache_file(cache.clone());
+        assert_eq!(second.count(&p).expect("count").complete, 5000);
+        assert_eq!(second.scanned_bytes(), 0);
+        assert_eq!(second.locate(&p, 4100).expect("locate"), first.locate(&p, 4100).expect("locate"));
+
+        // Appended since: only the new bytes are read.
+        lines(&mut f, 5000..5100);
+        let third = LineIndex::with_cache_file(cache.clone());
+        assert_eq!(third.count(&p).expect("count").complete, 5100);
+        assert_eq!(third.scanned_bytes(), std::fs::metadata(&p).expect("meta").len() - len);
+    }
+
+    #[test]
+    fn a_cached_index_is_dropped_for_a_file_that_changed_under_it() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let (p, cache) = (dir.path().join("f"), dir.path().join("index.json"));
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&p).expect("open");
+        lines(&mut f, 0..3000);
+        let idx = LineIndex::with_cache_file(cache.clone());
+        idx.count(&p).expect("count");
+        idx.save().expect("save");
+
+        // Rewritten in place (same file): longer lines, so a stale entry would miscount.
+        let text: String = (0..2500).map(|i| format!("rewritten line {i}\n")).collect();
+        std::fs::OpenOptions::new().write(true).open(&p).expect("open").write_all(text.as_bytes()).expect("write");
+        let fresh = LineIndex::default().count(&p).expect("count").complete;
+        assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, fresh);
+
+        // Deleted and made again, longer than before.
+        std::fs::remove_file(&p).expect("rm");
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&p).expect("open");
+        lines(&mut f, 0..4000);
+        assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, 4000);
+
+        // A damaged or foreign cache file counts as empty.
+        for junk in [&b"{not json"[..], br#"{"version": 99, "files": {}}"#] {
+            std::fs::write(&cache, junk).expect("write");
+            let idx = LineIndex::with_cache_file(cache.clone());
+            assert_eq!(idx.count(&p).expect("count").complete, 4000);
+            idx.save().expect("save over it");
+        }
     }
 }

@@ -64,7 +64,6 @@ pub struct Store {
     groups: GroupLogs,
 }
 
-/// Each group's log reader and folded state, shared by clones of a store.
 /// Each group's log reader and the state folded from it so far, with the
 /// identity of the group's config file when it was opened: a group deleted and
 /// made again (by another process) has a new config, and is then read afresh.
@@ -153,7 +152,48 @@ impl Store {
         &self.root
     }
 
-    /// The line index shared by this store's readers (kept in memory only).
+    /// Keep the line index (line counts and seek marks of every partition
+    /// file) between runs, in a file in `dir` named after the store's path, so
+    /// opening a large store again reads only what was appended since. `dir`
+    /// must be outside the store (0.2.3 would take files inside it for its
+    /// own); inside, the index stays in memory. Save it with
+    /// [`Store::save_index`].
+    ///
+    /// # Examples
+    /// ```
+    /// # let (dir, cache) = (tempfile::tempdir()?, tempfile::tempdir()?);
+    /// let store = twainmq::Store::open(dir.path())?.with_index_cache(cache.path());
+    /// store.save_index()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_index_cache(mut self, dir: impl AsRef<Path>) -> Store {
+        let dir = dir.as_ref();
+        let root = fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        if fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()).starts_with(&root) {
+            tracing::warn!(cache = %dir.display(), store = %root.display(), "an index cache inside the store is not used: it would add files 0.2.3 reads as its own");
+            return self;
+        }
+        let name = format!("index-{:016x}.json", crate::index::fnv1a(root.as_os_str().as_encoded_bytes()));
+        self.index = crate::index::LineIndex::with_cache_file(dir.join(name));
+        self
+    }
+
+    /// Write the line index to the cache set by [`Store::with_index_cache`]
+    /// (nothing without one).
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the cache file cannot be written.
+    pub fn save_index(&self) -> Result<()> {
+        self.index.save()
+    }
+
+    /// Bytes read so far to count lines and place seek marks (diagnostics:
+    /// with a current index cache, opening a store again reads next to none).
+    pub fn index_scanned_bytes(&self) -> u64 {
+        self.index.scanned_bytes()
+    }
+
+    /// The line index shared by this store's readers.
     pub(crate) fn index(&self) -> &crate::index::LineIndex {
         &self.index
     }

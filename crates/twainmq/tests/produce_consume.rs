@@ -401,3 +401,38 @@ fn a_topic_deleted_and_made_again_by_another_process_is_indexed_afresh() {
     let m = c.poll().expect("poll").expect("a message");
     assert_eq!((m.offset, m.text()), (2500, Some("new message 2500")));
 }
+
+#[test]
+fn an_index_cache_outside_the_store_spares_the_rescan_and_none_goes_inside() {
+    let (dir, store) = store();
+    let cache = tempfile::tempdir().expect("cache");
+    store.create_topic("t", &TopicSpec::new(KeyType::U32, 3)).expect("create");
+    let batch: Vec<(Key, Outgoing)> = (0..20_000u32).map(|i| (Key::Int(i.into()), Outgoing::Text(format!("message {i}")))).collect();
+    store.producer("t").expect("producer").send_batch(&batch).expect("send");
+    let listing = |p: &std::path::Path| {
+        let mut v: Vec<_> = std::fs::read_dir(p).expect("dir").map(|e| e.expect("entry").file_name()).collect();
+        v.sort();
+        v
+    };
+    let before = listing(dir.path());
+
+    let first = Store::open(dir.path()).expect("open").with_index_cache(cache.path());
+    let d1 = first.describe_topic("t").expect("describe");
+    assert!(first.index_scanned_bytes() >= d1.bytes);
+    first.save_index().expect("save");
+    assert_eq!(listing(dir.path()), before, "nothing written inside the store");
+    assert_eq!(listing(cache.path()).len(), 1, "one cache file for the store");
+
+    let second = Store::open(dir.path()).expect("open").with_index_cache(cache.path());
+    let d2 = second.describe_topic("t").expect("describe");
+    assert_eq!((d2.messages, d2.bytes), (d1.messages, d1.bytes));
+    assert_eq!(second.index_scanned_bytes(), 0, "the cached counts were taken");
+    let mut c = second.consumer_of("t", &[1], StartFrom::Offset(5000)).expect("consumer");
+    assert_eq!(c.poll().expect("poll").expect("message").offset, 5000);
+
+    // A cache folder inside the store is not used.
+    let inside = Store::open(dir.path()).expect("open").with_index_cache(dir.path().join("cache"));
+    inside.describe_topic("t").expect("describe");
+    inside.save_index().expect("save");
+    assert_eq!(listing(dir.path()), before);
+}
