@@ -7,10 +7,13 @@ the venv made from tests/requirements.txt, e.g.
     TWAINMQ_BIN=target/debug/twainmq .venv/bin/python -m pytest tests/interop -q
 """
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +44,11 @@ class Reading:
     ok: bool
     samples: list
 
+
+# The CLI keeps line indexes between runs (in the user's cache folder by
+# default): a test session keeps them in a folder of its own.
+os.environ.setdefault("TWAINMQ_INDEX_CACHE", tempfile.mkdtemp(prefix="twainmq-index-cache-"))
+atexit.register(shutil.rmtree, os.environ["TWAINMQ_INDEX_CACHE"], True)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_BIN = REPO_ROOT / "target" / "debug" / ("twainmq.exe" if os.name == "nt" else "twainmq")

@@ -250,20 +250,55 @@ fn run(cli: Cli) -> Result<()> {
         return Ok(());
     }
     let mut store = Store::open(&root)?;
+    if let Some(dir) = index_cache_dir() {
+        store = store.with_index_cache(dir);
+    }
     // Test seam: shift this process's clock (to cross UTC midnight in torture tests).
     if let Some(offset) = std::env::var("TWAINMQ_CLOCK_OFFSET_SECS").ok().and_then(|v| v.trim().parse::<f64>().ok()) {
         store = store.with_clock(std::sync::Arc::new(twainmq::OffsetClock((offset * 1e6) as i64)));
     }
-    match cli.command {
-        Command::Topics(cmd) => topics(&store, cmd),
-        Command::Produce(args) => produce(&store, args),
-        Command::Consume(args) if args.group.is_some() => consume_group(&store, args),
-        Command::Consume(args) => consume(&store, args),
-        Command::Groups(cmd) => groups(&store, cmd),
+    let result = command(&store, cli.command);
+    // What was counted this run (files of a large store) is kept for the next.
+    if store.index_scanned_bytes() > 0 {
+        if let Err(e) = store.save_index() {
+            tracing::warn!(error = %e, "could not keep the line index for the next run");
+        }
+    }
+    result
+}
+
+/// Where line indexes are kept between runs: `$TWAINMQ_INDEX_CACHE` (`off`
+/// for nowhere), else the user's cache folder.
+fn index_cache_dir() -> Option<PathBuf> {
+    match std::env::var_os("TWAINMQ_INDEX_CACHE") {
+        Some(v) if v == "off" || v.is_empty() => None,
+        Some(v) => Some(PathBuf::from(v)),
+        None => {
+            let base = std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).or_else(|| {
+                std::env::var_os(if cfg!(windows) { "LOCALAPPDATA" } else { "HOME" }).map(|h| {
+                    if cfg!(windows) {
+                        PathBuf::from(h)
+                    } else {
+                        PathBuf::from(h).join(".cache")
+                    }
+                })
+            })?;
+            Some(base.join("twainmq").join("line-index"))
+        }
+    }
+}
+
+fn command(store: &Store, command: Command) -> Result<()> {
+    match command {
+        Command::Topics(cmd) => topics(store, cmd),
+        Command::Produce(args) => produce(store, args),
+        Command::Consume(args) if args.group.is_some() => consume_group(store, args),
+        Command::Consume(args) => consume(store, args),
+        Command::Groups(cmd) => groups(store, cmd),
         Command::Check { topic, json } => {
             let problems = match &topic {
-                Some(t) => twainmq::check::check_topic(&store, t)?,
-                None => twainmq::check::check_store(&store)?,
+                Some(t) => twainmq::check::check_topic(store, t)?,
+                None => twainmq::check::check_store(store)?,
             };
             let mut out = io::stdout().lock();
             if json {
@@ -292,7 +327,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Bench(a) => {
             let r = bench::run(
-                &store,
+                store,
                 a.messages.max(1),
                 a.payload_bytes,
                 a.partitions.max(1),
@@ -329,7 +364,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
-        Command::BenchFollow { topic, count } => bench::follow(&store, &topic, count),
+        Command::BenchFollow { topic, count } => bench::follow(store, &topic, count),
         Command::AssignStdin => assign_stdin(),
         Command::SeedDemo => Ok(()),
     }

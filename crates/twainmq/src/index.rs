@@ -26,6 +26,13 @@ struct FileIndex {
     /// rewritten in place, same inode and no shorter, differs there.
     #[serde(default)]
     tail: u64,
+    /// Length and modification time when last counted: a file of the same
+    /// length modified since was changed in place (by an editor or a tool),
+    /// not appended to.
+    #[serde(default)]
+    seen_len: u64,
+    #[serde(default)]
+    seen_modified: Option<std::time::SystemTime>,
     /// Bytes covered: up to and including the last newline seen.
     scanned: u64,
     /// Complete lines in `[0, scanned)`.
@@ -99,14 +106,22 @@ impl LineIndex {
     /// [`Error::Io`] when the cache file cannot be written.
     pub fn save(&self) -> Result<()> {
         let Some(cache) = &self.cache else { return Ok(()) };
-        let mut files: HashMap<PathBuf, FileIndex> =
-            cache.saved.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        // Entries of files deleted since are dropped, so the cache does not grow
+        // with every topic that ever was.
+        let mut files: HashMap<PathBuf, FileIndex> = cache
+            .saved
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter(|(k, _)| k.exists())
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         files.extend(
             self.files
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .iter()
-                .filter(|(_, e)| e.identity.is_some())
+                .filter(|(k, e)| e.identity.is_some() && k.exists())
                 .map(|(k, v)| (k.clone(), v.clone())),
         );
         let bytes = serde_json::to_vec(&CacheFile { version: CACHE_VERSION, files })
@@ -130,12 +145,15 @@ impl LineIndex {
     }
 
     /// The cached entry for `path`, if there is one and it still describes the
-    /// file: same identity, no shorter, the same bytes before its end.
-    fn cached_entry(&self, path: &Path, f: &mut File, identity: Option<FileIdentity>, len: u64) -> Option<FileIndex> {
+    /// file: same identity, no shorter, not modified unless grown, and the same
+    /// bytes before its end.
+    fn cached_entry(&self, path: &Path, f: &mut File, meta: &std::fs::Metadata) -> Option<FileIndex> {
         let saved = self.cache.as_ref()?.saved.lock().unwrap_or_else(|p| p.into_inner()).remove(path)?;
+        let len = meta.len();
         let current = saved.identity.is_some()
-            && saved.identity == identity
+            && saved.identity == Some(FileIdentity::of(meta))
             && saved.scanned <= len
+            && (len > saved.seen_len || meta.modified().ok() == saved.seen_modified)
             && tail_hash(f, saved.scanned).is_ok_and(|h| h == saved.tail);
         current.then_some(saved)
     }
@@ -157,7 +175,7 @@ impl LineIndex {
         let meta = f.metadata().map_err(|e| Error::io("read", path, e))?;
         let identity = Some(FileIdentity::of(&meta));
         if entry.identity.is_none() {
-            if let Some(cached) = self.cached_entry(path, &mut f, identity, meta.len()) {
+            if let Some(cached) = self.cached_entry(path, &mut f, &meta) {
                 entry = cached;
             }
         }
@@ -195,6 +213,7 @@ impl LineIndex {
         if self.cache.is_some() && read > 0 && entry.scanned > 0 {
             entry.tail = tail_hash(&mut f, entry.scanned).map_err(|e| Error::io("read", path, e))?;
         }
+        (entry.seen_len, entry.seen_modified) = (pos, meta.modified().ok());
         let count = LineCount { complete: entry.lines, partial_bytes: pos - entry.scanned, bytes: pos };
         self.with(path, |e| *e = entry);
         Ok(count)
@@ -315,6 +334,17 @@ mod tests {
         std::fs::OpenOptions::new().write(true).open(&p).expect("open").write_all(text.as_bytes()).expect("write");
         let fresh = LineIndex::default().count(&p).expect("count").complete;
         assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, fresh);
+
+        // Changed in place without growing: one newline made a space, far from the end.
+        let idx = LineIndex::with_cache_file(cache.clone());
+        let before = idx.count(&p).expect("count").complete;
+        idx.save().expect("save");
+        std::thread::sleep(std::time::Duration::from_millis(20)); // a later modification time
+        let mut bytes = std::fs::read(&p).expect("read");
+        let nl = bytes.iter().position(|b| *b == b'\n').expect("a newline");
+        bytes[nl] = b' ';
+        std::fs::OpenOptions::new().write(true).open(&p).expect("open").write_all(&bytes).expect("write");
+        assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, before - 1);
 
         // Deleted and made again, longer than before.
         std::fs::remove_file(&p).expect("rm");
