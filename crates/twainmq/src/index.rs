@@ -56,11 +56,30 @@ pub struct LineIndex {
 }
 
 /// Entries read from the cache file, each used (once checked against the file
-/// on disk) the first time its file is counted.
+/// on disk) the first time its file is counted. The file is read on first use,
+/// so a command that counts nothing does not pay for parsing it.
 #[derive(Debug)]
 struct Cache {
     path: PathBuf,
-    saved: Mutex<HashMap<PathBuf, FileIndex>>,
+    saved: std::sync::OnceLock<Mutex<HashMap<PathBuf, FileIndex>>>,
+}
+
+impl Cache {
+    fn saved(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, FileIndex>> {
+        self.saved
+            .get_or_init(|| {
+                Mutex::new(
+                    std::fs::read(&self.path)
+                        .ok()
+                        .and_then(|b| serde_json::from_slice::<CacheFile>(&b).ok())
+                        .filter(|c| c.version == CACHE_VERSION)
+                        .map(|c| c.files)
+                        .unwrap_or_default(),
+                )
+            })
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -89,13 +108,7 @@ impl LineIndex {
     /// same bytes before where the entry ends); [`LineIndex::save`] writes it.
     /// A missing, unreadable or older-format cache file is as good as empty.
     pub fn with_cache_file(cache_file: PathBuf) -> Self {
-        let saved = std::fs::read(&cache_file)
-            .ok()
-            .and_then(|b| serde_json::from_slice::<CacheFile>(&b).ok())
-            .filter(|c| c.version == CACHE_VERSION)
-            .map(|c| c.files)
-            .unwrap_or_default();
-        LineIndex { cache: Some(Arc::new(Cache { path: cache_file, saved: Mutex::new(saved) })), ..LineIndex::default() }
+        LineIndex { cache: Some(Arc::new(Cache { path: cache_file, saved: Default::default() })), ..LineIndex::default() }
     }
 
     /// Write what the index knows to its cache file (whole, then renamed over
@@ -108,14 +121,8 @@ impl LineIndex {
         let Some(cache) = &self.cache else { return Ok(()) };
         // Entries of files deleted since are dropped, so the cache does not grow
         // with every topic that ever was.
-        let mut files: HashMap<PathBuf, FileIndex> = cache
-            .saved
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .filter(|(k, _)| k.exists())
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
+        let mut files: HashMap<PathBuf, FileIndex> =
+            cache.saved().iter().filter(|(k, _)| k.exists()).map(|(k, v)| (k.clone(), v.clone())).collect();
         files.extend(
             self.files
                 .lock()
@@ -148,7 +155,7 @@ impl LineIndex {
     /// file: same identity, no shorter, not modified unless grown, and the same
     /// bytes before its end.
     fn cached_entry(&self, path: &Path, f: &mut File, meta: &std::fs::Metadata) -> Option<FileIndex> {
-        let saved = self.cache.as_ref()?.saved.lock().unwrap_or_else(|p| p.into_inner()).remove(path)?;
+        let saved = self.cache.as_ref()?.saved().remove(path)?;
         let len = meta.len();
         let current = saved.identity.is_some()
             && saved.identity == Some(FileIdentity::of(meta))
