@@ -274,15 +274,12 @@ fn index_cache_dir() -> Option<PathBuf> {
         Some(v) if v == "off" || v.is_empty() => None,
         Some(v) => Some(PathBuf::from(v)),
         None => {
-            let base = std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).or_else(|| {
-                std::env::var_os(if cfg!(windows) { "LOCALAPPDATA" } else { "HOME" }).map(|h| {
-                    if cfg!(windows) {
-                        PathBuf::from(h)
-                    } else {
-                        PathBuf::from(h).join(".cache")
-                    }
-                })
-            })?;
+            // The XDG rule: an empty or relative $XDG_CACHE_HOME counts as unset.
+            let base = match std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).filter(|d| d.is_absolute()) {
+                Some(dir) => dir,
+                None if cfg!(windows) => PathBuf::from(std::env::var_os("LOCALAPPDATA")?),
+                None => PathBuf::from(std::env::var_os("HOME")?).join(".cache"),
+            };
             Some(base.join("twainmq").join("line-index"))
         }
     }
