@@ -33,7 +33,7 @@ pub fn open_path(app: &AppHandle, state: &AppState, path: &str) -> Result<StoreI
     .map_err(|e| tracing::warn!(error = %e, "live updates are off: the folder cannot be watched"))
     .ok();
     info.watching = watcher.is_some();
-    state.set_store(OpenStore { store, _watcher: watcher });
+    state.set_store(OpenStore { store, watcher });
     // Counting the lines of every file was the slow part of opening: kept for next time.
     state.save_index();
     state.remember(&info.root);

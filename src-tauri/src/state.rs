@@ -12,7 +12,7 @@ use crate::transport::ErrorDto;
 
 pub struct OpenStore {
     pub store: Store,
-    pub _watcher: Option<StoreWatcher>,
+    pub watcher: Option<StoreWatcher>,
 }
 
 #[derive(Default)]
@@ -74,7 +74,7 @@ impl AppState {
     }
 
     pub fn watching(&self) -> bool {
-        lock(&self.open).as_ref().is_some_and(|o| o._watcher.is_some())
+        lock(&self.open).as_ref().is_some_and(|o| o.watcher.as_ref().is_some_and(StoreWatcher::is_live))
     }
 
     pub fn close(&self) {
