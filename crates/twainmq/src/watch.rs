@@ -112,8 +112,7 @@ impl Drop for StoreWatcher {
     fn drop(&mut self) {
         self.shared.pending.lock().unwrap_or_else(|p| p.into_inner()).closed = true;
         self.shared.wake.notify_all();
-        #[cfg(target_os = "linux")]
-        self.backend.stop();
+        // Then `backend` drops, which stops its reader.
     }
 }
 
@@ -240,7 +239,9 @@ mod linux {
     /// Pause between reads: events of a busy log are read a few hundred at a time.
     pub(super) const BATCH_PAUSE: Duration = Duration::from_millis(2);
 
-    fn root_mask() -> WatchMask {
+    /// Every change to what a folder holds; reads (open, access, close after
+    /// reading) are left out, or our own reads would report themselves.
+    fn changes() -> WatchMask {
         WatchMask::CREATE
             | WatchMask::DELETE
             | WatchMask::MOVED_FROM
@@ -248,19 +249,14 @@ mod linux {
             | WatchMask::MODIFY
             | WatchMask::ATTRIB
             | WatchMask::CLOSE_WRITE
-            | WatchMask::DELETE_SELF
-            | WatchMask::MOVE_SELF
+    }
+
+    fn root_mask() -> WatchMask {
+        changes() | WatchMask::DELETE_SELF | WatchMask::MOVE_SELF
     }
 
     fn folder_mask() -> WatchMask {
-        WatchMask::CREATE
-            | WatchMask::DELETE
-            | WatchMask::MOVED_FROM
-            | WatchMask::MOVED_TO
-            | WatchMask::MODIFY
-            | WatchMask::ATTRIB
-            | WatchMask::CLOSE_WRITE
-            | WatchMask::ONLYDIR
+        changes() | WatchMask::ONLYDIR
     }
 
     pub struct InotifyWatch {
@@ -299,10 +295,12 @@ mod linux {
         pub(super) fn is_live(&self) -> bool {
             !self.reader_done.load(Ordering::Acquire)
         }
+    }
 
+    impl Drop for InotifyWatch {
         /// Removing the root's watch wakes the reader with the root's last
         /// event, after which it stops (and closes the inotify descriptor).
-        pub(super) fn stop(&mut self) {
+        fn drop(&mut self) {
             let _ = self.watches.remove(self.root_wd.clone());
         }
     }
