@@ -273,15 +273,8 @@ fn index_cache_dir() -> Option<PathBuf> {
     match std::env::var_os("TWAINMQ_INDEX_CACHE") {
         Some(v) if v == "off" || v.is_empty() => None,
         Some(v) => Some(PathBuf::from(v)),
-        None => {
-            // The XDG rule: an empty or relative $XDG_CACHE_HOME counts as unset.
-            let base = match std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).filter(|d| d.is_absolute()) {
-                Some(dir) => dir,
-                None if cfg!(windows) => PathBuf::from(std::env::var_os("LOCALAPPDATA")?),
-                None => PathBuf::from(std::env::var_os("HOME")?).join(".cache"),
-            };
-            Some(base.join("twainmq").join("line-index"))
-        }
+        // The platform's cache folder ($XDG_CACHE_HOME or ~/.cache, ~/Library/Caches, %LOCALAPPDATA%).
+        None => dirs::cache_dir().map(|d| d.join("twainmq").join("line-index")),
     }
 }
 
