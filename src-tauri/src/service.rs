@@ -230,7 +230,8 @@ pub fn delete_topic(store: &Store, topic: &str, confirm: &str) -> Result<(), Err
     if confirm != topic {
         return Err(ErrorDto::new("confirmation_mismatch", format!("type the topic's name, {topic:?}, to confirm the deletion")));
     }
-    Ok(store.delete_topic(topic)?)
+    store.delete_topic(topic)?;
+    Ok(())
 }
 
 fn round_dto(r: &group::RoundView) -> RoundDto {

@@ -17,8 +17,10 @@ pub struct Problem {
     /// 1-based line in `file`.
     pub line: Option<u64>,
     pub offset: Option<u64>,
-    /// A stable code: `corrupt_config`, `unknown_file`, `symlink`, `damaged_line`,
-    /// `unfinished_line`, `offset_gap`, `offset_overlap`, `duplicate_day`, `unknown_type_id`, `network_filesystem`.
+    /// A stable code: `corrupt_config`, `unknown_file`, `symlink`, `not_a_file`,
+    /// `damaged_name`, `damaged_line`, `unfinished_line`, `offset_gap`,
+    /// `offset_overlap`, `duplicate_day`, `unknown_type_id`, `network_filesystem`,
+    /// `commit_past_end`, `unreadable_topic`, `unreadable_group`, `unreadable_partition`.
     pub kind: &'static str,
     pub message: String,
 }
@@ -44,11 +46,62 @@ pub fn check_store(store: &Store) -> Result<Vec<Problem>> {
             message: format!("the store is on {name}, where O_APPEND is not atomic between machines: our producers lock each append, 0.2.3's do not, so run 0.2.3 writers on one machine only"),
         });
     }
-    let groups = store.list_groups()?.into_iter().map(|g| crate::name::group_topic(&g));
+    let group_names = store.list_groups()?;
+    let groups = group_names.iter().map(|g| crate::name::group_topic(g));
     for topic in store.list_topics()?.into_iter().chain(groups) {
-        out.extend(check_topic(store, &topic)?);
+        // One topic that cannot be read is a problem of that topic; the others are still checked.
+        match check_topic(store, &topic) {
+            Ok(problems) => out.extend(problems),
+            Err(e) => out.push(unreadable(&topic, &e)),
+        }
+    }
+    for g in &group_names {
+        check_commits(store, g, &mut out);
     }
     Ok(out)
+}
+
+fn unreadable(topic: &str, e: &Error) -> Problem {
+    Problem {
+        topic: topic.to_string(),
+        partition: None,
+        file: None,
+        line: None,
+        offset: None,
+        kind: if topic.starts_with(crate::name::GROUP_PREFIX) { "unreadable_group" } else { "unreadable_topic" },
+        message: e.to_string(),
+    }
+}
+
+/// Commits past a partition's end: left by a topic deleted and made again
+/// under the same name (before deletes took their groups along), or written
+/// by hand. Members taking such a partition would skip every message up to
+/// the committed offset.
+fn check_commits(store: &Store, group: &str, out: &mut Vec<Problem>) {
+    let Ok(log) = crate::group::read_log(store, group) else { return };
+    let Ok((Some(topic), _)) = crate::group::group_topic_of(store, group, &log) else { return };
+    let Ok(ends) = store.end_offsets(&topic) else { return };
+    for (&p, &committed) in &log.commits {
+        let end = ends.get(p as usize).copied();
+        let past = match (end, u64::try_from(committed)) {
+            (Some(end), Ok(c)) => c > end,
+            _ => false,
+        };
+        if past {
+            out.push(Problem {
+                topic: crate::name::group_topic(group),
+                partition: Some(p),
+                file: None,
+                line: None,
+                offset: u64::try_from(committed).ok(),
+                kind: "commit_past_end",
+                message: format!(
+                    "group {group:?} committed offset {committed} for partition {p} of topic {topic:?}, which ends at {}: a member taking it would skip the messages written until then. Reset the group (twainmq groups reset {group} --to earliest) or delete it",
+                    end.unwrap_or(0)
+                ),
+            });
+        }
+    }
 }
 
 /// Check one topic: its config, its folder's entries, file offsets, and every line.
@@ -97,22 +150,20 @@ pub fn check_topic(store: &Store, topic: &str) -> Result<Vec<Problem>> {
             "not a partition file of this topic: 0.2.3 may read it as one (it only looks at the name's start); move it out of the topic folder".into(),
         ));
     }
+    for r in &listing.rejected {
+        let partition = r.path.file_name().and_then(|n| n.to_str()).and_then(|n| n.split_once('-')).and_then(|(p, _)| p.parse().ok());
+        out.push(problem(partition, name_of(&r.path), None, None, r.kind, r.reason.to_string()));
+    }
     for (p, pfiles) in listing.partitions.iter().enumerate() {
         let p = p as u32;
-        for f in pfiles {
-            if std::fs::symlink_metadata(&f.path).is_ok_and(|m| m.file_type().is_symlink()) {
-                out.push(problem(
-                    Some(p),
-                    name_of(&f.path),
-                    None,
-                    None,
-                    "symlink",
-                    "the partition file is a link: TwainMQ never writes through it; replace it with the file itself".into(),
-                ));
-            }
-        }
         check_files(store, topic, p, pfiles, &mut out)?;
-        let mut reader = store.partition_reader(topic, p, StartFrom::Start)?;
+        let mut reader = match store.partition_reader(topic, p, StartFrom::Start) {
+            Ok(r) => r,
+            Err(e) => {
+                out.push(problem(Some(p), None, None, None, "unreadable_partition", e.to_string()));
+                continue;
+            }
+        };
         loop {
             match reader.poll() {
                 Ok(Some(m)) => {
@@ -135,7 +186,10 @@ pub fn check_topic(store: &Store, topic: &str) -> Result<Vec<Problem>> {
                 Err(Error::CorruptLine { offset, path, line, problem: what, .. }) => {
                     out.push(problem(Some(p), name_of(&path), Some(line), Some(offset), "damaged_line", what.to_string()));
                 }
-                Err(e) => return Err(e),
+                Err(e) => {
+                    out.push(problem(Some(p), None, None, None, "unreadable_partition", e.to_string()));
+                    break;
+                }
             }
         }
     }
@@ -199,12 +253,12 @@ fn check_files(store: &Store, topic: &str, p: u32, pfiles: &[PartitionFile], out
                 partition: Some(p),
                 file: name_of(&f.path),
                 line: Some(count.complete + 1),
-                offset: Some(f.first + count.complete),
+                offset: Some(f.first.saturating_add(count.complete)),
                 kind: "unfinished_line",
                 message,
             });
         }
-        prev = Some((f, f.first + count.python_lines()));
+        prev = Some((f, f.first.saturating_add(count.python_lines())));
     }
     Ok(())
 }

@@ -10,6 +10,14 @@ use crate::key::KeyType;
 /// Most partitions a topic can be created with.
 pub const MAX_PARTITIONS: u32 = 10_000;
 
+/// Most partitions a topic read from disk may have. 0.2.3 takes any count;
+/// past this one a config is refused as corrupt, since every reader sizes its
+/// tables by the count (4,000,000,000 would ask for tens of GB).
+pub const MAX_READ_PARTITIONS: u32 = 100_000;
+
+/// Largest config file read: a real one is under a kilobyte per message type.
+const MAX_CONFIG_BYTES: u64 = 4 << 20;
+
 /// A topic's configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicConfig {
@@ -60,6 +68,11 @@ impl TopicConfig {
             .ok()
             .filter(|p| *p >= 1)
             .ok_or_else(|| format!("\"partitions\" {partitions} is not a positive count"))?;
+        if partitions > MAX_READ_PARTITIONS {
+            return Err(format!(
+                "\"partitions\" is {partitions}, more than TwainMQ reads ({MAX_READ_PARTITIONS}; topics are created with at most {MAX_PARTITIONS})"
+            ));
+        }
         let mut message_types = Vec::new();
         match map.shift_remove("message_types") {
             Some(Value::Object(types)) => {
@@ -95,13 +108,25 @@ impl TopicConfig {
     /// # Errors
     /// [`Error::TopicNotFound`] when the file is missing, [`Error::CorruptConfig`] when unreadable.
     pub fn load(topic: &str, path: &Path) -> Result<TopicConfig> {
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        use std::io::Read;
+        let corrupt = |reason: String| Error::CorruptConfig { topic: topic.to_string(), path: path.to_path_buf(), reason };
+        // A regular file only (a FIFO would block the read forever), and no bigger than a config can be.
+        let file = match crate::files::open_regular(path, false) {
+            Ok(f) => f,
+            Err(Error::Io { cause, .. }) if cause.kind() == std::io::ErrorKind::NotFound => {
                 return Err(Error::TopicNotFound { topic: topic.to_string(), path: path.to_path_buf() })
             }
-            Err(e) => return Err(Error::io("read", path, e)),
+            Err(Error::NotAFile { kind, .. }) => return Err(corrupt(format!("it is {kind}, not a file"))),
+            Err(Error::SymlinkRefused { .. }) => {
+                return Err(corrupt("it is a symbolic link: TwainMQ reads nothing through links (they may lead out of the store)".into()))
+            }
+            Err(e) => return Err(e),
         };
+        let mut bytes = Vec::new();
+        file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes).map_err(|e| Error::io("read", path, e))?;
+        if bytes.len() as u64 > MAX_CONFIG_BYTES {
+            return Err(corrupt(format!("it is over {} MiB, far more than a config holds", MAX_CONFIG_BYTES >> 20)));
+        }
         TopicConfig::parse(&bytes).map_err(|reason| Error::CorruptConfig { topic: topic.to_string(), path: path.to_path_buf(), reason })
     }
 }

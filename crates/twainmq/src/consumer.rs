@@ -56,9 +56,18 @@ impl Consumer {
         self.readers.iter().map(PartitionReader::partition).collect()
     }
 
-    /// The next offset of each partition read.
+    /// The next offset of each partition to hand out: the read position, or
+    /// the first message polled but kept back (after an error in
+    /// [`Consumer::poll_many`]), so a commit of these never covers a message
+    /// the caller has not been given.
     pub fn positions(&self) -> Vec<(u32, u64)> {
-        self.readers.iter().map(|r| (r.partition(), r.position())).collect()
+        self.readers
+            .iter()
+            .map(|r| {
+                let held = self.pending.iter().filter(|m| m.partition == r.partition()).map(|m| m.offset).min();
+                (r.partition(), held.map_or(r.position(), |o| o.min(r.position())))
+            })
+            .collect()
     }
 
     /// Re-position one partition.

@@ -18,6 +18,11 @@ pub enum NameProblem {
     DotName,
     /// A topic name starting with `--group--`, reserved for consumer groups.
     GroupPrefix,
+    /// A new name ending in `.twc` (in any case): its folder would be taken
+    /// for the config of the topic named without the suffix.
+    ConfigSuffix,
+    /// A new name of the form `.NAME.twc.tmp-N`, the store's temporary config files.
+    TempName,
 }
 
 impl std::fmt::Display for NameProblem {
@@ -28,6 +33,14 @@ impl std::fmt::Display for NameProblem {
             NameProblem::BadChar { ch, index } => write!(f, "character {ch:?} at position {index} is not allowed"),
             NameProblem::DotName => write!(f, "\".\" and \"..\" name folders outside the topic"),
             NameProblem::GroupPrefix => write!(f, "names starting with \"--group--\" are reserved for consumer groups"),
+            NameProblem::ConfigSuffix => write!(
+                f,
+                "a new name may not end in \".twc\" (in any case): its folder would look like the config file of the topic named without it. Drop or change the suffix"
+            ),
+            NameProblem::TempName => write!(
+                f,
+                "names starting with \".\" and containing \".twc.tmp\" are the store's temporary files. Pick another name"
+            ),
         }
     }
 }
@@ -113,6 +126,12 @@ pub enum Error {
     #[error("invalid regular expression {pattern:?}: {reason}")]
     InvalidRegex { pattern: String, reason: String },
 
+    #[error("topic {topic:?} was deleted or replaced by another process while in use ({path} is no longer its file): nothing more is written to or read from the old files. Start again to use the topic as it is now")]
+    TopicDeleted { topic: String, path: PathBuf },
+
+    #[error("{path} is not a regular file ({kind}): TwainMQ reads and writes only regular files. Move it out of the store")]
+    NotAFile { path: PathBuf, kind: &'static str },
+
     #[error(transparent)]
     Group(#[from] crate::group::GroupError),
 
@@ -150,6 +169,8 @@ impl Error {
             Error::SymlinkRefused { .. } => "symlink_refused",
             Error::ShortWrite { .. } => "short_write",
             Error::InvalidRegex { .. } => "invalid_regex",
+            Error::TopicDeleted { .. } => "topic_deleted",
+            Error::NotAFile { .. } => "not_a_file",
             Error::Group(g) => match g {
                 crate::group::GroupError::TopicMismatch { .. } => "group_topic_mismatch",
                 crate::group::GroupError::PartitionMismatch { .. } => "group_partition_mismatch",

@@ -7,6 +7,93 @@ use chrono::{Datelike, NaiveDate};
 
 use crate::error::{Error, Result};
 
+/// The largest first offset a file name may carry. Offsets are counted in
+/// u64 and a file adds at most its byte length to its first offset, so with
+/// first <= 2^62 no sum of an offset and a line count can overflow. A name
+/// past it was not written by any producer (2^62 lines take 2^64 bytes): it
+/// is reported as damaged and its file is not read.
+pub const MAX_FIRST_OFFSET: u64 = 1 << 62;
+
+/// What a folder entry is, when it is not a regular file.
+pub(crate) fn kind_name(t: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    if t.is_dir() {
+        "a folder"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Open `path` for reading, or for appending (creating it) with `append`, only
+/// if it is a regular file: never through a symbolic link (a link could lead
+/// out of the store), and never a FIFO, socket, device or folder (a FIFO would
+/// block the open or the read forever). The open itself does not block
+/// (`O_NONBLOCK`, which regular files ignore) and the type is checked on the
+/// opened handle, so a file swapped in between is caught too.
+///
+/// # Errors
+/// [`Error::SymlinkRefused`], [`Error::NotAFile`], or [`Error::Io`] (a
+/// missing file keeps its `NotFound` kind).
+pub(crate) fn open_regular(path: &Path, append: bool) -> Result<fs::File> {
+    let mut opts = fs::OpenOptions::new();
+    if append {
+        opts.append(true).create(true);
+    } else {
+        opts.read(true);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32 | rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let op = if append { "open for append" } else { "open" };
+    let file = match opts.open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            // ELOOP from O_NOFOLLOW: the last component is a link.
+            if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(Error::SymlinkRefused { path: path.to_path_buf() });
+            }
+            if let Ok(m) = fs::symlink_metadata(path) {
+                if !m.file_type().is_file() {
+                    return Err(Error::NotAFile { path: path.to_path_buf(), kind: kind_name(&m.file_type()) });
+                }
+            }
+            return Err(Error::io(op, path, e));
+        }
+    };
+    let meta = file.metadata().map_err(|e| Error::io(op, path, e))?;
+    if !meta.file_type().is_file() {
+        return Err(Error::NotAFile { path: path.to_path_buf(), kind: kind_name(&meta.file_type()) });
+    }
+    #[cfg(unix)]
+    {
+        // Back to blocking reads (regular files never block, but a handle
+        // passed on should behave as an ordinary one).
+        use std::os::fd::AsFd;
+        if let Ok(flags) = rustix::fs::fcntl_getfl(file.as_fd()) {
+            let _ = rustix::fs::fcntl_setfl(file.as_fd(), flags - rustix::fs::OFlags::NONBLOCK);
+        }
+    }
+    Ok(file)
+}
+
 /// A UTC day as written in file names, `YYYYMMDD`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Day(pub u32);
@@ -61,7 +148,21 @@ impl PartitionFile {
         }
         let day = Day(day.parse().ok()?);
         day.date()?;
-        Some((p.parse().ok()?, day, first.parse().ok()?))
+        let first: u64 = first.parse().ok().filter(|f| *f <= MAX_FIRST_OFFSET)?;
+        Some((p.parse().ok()?, day, first))
+    }
+
+    /// Whether `name` has the shape of a partition file name but cannot be one
+    /// (its first offset is past [`MAX_FIRST_OFFSET`] or past u64): such a file
+    /// is reported as damaged, not read.
+    pub fn name_out_of_range(name: &str) -> bool {
+        let Some(stem) = name.strip_suffix(".tmf") else { return false };
+        let Some((_, rest)) = stem.split_once('-') else { return false };
+        let Some((_, first)) = rest.split_once('_') else { return false };
+        PartitionFile::parse_name(name).is_none()
+            && !first.is_empty()
+            && first.bytes().all(|b| b.is_ascii_digit())
+            && first.parse::<u64>().map_or(true, |f| f > MAX_FIRST_OFFSET)
     }
 
     /// Reading order: by first offset, then day (a later day wins a tie).
@@ -76,6 +177,47 @@ impl PartitionFile {
 pub struct Listing {
     pub partitions: Vec<Vec<PartitionFile>>,
     pub unknown: Vec<PathBuf>,
+    /// Entries named as partition files that are never read: links, FIFOs,
+    /// folders and other non-regular files, and names whose offset is out of
+    /// range.
+    pub rejected: Vec<Rejected>,
+}
+
+/// An entry named like a partition file that is never read, and why.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Rejected {
+    pub path: PathBuf,
+    /// `symlink`, `not_a_file` or `damaged_name` (as `twainmq check` reports it).
+    pub kind: &'static str,
+    pub reason: &'static str,
+}
+
+/// Why an entry named like a partition file is not read, if it is not.
+fn rejection(entry: &fs::DirEntry, name: &str) -> Option<(&'static str, &'static str)> {
+    if PartitionFile::name_out_of_range(name) {
+        return Some((
+            "damaged_name",
+            "the first offset in the name is out of range (over 2^62; no producer wrote it): the file is not read; rename it with its real first offset or move it out",
+        ));
+    }
+    match entry.file_type() {
+        Ok(t) if t.is_file() => None,
+        Ok(t) if t.is_symlink() => {
+            Some(("symlink", "the partition file is a link: TwainMQ never reads or writes through links; replace it with the file itself"))
+        }
+        Ok(t) if t.is_dir() => Some(("not_a_file", "a folder where a partition file belongs: it is not read; move it out of the topic folder")),
+        Ok(_) => Some(("not_a_file", "not a regular file (a FIFO, socket or device): it is never opened; move it out of the topic folder")),
+        Err(_) => Some(("not_a_file", "its type could not be read: it is not read")),
+    }
+}
+
+/// A topic folder that is a link is never listed, read or written: it may
+/// lead out of the store.
+fn refuse_link(dir: &Path) -> Result<()> {
+    if fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(Error::SymlinkRefused { path: dir.to_path_buf() });
+    }
+    Ok(())
 }
 
 /// List `dir`, a topic folder of a topic with `partitions` partitions.
@@ -83,7 +225,8 @@ pub struct Listing {
 /// # Errors
 /// I/O errors other than a missing folder (which lists as empty).
 pub fn list_topic_dir(dir: &Path, partitions: u32) -> Result<Listing> {
-    let mut listing = Listing { partitions: vec![Vec::new(); partitions as usize], unknown: Vec::new() };
+    refuse_link(dir)?;
+    let mut listing = Listing { partitions: vec![Vec::new(); partitions as usize], ..Listing::default() };
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(listing),
@@ -92,7 +235,13 @@ pub fn list_topic_dir(dir: &Path, partitions: u32) -> Result<Listing> {
     for entry in entries {
         let entry = entry.map_err(|e| Error::io("list", dir, e))?;
         let path = entry.path();
-        let parsed = entry.file_name().to_str().and_then(PartitionFile::parse_name);
+        let name = entry.file_name();
+        let name = name.to_str().unwrap_or_default();
+        if let Some((kind, reason)) = rejection(&entry, name).filter(|_| name.ends_with(".tmf")) {
+            listing.rejected.push(Rejected { path, kind, reason });
+            continue;
+        }
+        let parsed = PartitionFile::parse_name(name);
         match parsed {
             Some((p, day, first)) if p < partitions => {
                 listing.partitions[p as usize].push(PartitionFile { partition: p, day, first, path });
@@ -104,6 +253,7 @@ pub fn list_topic_dir(dir: &Path, partitions: u32) -> Result<Listing> {
         files.sort_by_key(PartitionFile::order_key);
     }
     listing.unknown.sort();
+    listing.rejected.sort();
     Ok(listing)
 }
 
@@ -112,6 +262,7 @@ pub fn list_topic_dir(dir: &Path, partitions: u32) -> Result<Listing> {
 /// # Errors
 /// I/O errors other than a missing folder.
 pub fn list_partition(dir: &Path, partition: u32) -> Result<Vec<PartitionFile>> {
+    refuse_link(dir)?;
     let mut files = Vec::new();
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
@@ -121,7 +272,8 @@ pub fn list_partition(dir: &Path, partition: u32) -> Result<Vec<PartitionFile>> 
     for entry in entries {
         let entry = entry.map_err(|e| Error::io("list", dir, e))?;
         if let Some((p, day, first)) = entry.file_name().to_str().and_then(PartitionFile::parse_name) {
-            if p == partition {
+            // Only regular files are partition files (`list_topic_dir` reports the others).
+            if p == partition && entry.file_type().is_ok_and(|t| t.is_file()) {
                 files.push(PartitionFile { partition: p, day, first, path: entry.path() });
             }
         }

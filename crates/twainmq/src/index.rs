@@ -171,13 +171,13 @@ impl LineIndex {
     /// I/O errors; a missing file counts as empty.
     pub fn count(&self, path: &Path) -> Result<LineCount> {
         let mut entry = self.with(path, |e| e.clone());
-        let mut f = match File::open(path) {
+        let mut f = match crate::files::open_regular(path, false) {
             Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(Error::Io { cause, .. }) if cause.kind() == std::io::ErrorKind::NotFound => {
                 self.with(path, |e| *e = FileIndex::default());
                 return Ok(LineCount::default());
             }
-            Err(e) => return Err(Error::io("read", path, e)),
+            Err(e) => return Err(e),
         };
         let meta = f.metadata().map_err(|e| Error::io("read", path, e))?;
         let identity = Some(FileIdentity::of(&meta));
@@ -248,7 +248,7 @@ impl LineIndex {
     pub fn end_of(&self, files: &[crate::files::PartitionFile]) -> Result<u64> {
         match files.last() {
             None => Ok(0),
-            Some(f) => Ok(f.first + self.count(&f.path)?.complete),
+            Some(f) => Ok(f.first.saturating_add(self.count(&f.path)?.complete)),
         }
     }
 

@@ -4,7 +4,7 @@
 //!
 //! A store is a folder; a topic is a config file `<topic>.twc` and a folder of
 //! day files `<partition>-<YYYYMMDD>_<first offset>.tmf`, one message a line.
-//! See `FORMAT.md` for the contract.
+//! See `docs/FORMAT.md` in the repository for the contract.
 //!
 //! # Examples
 //! ```
@@ -44,6 +44,7 @@ pub mod pyjson;
 pub mod reader;
 pub mod scan;
 pub mod store;
+mod flock;
 mod wake;
 pub mod watch;
 

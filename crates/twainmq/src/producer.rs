@@ -1,8 +1,8 @@
 //! Producer: one O_APPEND `write` per line on a descriptor kept open, daily UTC files.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -20,23 +20,67 @@ use crate::store::Store;
 /// taken for a crash's torn tail rather than a write in progress.
 const TORN_QUIET: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// The byte at `pos`, read through `r`. A read can come back short while
+/// other processes append (seen on ntfs-3g: the size is known before the
+/// bytes can be read), so a short read is retried for up to a second before
+/// it counts as an error; `None` when the file is shorter than `pos + 1`.
+fn byte_at_retrying(r: &File, pos: u64) -> std::io::Result<Option<u8>> {
+    let mut b = [0u8; 1];
+    let started = Instant::now();
+    let mut pause = std::time::Duration::from_micros(100);
+    loop {
+        match read_at(r, &mut b, pos) {
+            Ok(1) => return Ok(Some(b[0])),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+        if r.metadata()?.len() <= pos {
+            return Ok(None);
+        }
+        if started.elapsed() >= std::time::Duration::from_secs(1) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                format!("byte {pos} stayed unreadable for a second although the file is longer"),
+            ));
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(std::time::Duration::from_millis(20));
+    }
+}
+
+#[cfg(unix)]
+fn read_at(f: &File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(f, buf, pos)
+}
+
+#[cfg(windows)]
+fn read_at(f: &File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(f, buf, pos)
+}
+
 /// If the file ends inside a line left by a crashed writer, end that line, so
 /// that our next message is not glued to it (and lost with it). Readers skip
-/// the terminated fragment as a damaged line.
+/// the terminated fragment as a damaged line. Best effort: when the tail
+/// cannot be read, the check after each write still catches a glued line.
 fn terminate_torn_tail(file: &mut File, path: &Path) -> Result<()> {
     let last_byte = |path: &Path| -> Result<Option<(u64, u8)>> {
-        let mut r = match File::open(path) {
+        let r = match crate::files::open_regular(path, false) {
             Ok(r) => r,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Error::io("read", path, e)),
+            Err(Error::Io { cause, .. }) if cause.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
         };
         let len = r.metadata().map_err(|e| Error::io("read", path, e))?.len();
         if len == 0 {
             return Ok(None);
         }
-        let mut b = [0u8; 1];
-        r.seek(SeekFrom::Start(len - 1)).and_then(|_| r.read_exact(&mut b)).map_err(|e| Error::io("read", path, e))?;
-        Ok(Some((len, b[0])))
+        match byte_at_retrying(&r, len - 1) {
+            Ok(b) => Ok(b.map(|b| (len, b))),
+            Err(e) => {
+                tracing::debug!(file = %path.display(), error = %e, "the file's last byte could not be read; the check after the write covers a torn tail");
+                Ok(None)
+            }
+        }
     };
     let Some((len, b)) = last_byte(path)? else { return Ok(()) };
     if b == b'\n' {
@@ -211,6 +255,8 @@ pub struct Delivery {
 
 struct ActiveFile {
     first: u64,
+    /// The day in the file's name.
+    day: Day,
     path: Arc<Path>,
     file: File,
     /// Lines counted in `[0, counted_pos)`, for resolving offsets incrementally.
@@ -221,20 +267,30 @@ struct ActiveFile {
     our_end: Option<u64>,
     /// For reading the byte before a write (opened on first need).
     reader: Option<File>,
+    /// The topic folder's modification time when we last listed it and found
+    /// no newer file, and when that listing was made: while the time is the
+    /// same (and the listing came well after it), no file was added since.
+    dir_seen: Option<(std::time::SystemTime, std::time::SystemTime)>,
 }
 
 impl ActiveFile {
     fn byte_at(&mut self, pos: u64) -> std::io::Result<u8> {
         if self.reader.is_none() {
-            self.reader = Some(File::open(&self.path)?);
+            self.reader = Some(crate::files::open_regular(&self.path, false).map_err(std::io::Error::other)?);
         }
-        let mut b = [0u8; 1];
-        let r = self.reader.as_mut().ok_or_else(|| std::io::Error::other("no reader"))?;
-        r.seek(SeekFrom::Start(pos))?;
-        r.read_exact(&mut b)?;
-        Ok(b[0])
+        let r = self.reader.as_ref().ok_or_else(|| std::io::Error::other("no reader"))?;
+        byte_at_retrying(r, pos)?.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, format!("the file is shorter than {pos} bytes")))
     }
 }
+
+/// How long before the end of the day its file is named for a producer takes
+/// the rollover lock around each append (see [`Producer`]): our producers
+/// whose clocks are apart by less than this never give an offset twice.
+pub const ROLLOVER_GUARD_SECS: i64 = 30;
+
+/// A topic folder listing is trusted to be current from its modification time
+/// only this long after that time (coarse timestamps on some file systems).
+const DIR_MTIME_SLACK: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Appends messages to a topic.
 ///
@@ -242,6 +298,20 @@ impl ActiveFile {
 /// (`FILE_APPEND_DATA` on Windows), so producers in other processes, 0.2.3's
 /// included, never interleave inside a line. The file descriptor of each
 /// partition's day file stays open until the UTC day changes.
+///
+/// The day rollover is an agreement between our producers (docs/FORMAT.md):
+/// a new day's file, whose first offset is the previous file's line count, is
+/// made only under an exclusive `flock` of that previous file (and of the
+/// topic folder, which orders two makers); an append to a file within
+/// [`ROLLOVER_GUARD_SECS`] of the end of its day holds a shared lock on it and
+/// first checks that no later file exists (joining it if one does). So no
+/// line of ours lands in a file after the next file was counted, whatever the
+/// producers' clocks say, as long as they are less than the guard apart.
+///
+/// A message is reported sent only once it is in the store: after each write
+/// the file is checked to still be linked (not deleted with its topic); a
+/// file deleted alone is replaced and the write made again, a deleted or
+/// replaced topic is [`Error::TopicDeleted`].
 pub struct Producer {
     store: Store,
     topic: String,
@@ -262,7 +332,9 @@ pub struct Producer {
     parallel_backoff: u32,
     exact: bool,
     locate: bool,
-    newer_checked_at: i64,
+    /// The config file the producer was opened with: a topic deleted and made
+    /// again has another, and then nothing more is written for the old one.
+    config_identity: Option<crate::fsinfo::FileIdentity>,
     /// On a network file system: lock each append (O_APPEND alone is not atomic there).
     lock_appends: bool,
     line: Vec<u8>,
@@ -280,6 +352,7 @@ impl std::fmt::Debug for Producer {
 
 impl Producer {
     pub(crate) fn open(store: &Store, topic: &str) -> Result<Producer> {
+        let config_identity = config_identity(&store.config_path(topic));
         let config = TopicConfig::load(topic, &store.config_path(topic))?;
         let dir = store.topic_dir(topic);
         if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
@@ -303,7 +376,7 @@ impl Producer {
             parallel_backoff: PARALLEL_BACKOFF_START,
             exact: false,
             locate: false,
-            newer_checked_at: 0,
+            config_identity,
             lock_appends: {
                 let kind = crate::fsinfo::filesystem_kind(&dir);
                 if let crate::fsinfo::FsKind::Network(name) = kind {
@@ -554,106 +627,179 @@ impl Producer {
                 *a = None;
             }
         }
-        // In the last second of a day, another producer may already have started
-        // tomorrow's file: then a late line here would land behind that file's
-        // first offset. Join the newer file instead (a directory look-up at most
-        // every 5 ms, and only then).
-        if self.day_range.1 - now < 1_000_000 && now - self.newer_checked_at >= 5_000 {
-            self.newer_checked_at = now;
-            if let Some(a) = &self.active[partition as usize] {
-                let dir = self.store.topic_dir(&self.topic);
-                let newer =
-                    files::list_partition(&dir, partition)?.into_iter().any(|f| f.order_key() > (a.first, Day::from_unix_micros(now)));
-                if newer {
-                    self.active[partition as usize] = None;
-                    let next_day = Day::from_unix_micros(self.day_range.1);
-                    self.active[partition as usize] = Some(self.open_active(partition, next_day)?);
+        let today = Day::from_unix_micros(now);
+        let p = partition as usize;
+        // Each pass either writes, or moves to a file that replaces the active
+        // one (a later file appeared, or the file was deleted alone); a few
+        // passes at most, unless files keep vanishing under us.
+        for _ in 0..16 {
+            if self.active[p].is_none() {
+                self.active[p] = Some(self.open_active(partition, today)?);
+            }
+            let Some(active) = self.active[p].as_mut() else { continue };
+            // Near the end of the file's day, another producer (its clock ahead)
+            // may be about to start the next file: hold the file's rollover lock
+            // (shared between appenders, exclusive for the one making the next
+            // file) and make sure no later file exists before writing here. On a
+            // network file system every append is locked, exclusively.
+            let day_end = active.day.date().and_then(|d| d.succ_opt()).map_or(i64::MAX, |d| {
+                d.and_hms_opt(0, 0, 0).map_or(i64::MAX, |t| t.and_utc().timestamp_micros())
+            });
+            let guarded = self.lock_appends || now >= day_end.saturating_sub(ROLLOVER_GUARD_SECS * 1_000_000);
+            let mode = if self.lock_appends { crate::flock::Mode::Exclusive } else { crate::flock::Mode::Shared };
+            let held = if guarded {
+                Some(crate::flock::lock(&active.file, mode).map_err(|e| Error::io("lock", active.path.to_path_buf(), e))?)
+            } else {
+                None
+            };
+            let key = (active.day, active.first);
+            if guarded && newer_file_exists(&self.store.topic_dir(&self.topic), partition, key, &mut active.dir_seen, self.lock_appends)? {
+                drop(held);
+                // Join the later file: open_active picks the partition's newest.
+                self.active[p] = None;
+                continue;
+            }
+            let written = loop {
+                match (&active.file).write(bytes) {
+                    Ok(n) => break Ok(n),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => break Err(Error::io("append to", active.path.to_path_buf(), e)),
+                }
+            };
+            drop(held);
+            let written = match written {
+                Ok(n) => n,
+                Err(e) => {
+                    active.our_end = None;
+                    return Err(e);
+                }
+            };
+            if written != bytes.len() {
+                // Half a line is on disk: the next write checks for it and ends it first.
+                active.our_end = None;
+                return Err(Error::ShortWrite { path: active.path.to_path_buf(), written, len: bytes.len() });
+            }
+            if !still_linked(&active.file) {
+                // The file is gone from the store (deleted with its topic, or alone):
+                // what we wrote is not in the store.
+                let path = active.path.to_path_buf();
+                self.active[p] = None;
+                self.check_topic_is_ours(&path)?;
+                tracing::warn!(file = %path.display(), "the partition file was deleted while the topic stayed: writing to a new file");
+                continue;
+            }
+            // With O_APPEND the descriptor's position is the end of our write.
+            let mut end =
+                active.file.stream_position().map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
+            let mut start = end.saturating_sub(bytes.len() as u64);
+            if start > 0 && active.our_end != Some(start) {
+                // Someone else wrote in between (or this is our first write): if they
+                // left a torn line, ours was glued to it, and our newline ended that
+                // line. Write ours again, now on a line of its own; readers skip the
+                // glued line as damaged.
+                if active.byte_at(start - 1).map_err(|e| Error::io("read", active.path.to_path_buf(), e))? != b'\n' {
+                    tracing::warn!(file = %active.path.display(), "a message landed after a line torn by another writer; writing it again on a line of its own");
+                    active.file.write_all(bytes).map_err(|e| Error::io("append to", active.path.to_path_buf(), e))?;
+                    end = active
+                        .file
+                        .stream_position()
+                        .map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
+                    start = end.saturating_sub(bytes.len() as u64);
                 }
             }
+            active.our_end = Some(end);
+            let byte_pos = if self.locate { Some(start) } else { None };
+            return Ok(Delivery { partition, path: active.path.clone(), file_first: active.first, byte_pos });
         }
-        if self.active[partition as usize].is_none() {
-            self.active[partition as usize] = Some(self.open_active(partition, Day::from_unix_micros(now))?);
-        }
-        let Some(active) = self.active[partition as usize].as_mut() else {
-            return Err(Error::io("open", self.store.topic_dir(&self.topic), std::io::Error::other("no active file")));
-        };
-        if self.lock_appends {
-            crate::fsinfo::lock_exclusive(&active.file).map_err(|e| Error::io("lock", active.path.to_path_buf(), e))?;
-        }
-        let written = loop {
-            match active.file.write(bytes) {
-                Ok(n) => break Ok(n),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => break Err(Error::io("append to", active.path.to_path_buf(), e)),
-            }
-        };
-        if self.lock_appends {
-            let _ = crate::fsinfo::unlock(&active.file);
-        }
-        let written = match written {
-            Ok(n) => n,
-            Err(e) => {
-                active.our_end = None;
-                return Err(e);
-            }
-        };
-        if written != bytes.len() {
-            // Half a line is on disk: the next write checks for it and ends it first.
-            active.our_end = None;
-            return Err(Error::ShortWrite { path: active.path.to_path_buf(), written, len: bytes.len() });
-        }
-        // With O_APPEND the descriptor's position is the end of our write.
-        let mut end = active.file.stream_position().map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
-        let mut start = end - bytes.len() as u64;
-        if start > 0 && active.our_end != Some(start) {
-            // Someone else wrote in between (or this is our first write): if they
-            // left a torn line, ours was glued to it, and our newline ended that
-            // line. Write ours again, now on a line of its own; readers skip the
-            // glued line as damaged.
-            if active.byte_at(start - 1).map_err(|e| Error::io("read", active.path.to_path_buf(), e))? != b'\n' {
-                tracing::warn!(file = %active.path.display(), "a message landed after a line torn by another writer; writing it again on a line of its own");
-                active.file.write_all(bytes).map_err(|e| Error::io("append to", active.path.to_path_buf(), e))?;
-                end = active.file.stream_position().map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
-                start = end - bytes.len() as u64;
-            }
-        }
-        active.our_end = Some(end);
-        let byte_pos = if self.locate { Some(start) } else { None };
-        Ok(Delivery { partition, path: active.path.clone(), file_first: active.first, byte_pos })
+        Err(Error::io(
+            "append to",
+            self.store.topic_dir(&self.topic),
+            std::io::Error::other("the partition's files kept being deleted or replaced while writing"),
+        ))
     }
 
+    /// Fail with [`Error::TopicDeleted`] unless the topic's config is the one
+    /// this producer was opened with (it was deleted, or deleted and made again,
+    /// possibly with another partition count).
+    fn check_topic_is_ours(&self, path: &Path) -> Result<()> {
+        let now = config_identity(&self.store.config_path(&self.topic));
+        if now.is_none() || now != self.config_identity || !self.store.topic_dir(&self.topic).is_dir() {
+            return Err(Error::TopicDeleted { topic: self.topic.clone(), path: path.to_path_buf() });
+        }
+        Ok(())
+    }
+
+    /// The file of `partition` to append to on `day` (by our clock): the
+    /// partition's file of a later day if there is one (another producer's clock
+    /// is ahead: appending there keeps offsets in file order), else today's, else
+    /// a new one, made under the rollover locks.
     fn open_active(&self, partition: u32, day: Day) -> Result<ActiveFile> {
         let dir = self.store.topic_dir(&self.topic);
+        self.check_topic_is_ours(&dir)?;
         let files = files::list_partition(&dir, partition)?;
-        let today: Vec<&PartitionFile> = files.iter().filter(|f| f.day == day).collect();
-        let (path, first) = match (files.last(), today.last()) {
-            // A file from a later day than our clock's (another machine's clock
-            // is ahead): keep appending after it, so offsets stay in file order.
-            (Some(last), _) if last.day > day => {
-                tracing::warn!(topic = %self.topic, partition, file = %last.path.display(), today = %day, "the partition's newest file is dated after today (clock skew?); appending to it");
-                (last.path.clone(), last.first)
-            }
-            (_, Some(f)) => {
-                if today.len() > 1 {
-                    tracing::warn!(topic = %self.topic, partition, day = %day, "several files for one day (a rollover race); appending to the one read last");
-                }
-                (f.path.clone(), f.first)
-            }
-            _ => {
-                // 0.2.3 starts the new file after the latest one's lines, counting a torn last line.
-                let first = match files.iter().max_by_key(|f| (f.day, f.first)) {
-                    Some(prev) => prev.first + self.store.index().count(&prev.path)?.python_lines(),
-                    None => 0,
-                };
-                (dir.join(PartitionFile::file_name(partition, day, first)), first)
-            }
-        };
-        if std::fs::symlink_metadata(&path).map(|m| m.file_type().is_symlink()).unwrap_or(false) {
-            return Err(Error::SymlinkRefused { path });
+        if let Some((path, first, fday)) = self.pick_existing(&files, partition, day) {
+            return self.open_file(path, first, fday);
         }
-        let mut file = OpenOptions::new().append(true).create(true).open(&path).map_err(|e| Error::io("open for append", &path, e))?;
+        // Make the file. Two of our producers making files for this partition
+        // take turns on the folder's lock; the one that makes it counts the
+        // previous file under that file's exclusive lock, so no append of ours
+        // lands there once it is counted (appenders near a rollover hold it shared).
+        let dir_handle = std::fs::File::open(&dir).map_err(|e| Error::io("open", &dir, e))?;
+        let _dir_lock = crate::flock::lock(&dir_handle, crate::flock::Mode::Exclusive).map_err(|e| Error::io("lock", &dir, e))?;
+        let files = files::list_partition(&dir, partition)?;
+        if let Some((path, first, fday)) = self.pick_existing(&files, partition, day) {
+            return self.open_file(path, first, fday);
+        }
+        // 0.2.3 starts the new file after the latest one's lines, counting a torn last line.
+        let (first, _prev_lock) = match files.iter().max_by_key(|f| (f.day, f.first)) {
+            Some(prev) => {
+                let handle = crate::files::open_regular(&prev.path, false)?;
+                let held = crate::flock::lock_owned(handle, crate::flock::Mode::Exclusive)
+                    .map_err(|e| Error::io("lock", prev.path.clone(), e))?;
+                let lines = self.store.index().count(&prev.path)?.python_lines();
+                let first = prev.first.checked_add(lines).filter(|f| *f <= files::MAX_FIRST_OFFSET).ok_or_else(|| {
+                    Error::io(
+                        "start a new file after",
+                        prev.path.clone(),
+                        std::io::Error::other("its first offset plus its lines is out of range: the file name is damaged"),
+                    )
+                })?;
+                (first, Some(held))
+            }
+            None => (0, None),
+        };
+        let path = dir.join(PartitionFile::file_name(partition, day, first));
+        self.open_file(path, first, day)
+    }
+
+    /// The existing file to append to, as [`Producer::open_active`] decides.
+    fn pick_existing(&self, files: &[PartitionFile], partition: u32, day: Day) -> Option<(PathBuf, u64, Day)> {
+        let last = files.iter().max_by_key(|f| (f.day, f.first))?;
+        if last.day > day {
+            tracing::warn!(topic = %self.topic, partition, file = %last.path.display(), today = %day, "the partition's newest file is dated after today (clock skew?); appending to it");
+            return Some((last.path.clone(), last.first, last.day));
+        }
+        let today: Vec<&PartitionFile> = files.iter().filter(|f| f.day == day).collect();
+        if today.len() > 1 {
+            tracing::warn!(topic = %self.topic, partition, day = %day, "several files for one day (a rollover race); appending to the one read last");
+        }
+        today.last().map(|f| (f.path.clone(), f.first, f.day))
+    }
+
+    fn open_file(&self, path: PathBuf, first: u64, day: Day) -> Result<ActiveFile> {
+        let mut file = crate::files::open_regular(&path, true)?;
         terminate_torn_tail(&mut file, &path)?;
-        Ok(ActiveFile { first, path: path.into(), file, counted_pos: 0, counted_lines: 0, our_end: None, reader: None })
+        Ok(ActiveFile {
+            first,
+            day,
+            path: path.into(),
+            file,
+            counted_pos: 0,
+            counted_lines: 0,
+            our_end: None,
+            reader: None,
+            dir_seen: None,
+        })
     }
 
     /// The offset of a delivered message, found by counting the lines before it.
@@ -693,4 +839,48 @@ impl Producer {
 
     /// Close the open files (also done on drop).
     pub fn close(self) {}
+}
+
+/// The identity of a topic's config file, if it exists.
+fn config_identity(path: &Path) -> Option<crate::fsinfo::FileIdentity> {
+    std::fs::symlink_metadata(path).ok().map(|m| crate::fsinfo::FileIdentity::of(&m))
+}
+
+/// Whether a file we hold open is still in a folder (not deleted). Where the
+/// platform cannot tell, it is taken to be.
+fn still_linked(file: &File) -> bool {
+    #[cfg(unix)]
+    {
+        // A bare fstat (std's metadata is a statx with more to fill in): this runs after every write.
+        rustix::fs::fstat(file).map_or(true, |st| st.st_nlink > 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        true
+    }
+}
+
+/// Whether `partition` has a file after `active` in reading order. Listing the
+/// folder is skipped while its modification time shows nothing was added since
+/// the last listing (trusted only on a local file system, and only for a
+/// listing made well after that time).
+fn newer_file_exists(
+    dir: &Path,
+    partition: u32,
+    key: (Day, u64),
+    dir_seen: &mut Option<(std::time::SystemTime, std::time::SystemTime)>,
+    network: bool,
+) -> Result<bool> {
+    let mtime = std::fs::metadata(dir).and_then(|m| m.modified()).ok();
+    if let (false, Some(m), Some((seen, listed_at))) = (network, mtime, *dir_seen) {
+        if m == seen && listed_at.duration_since(m).is_ok_and(|d| d >= DIR_MTIME_SLACK) {
+            return Ok(false);
+        }
+    }
+    let listed_at = std::time::SystemTime::now();
+    // The same order as `pick_existing`'s choice of the newest file.
+    let newer = files::list_partition(dir, partition)?.iter().any(|f| (f.day, f.first) > key);
+    *dir_seen = if newer { None } else { mtime.map(|m| (m, listed_at)) };
+    Ok(newer)
 }

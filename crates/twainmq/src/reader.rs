@@ -23,6 +23,14 @@ const READ_CHUNK: usize = 64 << 10;
 /// A directory listing is trusted to be complete only this long after the
 /// directory's modification time (coarse mtime granularity on some file systems).
 const MTIME_SLACK: Duration = Duration::from_secs(3);
+/// After moving on to a partition's next file, the previous one is still
+/// watched for late lines while it was written to within this long: a 0.2.3
+/// producer whose clock lags writes into yesterday's file after today's was
+/// started (0.2.3's rollover race). Those lines are delivered, at least once,
+/// with the offsets they have by their place in that file.
+const LATE_LINGER: Duration = Duration::from_secs(120);
+/// How often a lingering file's age is looked at.
+const LATE_CHECK_EVERY: Duration = Duration::from_secs(1);
 
 struct Cursor {
     file: PartitionFile,
@@ -53,7 +61,7 @@ impl Cursor {
 
     /// Open positioned at line `line` (0-based), which starts at byte `pos`.
     fn open_at(file: PartitionFile, pos: u64, line: u64) -> Result<Cursor> {
-        let mut handle = File::open(&file.path).map_err(|e| Error::io("open", &file.path, e))?;
+        let mut handle = crate::files::open_regular(&file.path, false)?;
         if pos > 0 {
             handle.seek(SeekFrom::Start(pos)).map_err(|e| Error::io("seek in", &file.path, e))?;
         }
@@ -113,11 +121,6 @@ impl Cursor {
         }
     }
 
-    /// Forget an unfinished tail (once a later file proves it will never finish).
-    fn drop_tail(&mut self) {
-        self.start = self.end;
-        self.discarding = 0;
-    }
 }
 
 /// Reads one partition of a topic in offset order.
@@ -140,6 +143,53 @@ pub struct PartitionReader {
     index: crate::index::LineIndex,
     /// Where the last returned line is in the cursor's buffer: (start, end, line number).
     last: Option<(usize, usize, u64)>,
+    /// The previous file, watched for late lines (see [`LATE_LINGER`]), and
+    /// when its age was last looked at.
+    late: Option<(Cursor, std::time::Instant)>,
+    /// The topic's config and folder when the reader was opened: another
+    /// config or no folder means the topic was deleted (and maybe made again).
+    config_path: PathBuf,
+    topic_identity: Option<(crate::fsinfo::FileIdentity, crate::fsinfo::FileIdentity)>,
+}
+
+fn identity_of(path: &std::path::Path) -> Option<crate::fsinfo::FileIdentity> {
+    std::fs::symlink_metadata(path).ok().map(|m| crate::fsinfo::FileIdentity::of(&m))
+}
+
+/// Whether an open file is still in a folder (not deleted); where the
+/// platform cannot tell, it is taken to be.
+fn still_linked(file: &File) -> bool {
+    #[cfg(unix)]
+    {
+        // A bare fstat (std's metadata is a statx with more to fill in): this runs after every write.
+        rustix::fs::fstat(file).map_or(true, |st| st.st_nlink > 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        true
+    }
+}
+
+/// Decode one line into a message of `partition` (names of typed messages from `types`).
+fn decode(
+    codec: &mut Codec,
+    key_type: KeyType,
+    types: &[(String, u16)],
+    topic: &Arc<str>,
+    partition: u32,
+    offset: u64,
+    line: &[u8],
+) -> std::result::Result<Message, Corrupt> {
+    let rec = codec.decode_line(key_type, line)?;
+    let payload = match rec.payload {
+        Payload::Typed(mut t) => {
+            t.class = types.iter().find(|(_, i)| *i == t.type_id).map(|(n, _)| n.clone());
+            Payload::Typed(t)
+        }
+        p => p,
+    };
+    Ok(Message { topic: topic.clone(), partition, offset, key: rec.key, timestamp: rec.timestamp, payload })
 }
 
 impl std::fmt::Debug for PartitionReader {
@@ -157,7 +207,12 @@ impl PartitionReader {
         if partition >= config.partitions {
             return Err(Error::PartitionOutOfRange { topic: topic.to_string(), partition, partitions: config.partitions });
         }
+        let config_path = store.config_path(topic);
+        let topic_identity = identity_of(&config_path).zip(identity_of(&store.topic_dir(topic)));
         let mut r = PartitionReader {
+            late: None,
+            config_path,
+            topic_identity,
             topic: topic.into(),
             dir: store.topic_dir(topic),
             partition,
@@ -203,6 +258,7 @@ impl PartitionReader {
     /// [`Error::Io`] when the partition cannot be listed.
     pub fn seek_to(&mut self, from: StartFrom) -> Result<()> {
         self.cur = None;
+        self.late = None;
         self.next = match from {
             StartFrom::Start => 0,
             StartFrom::Offset(o) => o,
@@ -231,9 +287,22 @@ impl PartitionReader {
         Ok(true)
     }
 
+    /// Fail with [`Error::TopicDeleted`] when the topic is no longer the one
+    /// this reader was opened on (its config or folder is gone or another).
+    fn check_topic(&self) -> Result<()> {
+        let now = identity_of(&self.config_path).zip(identity_of(&self.dir));
+        if self.topic_identity.is_some() && now != self.topic_identity {
+            return Err(Error::TopicDeleted { topic: self.topic.to_string(), path: self.dir.clone() });
+        }
+        Ok(())
+    }
+
     /// Open the file holding offset `self.next`. False when the partition has no file yet.
     fn position_cursor(&mut self) -> Result<bool> {
-        self.refresh(false)?;
+        // Listed again only when the folder changed: that is also when the topic may have gone.
+        if self.refresh(false)? {
+            self.check_topic()?;
+        }
         if self.files.is_empty() {
             return Ok(false);
         }
@@ -308,51 +377,51 @@ impl PartitionReader {
                 Next::Line(s, e) => {
                     let offset = cur.line_offset;
                     let line_no = cur.line_no;
-                    cur.line_offset += 1;
+                    cur.line_offset = cur.line_offset.saturating_add(1);
                     cur.line_no += 1;
                     if offset < self.next {
                         continue;
                     }
-                    self.next = offset + 1;
+                    self.next = offset.saturating_add(1);
                     self.last = Some((s, e, line_no));
-                    let decoded = self.codec.decode_line(self.key_type, &cur.buf[s..e]);
-                    return match decoded {
-                        Ok(rec) => {
-                            let payload = match rec.payload {
-                                Payload::Typed(mut t) => {
-                                    t.class = self.types.iter().find(|(_, i)| *i == t.type_id).map(|(n, _)| n.clone());
-                                    Payload::Typed(t)
-                                }
-                                p => p,
-                            };
-                            Ok(Some(Message {
-                                topic: self.topic.clone(),
-                                partition: self.partition,
-                                offset,
-                                key: rec.key,
-                                timestamp: rec.timestamp,
-                                payload,
-                            }))
-                        }
-                        Err(problem) => {
-                            let Some(cur) = self.cur.as_ref() else { return Ok(None) };
-                            Err(self.corrupt(cur, offset, line_no, problem))
-                        }
+                    let Some(cur) = self.cur.as_ref() else { return Ok(None) };
+                    return match decode(&mut self.codec, self.key_type, &self.types, &self.topic, self.partition, offset, &cur.buf[s..e]) {
+                        Ok(m) => Ok(Some(m)),
+                        Err(problem) => Err(self.corrupt(cur, offset, line_no, problem)),
                     };
                 }
                 Next::Overlong(len) => {
                     let (offset, line_no) = (cur.line_offset, cur.line_no);
-                    cur.line_offset += 1;
+                    cur.line_offset = cur.line_offset.saturating_add(1);
                     cur.line_no += 1;
                     if offset < self.next {
                         continue;
                     }
-                    self.next = offset + 1;
+                    self.next = offset.saturating_add(1);
                     let Some(cur) = self.cur.as_ref() else { return Ok(None) };
                     return Err(self.corrupt(cur, offset, line_no, Corrupt::Overlong { len }));
                 }
                 Next::Eof(partial) => {
-                    let Some(next) = self.next_file()? else { return Ok(None) };
+                    let Some(next) = self.next_file()? else {
+                        if let Some(m) = self.poll_late()? {
+                            return Ok(Some(m));
+                        }
+                        let Some(cur) = self.cur.as_ref() else { return Ok(None) };
+                        if !still_linked(&cur.handle) {
+                            // Deleted under us: with its topic (an error), or alone (read on from what is there now).
+                            self.check_topic()?;
+                            self.cur = None;
+                            self.listed = None;
+                            if !self.position_cursor()? {
+                                return Ok(None);
+                            }
+                            if self.cur.as_ref().is_none_or(|c| !still_linked(&c.handle)) {
+                                return Ok(None);
+                            }
+                            continue;
+                        }
+                        return Ok(None);
+                    };
                     // Lines may have been completed between our end-of-file read and the
                     // folder listing that found the next file: read this one once more.
                     if !retried_tail {
@@ -360,22 +429,76 @@ impl PartitionReader {
                         continue;
                     }
                     retried_tail = false;
-                    let Some(cur) = self.cur.as_mut() else { return Ok(None) };
+                    let Some(cur) = self.cur.as_ref() else { return Ok(None) };
                     let caught_up = cur.line_offset >= self.next;
                     let torn = (partial > 0).then_some((cur.line_offset, cur.line_no));
-                    if partial > 0 {
-                        cur.drop_tail();
-                        cur.line_offset += 1;
-                    }
-                    if next.first != cur.line_offset {
-                        tracing::debug!(topic = %self.topic, partition = self.partition, file = %next.path.display(), first = next.first, expected = cur.line_offset, "partition file does not start where the previous one ends (a rollover race or a missing file)");
+                    // A torn last line counts as a line, as 0.2.3 counts it when it starts the next file.
+                    let end = cur.line_offset.saturating_add(u64::from(partial > 0));
+                    if next.first != end {
+                        tracing::debug!(topic = %self.topic, partition = self.partition, file = %next.path.display(), first = next.first, expected = end, "partition file does not start where the previous one ends (a rollover race or a missing file)");
                     }
                     let next_first = next.first;
                     let old = self.cur.replace(Cursor::open(next)?);
                     self.next = if caught_up { next_first } else { self.next.max(next_first) };
-                    if let (Some((offset, line_no)), Some(old), true) = (torn, old, caught_up) {
-                        return Err(self.corrupt(&old, offset, line_no, Corrupt::TornTail { len: partial }));
+                    let Some(old) = old else { continue };
+                    if let (Some((offset, line_no)), true) = (torn, caught_up) {
+                        let err = self.corrupt(&old, offset, line_no, Corrupt::TornTail { len: partial });
+                        self.linger(old);
+                        return Err(err);
                     }
+                    self.linger(old);
+                }
+            }
+        }
+    }
+
+    /// Keep watching `old`, the file just left, for late lines while it was
+    /// written to recently (a file of the past is dropped at once).
+    fn linger(&mut self, old: Cursor) {
+        let recent = old.handle.metadata().and_then(|m| m.modified()).ok().and_then(|m| m.elapsed().ok()).is_some_and(|a| a < LATE_LINGER);
+        self.late = recent.then(|| (old, std::time::Instant::now()));
+    }
+
+    /// A late line of the previous file, if one was completed since we left it.
+    fn poll_late(&mut self) -> Result<Option<Message>> {
+        loop {
+            let Some((late, checked)) = self.late.as_mut() else { return Ok(None) };
+            match late.next()? {
+                Next::Line(s, e) => {
+                    let (offset, line_no) = (late.line_offset, late.line_no);
+                    late.line_offset = late.line_offset.saturating_add(1);
+                    late.line_no += 1;
+                    tracing::warn!(topic = %self.topic, partition = self.partition, file = %late.file.path.display(), offset, "a line was appended to a partition file after the next file was started (a 0.2.3 producer with a lagging clock): delivering it with its offset in that file, which the next file also uses");
+                    return match decode(&mut self.codec, self.key_type, &self.types, &self.topic, self.partition, offset, &late.buf[s..e]) {
+                        Ok(m) => Ok(Some(m)),
+                        Err(problem) => {
+                            let late = &self.late.as_ref().map(|l| &l.0);
+                            match late {
+                                Some(l) => Err(self.corrupt(l, offset, line_no, problem)),
+                                None => Ok(None),
+                            }
+                        }
+                    };
+                }
+                Next::Overlong(_) => {
+                    late.line_offset = late.line_offset.saturating_add(1);
+                    late.line_no += 1;
+                }
+                Next::Eof(_) => {
+                    if checked.elapsed() >= LATE_CHECK_EVERY {
+                        *checked = std::time::Instant::now();
+                        let quiet = late
+                            .handle
+                            .metadata()
+                            .ok()
+                            .and_then(|m| m.modified().ok())
+                            .and_then(|m| m.elapsed().ok())
+                            .is_none_or(|a| a >= LATE_LINGER);
+                        if quiet || !still_linked(&late.handle) {
+                            self.late = None;
+                        }
+                    }
+                    return Ok(None);
                 }
             }
         }

@@ -350,7 +350,7 @@ impl Store {
                 });
             }
             let start = infos.first().map_or(0, |f| f.first);
-            let end = infos.last().map_or(0, |f| f.first + f.lines);
+            let end = infos.last().map_or(0, |f| f.first.saturating_add(f.lines));
             let pbytes: u64 = infos.iter().map(|f| f.bytes).sum();
             messages += infos.iter().map(|f| f.lines).sum::<u64>();
             bytes += pbytes;
@@ -370,13 +370,25 @@ impl Store {
         })
     }
 
-    /// Delete a topic: its config and its folder. Never follows a link out of the store.
+    /// Delete a topic: its config and its folder, then the consumer groups
+    /// that read it ([`crate::group::groups_reading`], which lists them
+    /// beforehand), so their commits never apply to a topic made again under
+    /// the same name. Never follows a link out of the store. Returns the
+    /// groups deleted.
     ///
     /// # Errors
     /// [`Error::TopicNotFound`], [`Error::SymlinkRefused`], [`Error::Io`].
-    pub fn delete_topic(&self, topic: &str) -> Result<()> {
+    pub fn delete_topic(&self, topic: &str) -> Result<Vec<String>> {
         name::validate_topic(topic)?;
-        self.delete_topic_unchecked(topic)
+        let groups = crate::group::groups_reading(self, topic)?;
+        self.delete_topic_unchecked(topic)?;
+        for g in &groups {
+            match self.delete_topic_unchecked(&name::group_topic(g)) {
+                Ok(()) | Err(Error::TopicNotFound { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(groups)
     }
 
     pub(crate) fn delete_topic_unchecked(&self, topic: &str) -> Result<()> {

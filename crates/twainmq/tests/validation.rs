@@ -54,7 +54,7 @@ fn bad_topic_names_are_refused_with_the_reason() {
     ];
     for (name, check) in cases {
         for result in
-            [store.create_topic(name, &TopicSpec::default()).map(|_| ()), store.delete_topic(name), store.producer(name).map(|_| ())]
+            [store.create_topic(name, &TopicSpec::default()).map(|_| ()), store.delete_topic(name).map(|_| ()), store.producer(name).map(|_| ())]
         {
             match result {
                 Err(Error::InvalidTopicName { problem, .. }) => assert!(check(&problem), "{name:?}: {problem:?}"),

@@ -14,6 +14,10 @@ use crate::reader::PartitionReader;
 use crate::store::Store;
 use crate::wake::Wake;
 
+/// The shortest interval between automatic rounds, whatever
+/// [`GroupOptions::auto_round`] says.
+const MIN_AUTO_ROUND: Duration = Duration::from_millis(100);
+
 /// How a member behaves. The defaults are 0.2.3's.
 #[derive(Debug, Clone)]
 pub struct GroupOptions {
@@ -219,10 +223,15 @@ impl GroupMember {
     /// # Errors
     /// I/O errors.
     pub fn trigger_round(&mut self) -> Result<()> {
+        self.begin_round()?;
+        self.heartbeat()
+    }
+
+    fn begin_round(&mut self) -> Result<()> {
         let ends_at = now_secs(&self.store) + self.opts.window.as_secs_f64();
         self.send(&Record::BeginRound { ends_at })?;
         self.last_round = Instant::now();
-        self.heartbeat()
+        Ok(())
     }
 
     /// Process new group records (offer when a round opens, confirm when it
@@ -251,8 +260,14 @@ impl GroupMember {
             }
         }
         if let Some(every) = self.opts.auto_round {
+            // At most one round a window (and never more often than MIN_AUTO_ROUND):
+            // an auto round of 0 would otherwise open rounds as fast as records can
+            // be written. The round is processed on the next heartbeat, not by
+            // calling back into this one (which recursed without end).
+            let every = every.max(self.opts.window).max(MIN_AUTO_ROUND);
             if self.log.open_round().is_none() && self.last_round.elapsed() >= every {
-                self.trigger_round()?;
+                self.begin_round()?;
+                self.process()?;
             }
         }
         Ok(())
@@ -377,15 +392,26 @@ impl GroupMember {
     /// # Errors
     /// I/O errors.
     pub fn close(mut self) -> Result<()> {
-        self.leave()
+        self.leave(self.opts.commit_on_close)
     }
 
-    fn leave(&mut self) -> Result<()> {
+    /// Leave cleanly (open a round so others take our partitions) without
+    /// committing: for a caller that could not deliver what it polled (its
+    /// output failed), so those messages are read again by whoever takes the
+    /// partitions, never skipped.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn close_without_commit(mut self) -> Result<()> {
+        self.leave(false)
+    }
+
+    fn leave(&mut self, commit: bool) -> Result<()> {
         if self.closed {
             return Ok(());
         }
         self.closed = true;
-        if self.opts.commit_on_close {
+        if commit {
             self.commit()?;
         }
         // Open a round if we hold partitions, or offered in a round still open
@@ -414,8 +440,11 @@ impl GroupMember {
 }
 
 impl Drop for GroupMember {
+    /// A member dropped without [`GroupMember::close`] (an early return on an
+    /// error, a panic) leaves without committing: the caller may not have
+    /// handled what it polled, and a commit must cover only what was delivered.
     fn drop(&mut self) {
-        if let Err(e) = self.leave() {
+        if let Err(e) = self.leave(false) {
             tracing::warn!(group = %self.group, id = self.id, error = %e, "could not leave the group cleanly");
         }
     }

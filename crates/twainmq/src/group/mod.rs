@@ -237,6 +237,36 @@ pub fn group_topic_of(store: &Store, group: &str, log: &GroupLog) -> Result<(Opt
     Ok((topic, candidates))
 }
 
+/// The groups that read `topic`: those whose config records it, and those
+/// 0.2.3 made (no recorded topic) for which it is the only topic of their
+/// partition count. Deleting the topic deletes them too, as Kafka drops a
+/// deleted topic's committed offsets: their commits would otherwise apply to
+/// a topic made again under the same name. Groups that cannot be read are
+/// left out.
+///
+/// # Errors
+/// [`Error::Io`] when the store cannot be listed.
+pub fn groups_reading(store: &Store, topic: &str) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for g in store.list_groups()? {
+        if name::validate_group(&g).is_err() {
+            continue;
+        }
+        let gtopic = name::group_topic(&g);
+        let Ok(config) = crate::config::TopicConfig::load(&gtopic, &store.config_path(&gtopic)) else { continue };
+        let reads = match config.extra.get("topic").and_then(|v| v.as_str()) {
+            Some(recorded) => recorded == topic,
+            None => read_log(store, &g)
+                .and_then(|log| group_topic_of(store, &g, &log))
+                .is_ok_and(|(found, _)| found.as_deref() == Some(topic)),
+        };
+        if reads {
+            out.push(g);
+        }
+    }
+    Ok(out)
+}
+
 /// Describe a group from its log: members, assignment, commits, lag, rounds.
 ///
 /// # Errors
