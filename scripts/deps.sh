@@ -25,6 +25,8 @@ for p in libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev libr
          fonts-wqy-zenhei fonts-noto-color-emoji; do
   need_pkg "$p"
 done
+# The torture suite's NTFS run (tests/torture/test_ntfs.py): mkntfs and ntfs-3g on a loop device.
+need_pkg ntfs-3g
 
 if [ "${#pkgs[@]}" -gt 0 ]; then
   echo "deps: installing ${pkgs[*]}"

@@ -3,12 +3,24 @@
 //! file systems (NFS, SMB/CIFS) each client computes the end of the file from
 //! its own cache, so concurrent appends from different machines can overwrite
 //! each other. There our producers take an exclusive lock around each append.
+//!
+//! FUSE file systems all have one `statfs` magic number, whether they serve a
+//! local disk (ntfs-3g and exfat-fuse on a USB drive or a Windows partition,
+//! mounted as `fuseblk`) or a remote one (sshfs, rclone, s3fs, glusterfs: type
+//! `fuse.<name>`). On Linux the mount table tells them apart: a FUSE file
+//! system whose data is a local block device is served by this machine's
+//! kernel alone, so appends are as atomic as on ext4; any other FUSE file
+//! system may be shared with other machines and is taken as network (appends
+//! locked: slower, never wrong).
 
 /// What kind of file system a path is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub enum FsKind {
     Local,
-    /// A network file system, by name (`nfs`, `smb`, ...).
+    /// A FUSE file system on a local block device (`fuseblk`: ntfs-3g,
+    /// exfat-fuse, ...): local, O_APPEND atomic between processes.
+    LocalFuse,
+    /// A network file system, by name (`nfs`, `smb`, `fuse.sshfs`, ...).
     Network(&'static str),
     /// Could not be told.
     Unknown,
@@ -26,6 +38,8 @@ pub fn filesystem_kind(path: &std::path::Path) -> FsKind {
     {
         match rustix::fs::statfs(path) {
             // `f_type`'s integer type differs between architectures.
+            #[allow(clippy::unnecessary_cast)]
+            Ok(s) if s.f_type as i64 as u32 == FUSE_SUPER_MAGIC => fuse_kind(path),
             #[allow(clippy::unnecessary_cast)]
             Ok(s) => kind_of_magic(s.f_type as i64),
             Err(_) => FsKind::Unknown,
@@ -46,7 +60,16 @@ pub fn filesystem_kind(path: &std::path::Path) -> FsKind {
     }
 }
 
-/// Linux `statfs` magic numbers of network and cluster file systems.
+/// `statfs` magic number of every FUSE file system (`fuse`, `fuse.*`, `fuseblk`).
+const FUSE_SUPER_MAGIC: u32 = 0x6573_5546;
+
+/// What FUSE file system must be taken as when the mount table does not say:
+/// network, so appends are locked (the safe side).
+const FUSE_UNTOLD: FsKind = FsKind::Network("fuse (not known to be on a local disk)");
+
+/// Linux `statfs` magic numbers of network and cluster file systems. FUSE's
+/// number alone cannot tell a local disk from a remote one, so it is counted
+/// as network here; `filesystem_kind` asks the mount table first.
 pub fn kind_of_magic(magic: i64) -> FsKind {
     match magic as u32 {
         0x6969 => FsKind::Network("nfs"),
@@ -58,30 +81,143 @@ pub fn kind_of_magic(magic: i64) -> FsKind {
         0x1983_0326 => FsKind::Network("beegfs"),
         0x0BD0_0BD0 => FsKind::Network("lustre"),
         0x4750_4653 => FsKind::Network("gpfs"),
-        0x6573_5546 => FsKind::Network("fuse (sshfs and others)"),
+        FUSE_SUPER_MAGIC => FUSE_UNTOLD,
         _ => FsKind::Local,
     }
 }
 
-/// Take an exclusive lock on an append handle for one write (network file systems).
-#[cfg(unix)]
-pub(crate) fn lock_exclusive(file: &std::fs::File) -> std::io::Result<()> {
-    rustix::fs::flock(file, rustix::fs::FlockOperation::LockExclusive).map_err(std::io::Error::from)
+/// A FUSE path's kind, from the mount that holds it in `/proc/self/mountinfo`.
+#[cfg(target_os = "linux")]
+fn fuse_kind(path: &std::path::Path) -> FsKind {
+    // The mount point is matched against the real path: symbolic links and
+    // `..` resolved, as the kernel resolved them for `statfs`.
+    let (Ok(real), Ok(table)) = (std::fs::canonicalize(path), std::fs::read("/proc/self/mountinfo")) else {
+        return FUSE_UNTOLD;
+    };
+    match mount_of(&table, &real) {
+        Some(m) => kind_of_fuse_mount(&m.fstype, &m.source, |dev| {
+            use std::os::unix::fs::FileTypeExt;
+            std::fs::metadata(dev).is_ok_and(|meta| meta.file_type().is_block_device())
+        }),
+        None => FUSE_UNTOLD,
+    }
 }
 
-#[cfg(unix)]
-pub(crate) fn unlock(file: &std::fs::File) -> std::io::Result<()> {
-    rustix::fs::flock(file, rustix::fs::FlockOperation::Unlock).map_err(std::io::Error::from)
+/// One line of `/proc/self/mountinfo`, the fields we use, unescaped.
+#[cfg(any(target_os = "linux", test))]
+#[derive(Debug, PartialEq, Eq)]
+struct Mount {
+    mount_point: std::path::PathBuf,
+    /// `ext4`, `fuseblk`, `fuse.sshfs`, ...
+    fstype: String,
+    /// What is mounted: `/dev/sda1`, `user@host:/dir`, ...
+    source: std::path::PathBuf,
 }
 
-#[cfg(not(unix))]
-pub(crate) fn lock_exclusive(_file: &std::fs::File) -> std::io::Result<()> {
-    Ok(())
+/// The mount holding `path` (absolute, canonical): the one whose mount point is
+/// the longest prefix of it, component by component; of mounts on the same
+/// point, the last listed (it hides the earlier ones). Lines that do not parse
+/// are skipped.
+#[cfg(any(target_os = "linux", test))]
+fn mount_of(mountinfo: &[u8], path: &std::path::Path) -> Option<Mount> {
+    let mut best: Option<Mount> = None;
+    for line in mountinfo.split(|&b| b == b'\n') {
+        let Some(m) = parse_mountinfo_line(line) else { continue };
+        let depth = m.mount_point.components().count();
+        if path.starts_with(&m.mount_point) && best.as_ref().is_none_or(|b| depth >= b.mount_point.components().count()) {
+            best = Some(m);
+        }
+    }
+    best
 }
 
-#[cfg(not(unix))]
-pub(crate) fn unlock(_file: &std::fs::File) -> std::io::Result<()> {
-    Ok(())
+/// `36 35 98:0 /root /mnt/point rw,noatime master:1 - ext3 /dev/sda1 rw`: ID,
+/// parent ID, device, root, mount point, options, optional fields ended by
+/// `-`, then file system type, source and its options (proc(5)).
+#[cfg(any(target_os = "linux", test))]
+fn parse_mountinfo_line(line: &[u8]) -> Option<Mount> {
+    let fields: Vec<&[u8]> = line.split(|&b| b == b' ').collect();
+    // The separator comes after the six fixed fields and the optional ones.
+    let sep = fields.iter().skip(6).position(|f| *f == b"-")? + 6;
+    let mount_point = unescape(fields.get(4)?);
+    let fstype = String::from_utf8(unescape(fields.get(sep + 1)?)).ok()?;
+    let source = unescape(fields.get(sep + 2)?);
+    if !mount_point.starts_with(b"/") || fstype.is_empty() {
+        return None;
+    }
+    Some(Mount { mount_point: path_of(mount_point), fstype, source: path_of(source) })
+}
+
+/// The kernel writes space, tab, newline and backslash in mountinfo fields as
+/// `\ooo` (three octal digits); anything else is itself.
+#[cfg(any(target_os = "linux", test))]
+fn unescape(field: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(field.len());
+    let mut i = 0;
+    while i < field.len() {
+        let octal = field.get(i + 1..i + 4).filter(|d| field[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        match octal {
+            // Three octal digits are at most 0o777; the kernel writes only bytes (<= 0o377).
+            Some(d) if d[0] <= b'3' => {
+                out.push(d.iter().fold(0u8, |n, c| n * 8 + (c - b'0')));
+                i += 4;
+            }
+            _ => {
+                out.push(field[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(all(unix, any(target_os = "linux", test)))]
+fn path_of(bytes: Vec<u8>) -> std::path::PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    std::ffi::OsString::from_vec(bytes).into()
+}
+
+#[cfg(all(not(unix), test))]
+fn path_of(bytes: Vec<u8>) -> std::path::PathBuf {
+    String::from_utf8_lossy(&bytes).into_owned().into()
+}
+
+/// The kind of a FUSE mount, from its type and source. `fuseblk` is FUSE on a
+/// block device (the kernel opened the device for the daemon); a plain `fuse`
+/// or `fuse.<name>` mount of a block device in `/dev` (ntfs-3g mounted by a
+/// user) is local too. Everything else, known (sshfs) or not, is network: it
+/// may be shared with other machines. A type that is not FUSE at all means the
+/// table and `statfs` disagree (the mount changed in between): untold.
+#[cfg(any(target_os = "linux", test))]
+fn kind_of_fuse_mount(fstype: &str, source: &std::path::Path, is_block_device: impl Fn(&std::path::Path) -> bool) -> FsKind {
+    if fstype == "fuseblk" || fstype.starts_with("fuseblk.") {
+        return FsKind::LocalFuse;
+    }
+    if fstype != "fuse" && !fstype.starts_with("fuse.") {
+        return FUSE_UNTOLD;
+    }
+    if source.starts_with("/dev") && is_block_device(source) {
+        return FsKind::LocalFuse;
+    }
+    FsKind::Network(static_name(fstype))
+}
+
+/// A `'static` copy of a file system type name for `FsKind::Network`, made once
+/// per distinct name: the names come from this machine's mount table, so there
+/// are few, and past 64 of them (or a poisoned lock) the generic name serves.
+#[cfg(any(target_os = "linux", test))]
+fn static_name(name: &str) -> &'static str {
+    static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let Ok(mut names) = NAMES.lock() else { return "fuse" };
+    if let Some(known) = names.iter().find(|n| **n == name) {
+        return known;
+    }
+    if names.len() >= 64 || name.len() > 100 {
+        return "fuse";
+    }
+    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+    names.push(leaked);
+    leaked
 }
 
 /// Tells a file from another that took its path (deleted and made again by
@@ -112,13 +248,109 @@ impl FileIdentity {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn magic_numbers() {
         assert_eq!(kind_of_magic(0x6969), FsKind::Network("nfs"));
         assert_eq!(kind_of_magic(0xFF53_4D42), FsKind::Network("cifs"));
         assert_eq!(kind_of_magic(0xEF53), FsKind::Local); // ext4
+        assert!(kind_of_magic(0x6573_5546).is_network()); // FUSE, without the mount table
         #[cfg(target_os = "linux")]
         assert!(!filesystem_kind(std::path::Path::new("/tmp")).is_network());
+    }
+
+    /// A mount table as a Linux machine with a Windows disk, a USB stick, an
+    /// sshfs share and an NFS home shows it (lines from real systems).
+    const TABLE: &str = "\
+22 1 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw,errors=remount-ro
+25 22 0:23 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc rw
+41 22 8:17 / /media/win rw,relatime shared:30 - fuseblk /dev/sdb1 rw,user_id=0,group_id=0,allow_other,blksize=4096
+42 22 0:45 / /home/ann/remote rw,nosuid,nodev,relatime shared:31 - fuse.sshfs ann@host:/srv rw,user_id=1000,group_id=1000
+43 22 0:46 / /home rw,relatime shared:32 master:7 - nfs4 srv:/home rw,vers=4.2,rsize=1048576
+44 43 0:47 / /home/ann/My\\040Drive rw,relatime - fuse.rclone gdrive: rw,user_id=1000
+45 41 8:33 / /media/win/usb rw,relatime - fuseblk /dev/sdc1 rw,blksize=4096
+46 22 0:48 / /mnt/odd\\134name\\011x rw,relatime - fuse.mystery /srv/src rw
+47 22 8:49 / /mnt/userntfs rw,relatime - fuse /dev/sdd1 rw,user_id=1000
+48 22 0:50 / /mnt/stack rw - ext4 /dev/sde1 rw
+49 22 0:51 / /mnt/stack rw - fuse.s3fs s3fs rw
+not a mountinfo line
+50 22 0:52 / relative rw - ext4 /dev/x rw
+";
+
+    fn mount(path: &str) -> Mount {
+        match mount_of(TABLE.as_bytes(), Path::new(path)) {
+            Some(m) => m,
+            None => panic!("no mount for {path}"),
+        }
+    }
+
+    #[test]
+    fn mountinfo_longest_prefix_and_fields() {
+        let m = mount("/media/win/store/t");
+        assert_eq!(
+            (m.mount_point.as_path(), m.fstype.as_str(), m.source.as_path()),
+            (Path::new("/media/win"), "fuseblk", Path::new("/dev/sdb1"))
+        );
+        // nested: the deeper mount wins, whatever its place in the table
+        assert_eq!(mount("/media/win/usb/s").source, Path::new("/dev/sdc1"));
+        assert_eq!(mount("/home/ann/remote/s").fstype, "fuse.sshfs");
+        assert_eq!(mount("/home/ann/s").fstype, "nfs4");
+        assert_eq!(mount("/var/lib/s").fstype, "ext4");
+        // component prefixes only: /media/window is not under /media/win
+        assert_eq!(mount("/media/window/s").fstype, "ext4");
+        // the mount point itself
+        assert_eq!(mount("/home/ann/remote").fstype, "fuse.sshfs");
+        // escaped space, backslash and tab in the mount point
+        assert_eq!(mount("/home/ann/My Drive/s").fstype, "fuse.rclone");
+        assert_eq!(mount("/mnt/odd\\name\tx/s").fstype, "fuse.mystery");
+        assert_eq!(mount("/home/ann/My\\040Drive/s").fstype, "nfs4");
+        // two mounts on one point: the later hides the earlier
+        assert_eq!(mount("/mnt/stack/s").fstype, "fuse.s3fs");
+        assert_eq!(mount_of(b"garbage\n\n1 2 3\n", Path::new("/x")), None);
+    }
+
+    #[test]
+    fn mountinfo_optional_fields_and_escapes() {
+        let m = parse_mountinfo_line(b"36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 shared:2 - ext3 /dev/root rw,errors=continue");
+        assert_eq!(m.map(|m| (m.mount_point, m.fstype)), Some(("/mnt/parent".into(), "ext3".to_string())));
+        // no optional field at all
+        assert!(parse_mountinfo_line(b"36 35 98:0 / /a rw - ext3 /dev/root rw").is_some());
+        // a missing separator, type or source: skipped, not guessed
+        assert_eq!(parse_mountinfo_line(b"36 35 98:0 / /a rw ext3 /dev/root rw"), None);
+        assert_eq!(parse_mountinfo_line(b"36 35 98:0 / /a rw -"), None);
+        assert_eq!(unescape(b"a\\040b\\134c\\012\\0"), b"a b\\c\n\\0");
+        assert_eq!(unescape(b"\\777\\8"), b"\\777\\8");
+    }
+
+    #[test]
+    fn fuse_mounts_by_type_and_source() {
+        let block = |p: &Path| p == Path::new("/dev/sdd1");
+        let kind = |path: &str| {
+            let m = mount(path);
+            kind_of_fuse_mount(&m.fstype, &m.source, block)
+        };
+        assert_eq!(kind("/media/win/s"), FsKind::LocalFuse); // ntfs-3g
+        assert_eq!(kind("/media/win/usb/s"), FsKind::LocalFuse);
+        assert_eq!(kind("/mnt/userntfs/s"), FsKind::LocalFuse); // plain fuse on a block device
+        assert_eq!(kind("/home/ann/remote/s"), FsKind::Network("fuse.sshfs"));
+        assert_eq!(kind("/home/ann/My Drive/s"), FsKind::Network("fuse.rclone"));
+        assert_eq!(kind("/mnt/stack/s"), FsKind::Network("fuse.s3fs"));
+        // an unknown subtype not on a block device: network (appends locked)
+        assert_eq!(kind("/mnt/odd\\name\tx/s"), FsKind::Network("fuse.mystery"));
+        assert_eq!(kind_of_fuse_mount("fuse", Path::new("/dev/sdd2"), block), FsKind::Network("fuse"));
+        assert_eq!(kind_of_fuse_mount("fuse.glusterfs", Path::new("srv:/vol"), block), FsKind::Network("fuse.glusterfs"));
+        assert_eq!(kind_of_fuse_mount("fuseblk.exfat", Path::new("/dev/sdf1"), block), FsKind::LocalFuse);
+        // the table and statfs disagree: untold, so network
+        assert!(kind_of_fuse_mount("ext4", Path::new("/dev/sdd1"), block).is_network());
+        assert!(!FsKind::LocalFuse.is_network());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn this_machines_table() {
+        let table = std::fs::read("/proc/self/mountinfo").unwrap_or_default();
+        let root = mount_of(&table, Path::new("/"));
+        assert_eq!(root.map(|m| m.mount_point), Some("/".into()));
     }
 }
