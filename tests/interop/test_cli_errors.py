@@ -141,6 +141,15 @@ CASES += [
     ("consume-from-negative", ["consume", "t8", "--from=-1"], None, ["from", "offset", "-1"]),
     # delete must be confirmed
     ("delete-without-yes", ["topics", "delete", "t8"], None, ["yes", "confirm"]),
+    # new names whose files would pass for a config (x.twc's folder for x's config)
+    ("create-twc-suffix", ["topics", "create", "x.twc"], None, [".twc"]),
+    ("create-twc-suffix-upper", ["topics", "create", "T8.TWC"], None, [".twc"]),
+    ("consume-group-twc-suffix", ["consume", "t8", "--group", "g.twc", "--rebalance-window", "0.3"], None, [".twc"]),
+    # numbers out of range, refused before the store is touched
+    ("consume-for-inf", ["consume", "t8", "--for", "inf"], None, ["--for", "inf"]),
+    ("consume-for-nan", ["consume", "t8", "--for", "nan"], None, ["--for", "nan"]),
+    ("consume-group-window-0", ["consume", "t8", "--group", "g", "--rebalance-window", "0"], None, ["--rebalance-window"]),
+    ("consume-group-commit-every-0", ["consume", "t8", "--group", "g", "--commit-every", "0"], None, ["--commit-every"]),
 ]
 
 

@@ -1,6 +1,6 @@
 //! `twainmq`: the command-line tool over the TwainMQ engine.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,10 +8,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod bench;
+mod flags;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use twainmq::group::{self, GroupMember, GroupOptions, ResetTo};
+use twainmq::name;
 use twainmq::{Error as EngineError, Key, KeyType, Message, Outgoing, Payload, StartFrom, Store, TopicSpec};
 
 #[derive(Parser, Debug)]
@@ -94,9 +96,9 @@ enum GroupsCmd {
     /// Open a round: live members re-split the partitions; dead members' partitions move.
     Rebalance {
         group: String,
-        /// How long the round stays open for offers.
-        #[arg(long, default_value_t = 60.0)]
-        window: f64,
+        /// How long the round stays open for offers, in seconds (more than 0, at most a day).
+        #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = flags::window_secs, allow_negative_numbers = true)]
+        window: Duration,
     },
 }
 
@@ -125,7 +127,8 @@ enum TopicsCmd {
         #[arg(long)]
         json: bool,
     },
-    /// Delete a topic and all its messages.
+    /// Delete a topic, all its messages and the consumer groups that read it.
+    /// Without --yes, says what would be deleted and deletes nothing.
     Delete {
         name: String,
         /// Confirm the deletion.
@@ -198,24 +201,25 @@ struct ConsumeArgs {
     /// Keep waiting for new messages instead of stopping at the end of the log.
     #[arg(long)]
     follow: bool,
-    /// Stop after this many seconds.
-    #[arg(long = "for", value_name = "SECONDS")]
-    for_secs: Option<f64>,
+    /// Stop after this many seconds (0 to 10 years).
+    #[arg(long = "for", value_name = "SECONDS", value_parser = flags::for_secs, allow_negative_numbers = true)]
+    for_secs: Option<Duration>,
     /// One JSON object a line.
     #[arg(long)]
     json: bool,
     /// Join this consumer group: read only the partitions assigned to this member, commit progress.
     #[arg(long)]
     group: Option<String>,
-    /// Seconds a rebalance round stays open (with --group; 0.2.3 uses 60).
-    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
-    rebalance_window: f64,
-    /// Commit after every N messages (with --group; always also on exit).
-    #[arg(long, value_name = "N", default_value_t = 100)]
+    /// Seconds a rebalance round stays open (with --group; more than 0, at most a day; 0.2.3 uses 60).
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = flags::window_secs, allow_negative_numbers = true)]
+    rebalance_window: Duration,
+    /// Commit after every N messages written out (with --group; 1 or more). Also on a
+    /// clean exit (end of log, --max, --for, SIGINT, SIGTERM), never after a failed write.
+    #[arg(long, value_name = "N", default_value = "100", value_parser = flags::commit_every, allow_negative_numbers = true)]
     commit_every: u64,
-    /// Start a round every SECONDS so dead members' partitions move (with --group).
-    #[arg(long, value_name = "SECONDS")]
-    auto_round: Option<f64>,
+    /// Start a round every SECONDS so dead members' partitions move (with --group; 0.1 to a day).
+    #[arg(long, value_name = "SECONDS", value_parser = flags::auto_round_secs, allow_negative_numbers = true)]
+    auto_round: Option<Duration>,
 }
 
 fn main() -> ExitCode {
@@ -226,9 +230,10 @@ fn main() -> ExitCode {
         .with_target(false)
         .init();
     match run(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
-            if e.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe) {
+            // A reader that went away (`| head`) ends us quietly, as it does `cat`.
+            if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
             eprintln!("error: {e:#}");
@@ -237,9 +242,14 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<()> {
+/// Whether `e` is, or was caused by, a write to a pipe whose reader is gone.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
     if let Command::AssignStdin = cli.command {
-        return assign_stdin();
+        return assign_stdin().map(|()| ExitCode::SUCCESS);
     }
     let root = cli.store.ok_or_else(|| anyhow!("no store given: pass --store DIR or set TWAINMQ_STORE"))?;
     if let Command::SeedDemo = cli.command {
@@ -247,7 +257,7 @@ fn run(cli: Cli) -> Result<()> {
         if twainmq::demo::seed(&store)? {
             eprintln!("seeded the demo store in {}", root.display());
         }
-        return Ok(());
+        return Ok(ExitCode::SUCCESS);
     }
     let mut store = Store::open(&root)?;
     if let Some(dir) = index_cache_dir() {
@@ -257,6 +267,8 @@ fn run(cli: Cli) -> Result<()> {
     if let Some(offset) = std::env::var("TWAINMQ_CLOCK_OFFSET_SECS").ok().and_then(|v| v.trim().parse::<f64>().ok()) {
         store = store.with_clock(std::sync::Arc::new(twainmq::OffsetClock((offset * 1e6) as i64)));
     }
+    // Every command returns here, its exit code included (none calls
+    // `process::exit`), so what it counted is saved below whatever the outcome.
     let result = command(&store, cli.command);
     // What was counted this run (files of a large store) is kept for the next.
     if store.index_scanned_bytes() > 0 {
@@ -278,13 +290,14 @@ fn index_cache_dir() -> Option<PathBuf> {
     }
 }
 
-fn command(store: &Store, command: Command) -> Result<()> {
+fn command(store: &Store, command: Command) -> Result<ExitCode> {
+    let done = |r: Result<()>| r.map(|()| ExitCode::SUCCESS);
     match command {
-        Command::Topics(cmd) => topics(store, cmd),
-        Command::Produce(args) => produce(store, args),
-        Command::Consume(args) if args.group.is_some() => consume_group(store, args),
-        Command::Consume(args) => consume(store, args),
-        Command::Groups(cmd) => groups(store, cmd),
+        Command::Topics(cmd) => done(topics(store, cmd)),
+        Command::Produce(args) => done(produce(store, args)),
+        Command::Consume(args) if args.group.is_some() => done(consume_group(store, args)),
+        Command::Consume(args) => done(consume(store, args)),
+        Command::Groups(cmd) => done(groups(store, cmd)),
         Command::Check { topic, json } => {
             let problems = match &topic {
                 Some(t) => twainmq::check::check_topic(store, t)?,
@@ -309,10 +322,10 @@ fn command(store: &Store, command: Command) -> Result<()> {
             out.flush()?;
             if problems.is_empty() {
                 eprintln!("no problems found");
-                Ok(())
+                Ok(ExitCode::SUCCESS)
             } else {
                 eprintln!("{} problems found", problems.len());
-                std::process::exit(1);
+                Ok(ExitCode::from(1))
             }
         }
         Command::Bench(a) => {
@@ -352,11 +365,11 @@ fn command(store: &Store, command: Command) -> Result<()> {
                     writeln!(out, "  jump to a time:    avg {:.2} ms, max {:.2} ms", s.time_jump_avg_ms, s.time_jump_max_ms)?;
                 }
             }
-            Ok(())
+            Ok(ExitCode::SUCCESS)
         }
-        Command::BenchFollow { topic, count } => bench::follow(store, &topic, count),
-        Command::AssignStdin => assign_stdin(),
-        Command::SeedDemo => Ok(()),
+        Command::BenchFollow { topic, count } => done(bench::follow(store, &topic, count)),
+        Command::AssignStdin => done(assign_stdin()),
+        Command::SeedDemo => Ok(ExitCode::SUCCESS),
     }
 }
 
@@ -427,12 +440,34 @@ fn topics(store: &Store, cmd: TopicsCmd) -> Result<()> {
                 }
             }
         }
-        TopicsCmd::Delete { name, yes } => {
+        TopicsCmd::Delete { name: topic, yes } => {
+            name::validate_topic(&topic)?;
+            // What goes with the topic, counted before anything is removed.
+            // A topic whose files cannot be counted can still be deleted.
+            let messages = match store.describe_topic(&topic) {
+                Ok(d) => format!("{} messages in {} partitions", d.messages, d.partitions),
+                Err(e @ EngineError::TopicNotFound { .. }) => return Err(e.into()),
+                Err(e) => format!("messages not counted: {e}"),
+            };
             if !yes {
-                bail!("deleting topic {name} removes all its messages: add --yes to confirm");
+                let groups = group::groups_reading(store, &topic)?;
+                let groups = if groups.is_empty() {
+                    "no consumer group reads it".to_string()
+                } else {
+                    format!("the consumer groups that read it go too, with their committed offsets: {}", groups.join(", "))
+                };
+                bail!(
+                    "nothing deleted: `topics delete {topic}` would delete topic {topic:?} ({messages}); {groups}. \
+                     To confirm, run again with --yes: twainmq topics delete {topic} --yes"
+                );
             }
-            store.delete_topic(&name)?;
-            writeln!(out, "deleted topic {name}")?;
+            let groups = store.delete_topic(&topic)?;
+            writeln!(out, "deleted topic {topic} ({messages})")?;
+            if groups.is_empty() {
+                writeln!(out, "no consumer group read it")?;
+            } else {
+                writeln!(out, "deleted the consumer groups that read it: {}", groups.join(", "))?;
+            }
         }
     }
     Ok(())
@@ -457,6 +492,53 @@ fn key_from_json(raw: &serde_json::value::RawValue) -> Result<String> {
     bail!("\"key\" must be a number or a string, not {text}")
 }
 
+/// Longest input line `produce --jsonl` reads, in bytes. No longer line holds
+/// a message that fits the 4096-byte line limit (deflate shrinks at most about
+/// 1032 times, so a line's ~3,300 deflated bytes hold under 3.4 MB, and JSON
+/// spends at most 6 bytes on a payload byte), and reading stops there, so an
+/// endless line cannot fill memory.
+const MAX_INPUT_LINE: usize = 64 << 20;
+
+/// One input line of `produce --jsonl` as a message, or `None` for a blank
+/// line. Every way a line can be bad is an error here, before anything of it
+/// is sent, so the caller sends everything before it and names it.
+fn parse_input_line(producer: &twainmq::Producer, bytes: &[u8]) -> Result<Option<(Key, Outgoing)>> {
+    if bytes.len() > MAX_INPUT_LINE {
+        bail!(
+            "the line is over {} MiB long (reading stopped there): no message that long fits the 4096-byte line limit",
+            MAX_INPUT_LINE >> 20
+        );
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let at = e.valid_up_to();
+        let byte = bytes.get(at).map_or(String::new(), |b| format!(" (0x{b:02x})"));
+        anyhow!(
+            "the line is not UTF-8 text: byte {}{byte} is not valid UTF-8. JSON lines must be UTF-8; send binary payloads as {{\"type\": \"bytes\", \"hex\": ...}}",
+            at + 1
+        )
+    })?;
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    let rec: JsonlRecord = serde_json::from_str(text).context("not a {\"key\": K, \"payload\": P} object")?;
+    let key = producer.parse_key(&key_from_json(&rec.key)?)?;
+    let payload = Outgoing::from_json(rec.payload.get()).map_err(|e| anyhow!(e))?;
+    Ok(Some((key, payload)))
+}
+
+/// The offset of a message just sent. A message is reported as written only
+/// once it is found in the store: when it cannot be (its file was deleted or
+/// replaced since), this is an error, never a `null` offset.
+fn offset_of(producer: &mut twainmq::Producer, d: &twainmq::Delivery) -> Result<u64> {
+    producer.resolve_offset(d).map_err(|e| {
+        anyhow::Error::new(e).context(format!(
+            "the message was written to partition {} ({}) but could not be found there afterwards, so it may not be in the topic",
+            d.partition,
+            d.path.display()
+        ))
+    })
+}
+
 fn produce(store: &Store, args: ProduceArgs) -> Result<()> {
     if args.batch && !args.jsonl {
         bail!("--batch sends lines of standard input in batches: use it with --jsonl");
@@ -472,15 +554,12 @@ fn produce(store: &Store, args: ProduceArgs) -> Result<()> {
             Outgoing::Text(message)
         };
         let d = producer.send(&key, &payload)?;
-        let offset = producer.resolve_offset(&d).ok();
+        let offset = offset_of(&mut producer, &d)?;
         if args.json {
             serde_json::to_writer(&mut out, &serde_json::json!({"partition": d.partition, "offset": offset}))?;
             writeln!(out)?;
         } else {
-            match offset {
-                Some(o) => writeln!(out, "sent to partition {} at offset {o}", d.partition)?,
-                None => writeln!(out, "sent to partition {}", d.partition)?,
-            }
+            writeln!(out, "sent to partition {} at offset {offset}", d.partition)?;
         }
         return Ok(());
     }
@@ -490,11 +569,13 @@ fn produce(store: &Store, args: ProduceArgs) -> Result<()> {
     // pipe adds no delay. Otherwise each message is sent alone, in input order,
     // which is what keeps "a killed producer wrote a prefix of its input" true:
     // a batch spans several partition files and no write covers them all.
+    // Input is read as bytes: a line that is not UTF-8 is a bad line like any
+    // other (everything before it sent, the line named), not a read error.
     let mut input = io::BufReader::with_capacity(1 << 16, io::stdin().lock());
     let mut sent = 0u64;
     let mut pending: Vec<(Key, Outgoing)> = Vec::new();
     let mut pending_lines: Vec<usize> = Vec::new();
-    let mut line = String::new();
+    let mut line = Vec::new();
     let mut n = 0usize;
     loop {
         let more_ready = input.buffer().contains(&b'\n');
@@ -502,21 +583,15 @@ fn produce(store: &Store, args: ProduceArgs) -> Result<()> {
             send_pending(&mut producer, &mut pending, &mut pending_lines, &mut sent)?;
         }
         line.clear();
-        if input.read_line(&mut line).context("reading standard input")? == 0 {
+        // One byte past the limit tells a line that is too long from one that just fits.
+        let limit = u64::try_from(MAX_INPUT_LINE).unwrap_or(u64::MAX).saturating_add(1);
+        if input.by_ref().take(limit).read_until(b'\n', &mut line).context("reading standard input")? == 0 {
             break;
         }
         n += 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let parsed = (|| -> Result<(Key, Outgoing)> {
-            let rec: JsonlRecord = serde_json::from_str(&line).context("not a {\"key\": K, \"payload\": P} object")?;
-            let key = producer.parse_key(&key_from_json(&rec.key)?)?;
-            let payload = Outgoing::from_json(rec.payload.get()).map_err(|e| anyhow!(e))?;
-            Ok((key, payload))
-        })();
-        let (key, payload) = match parsed {
-            Ok(m) => m,
+        let (key, payload) = match parse_input_line(&producer, &line) {
+            Ok(Some(m)) => m,
+            Ok(None) => continue,
             Err(e) => {
                 // Everything before the bad line goes out first, as if sent one by one.
                 send_pending(&mut producer, &mut pending, &mut pending_lines, &mut sent)?;
@@ -528,14 +603,15 @@ fn produce(store: &Store, args: ProduceArgs) -> Result<()> {
             pending_lines.push(n);
             continue;
         }
-        let d = producer
-            .send(&key, &payload)
-            .map_err(|e| anyhow::Error::new(e).context(format!("input line {n} (messages before it were sent: {sent})")))?;
-        sent += 1;
+        let context = |sent: u64| format!("input line {n} (messages before it were sent: {sent})");
+        let d = producer.send(&key, &payload).map_err(|e| anyhow::Error::new(e).context(context(sent)))?;
         if args.json {
-            let offset = producer.resolve_offset(&d).ok();
+            let offset = offset_of(&mut producer, &d).map_err(|e| e.context(context(sent)))?;
+            sent += 1;
             serde_json::to_writer(&mut out, &serde_json::json!({"partition": d.partition, "offset": offset}))?;
             writeln!(out)?;
+        } else {
+            sent += 1;
         }
     }
     send_pending(&mut producer, &mut pending, &mut pending_lines, &mut sent)?;
@@ -593,7 +669,7 @@ fn consume(store: &Store, args: ConsumeArgs) -> Result<()> {
         None => store.consumer(&args.topic, from)?,
     };
     let stop = stop_flag();
-    let deadline = args.for_secs.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+    let deadline = deadline_after(args.for_secs);
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut count = 0u64;
@@ -635,9 +711,16 @@ fn consume(store: &Store, args: ConsumeArgs) -> Result<()> {
     Ok(())
 }
 
+/// When `--for` ends, or `None` for never (no `--for`, or a deadline past
+/// what this machine's clock can hold).
+fn deadline_after(for_secs: Option<Duration>) -> Option<Instant> {
+    for_secs.and_then(|d| Instant::now().checked_add(d))
+}
+
 fn write_message(out: &mut impl Write, m: &Message, json: bool) -> Result<()> {
     if json {
-        serde_json::to_writer(&mut *out, &m.to_json())?;
+        // As an io::Error, so a closed pipe is told apart from other failures.
+        serde_json::to_writer(&mut *out, &m.to_json()).map_err(io::Error::from)?;
         writeln!(out)?;
         return Ok(());
     }
@@ -701,8 +784,13 @@ fn stop_flag() -> Arc<AtomicBool> {
     stop
 }
 
-fn secs(s: f64, what: &str) -> Result<Duration> {
-    Duration::try_from_secs_f64(s).map_err(|_| anyhow!("{what} must be a number of seconds of 0 or more, not {s}"))
+/// Why a group member's loop stopped early.
+enum Stopped {
+    /// Writing or flushing the output failed (a closed pipe, a full disk):
+    /// what was polled since the last commit may not have been delivered.
+    Output(anyhow::Error),
+    /// The engine failed (polling, committing).
+    Engine(anyhow::Error),
 }
 
 fn consume_group(store: &Store, args: ConsumeArgs) -> Result<()> {
@@ -716,21 +804,22 @@ fn consume_group(store: &Store, args: ConsumeArgs) -> Result<()> {
         }
         f => f,
     };
-    let opts = GroupOptions {
-        window: secs(args.rebalance_window, "--rebalance-window")?,
-        start_from,
-        auto_round: args.auto_round.map(|s| secs(s, "--auto-round")).transpose()?,
-        ..GroupOptions::default()
-    };
+    // (A group that does not exist yet is created by the join, which refuses
+    // names we never create, such as ones ending in `.twc`.)
+    let opts = GroupOptions { window: args.rebalance_window, start_from, auto_round: args.auto_round, ..GroupOptions::default() };
     let stop = stop_flag();
-    let deadline = args.for_secs.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+    let deadline = deadline_after(args.for_secs);
     let mut member = GroupMember::join(store, &args.topic, &group, opts)?;
     eprintln!("joined group {group} as member {}", member.id());
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let (mut count, mut since_commit) = (0u64, 0u64);
     let mut assigned_once = false;
-    let result = (|| -> Result<()> {
+    // Invariant: a commit covers only messages whose write and flush
+    // succeeded. `member.commit()` commits the read position, which is past
+    // every message polled; so the output is flushed just before each commit,
+    // and once a write or flush has failed nothing more is committed.
+    let outcome = (|| -> Result<(), Stopped> {
         loop {
             if stop.load(Ordering::SeqCst) || args.max.is_some_and(|m| count >= m) || deadline.is_some_and(|d| Instant::now() >= d) {
                 return Ok(());
@@ -741,15 +830,15 @@ fn consume_group(store: &Store, args: ConsumeArgs) -> Result<()> {
                 Ok(Some(m)) => {
                     count += 1;
                     since_commit += 1;
-                    write_message(&mut out, &m, args.json)?;
-                    if since_commit >= args.commit_every.max(1) {
-                        out.flush()?;
-                        member.commit()?;
+                    write_message(&mut out, &m, args.json).map_err(Stopped::Output)?;
+                    if since_commit >= args.commit_every {
+                        out.flush().map_err(|e| Stopped::Output(e.into()))?;
+                        member.commit().map_err(|e| Stopped::Engine(e.into()))?;
                         since_commit = 0;
                     }
                 }
                 Ok(None) => {
-                    out.flush()?;
+                    out.flush().map_err(|e| Stopped::Output(e.into()))?;
                     if member.round_open_until().is_none() {
                         assigned_once = true;
                     }
@@ -759,19 +848,56 @@ fn consume_group(store: &Store, args: ConsumeArgs) -> Result<()> {
                     }
                 }
                 Err(e @ EngineError::CorruptLine { .. }) => {
-                    out.flush()?;
+                    out.flush().map_err(|e| Stopped::Output(e.into()))?;
                     eprintln!("warning: {e}");
                 }
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(Stopped::Engine(e.into())),
             }
         }
     })();
-    out.flush()?;
+    // A clean stop (end of the log, --max, --for, SIGINT, SIGTERM) still needs
+    // its last lines flushed before the final commit covers them.
+    let outcome = outcome.and_then(|()| out.flush().map_err(|e| Stopped::Output(e.into())));
     let id = member.id();
     let assigned = member.assignment().to_vec();
-    member.close()?;
-    eprintln!("member {id} left group {group} after {count} messages (partitions {assigned:?}), offsets committed");
-    result
+    let topic_deleted = |e: &anyhow::Error| e.downcast_ref::<EngineError>().is_some_and(|e| matches!(e, EngineError::TopicDeleted { .. }));
+    match outcome {
+        Ok(()) => {
+            member.close()?;
+            eprintln!("member {id} left group {group} after {count} messages (partitions {assigned:?}), offsets committed");
+            Ok(())
+        }
+        Err(Stopped::Output(e)) => {
+            // What was polled since the last commit may never have reached the
+            // reader: leave without committing, so it is read again (by us
+            // next time, or by whoever takes the partitions), never skipped.
+            let left = member.close_without_commit();
+            let why = if is_broken_pipe(&e) { "the output was closed" } else { "writing the output failed" };
+            eprintln!(
+                "member {id} left group {group} after {count} messages: {why}, so nothing since its last commit was committed (those messages will be read again)"
+            );
+            if let Err(l) = left {
+                eprintln!("warning: member {id} could not leave group {group} cleanly: {l}");
+            }
+            Err(e)
+        }
+        Err(Stopped::Engine(e)) if topic_deleted(&e) => {
+            // The topic (and with it the group) is gone or replaced: a commit
+            // of positions in the old files would mean nothing in the new ones.
+            if let Err(l) = member.close_without_commit() {
+                eprintln!("warning: member {id} could not leave group {group} cleanly: {l}");
+            }
+            Err(e.context(format!("member {id} of group {group} stopped after {count} messages")))
+        }
+        Err(Stopped::Engine(e)) => {
+            // Everything polled was written and flushed (the output did not
+            // fail): committing it spares the next reader duplicates.
+            if let Err(l) = member.close() {
+                eprintln!("warning: member {id} could not commit and leave group {group} cleanly: {l}");
+            }
+            Err(e.context(format!("member {id} of group {group} stopped after {count} messages")))
+        }
+    }
 }
 
 fn groups(store: &Store, cmd: GroupsCmd) -> Result<()> {
@@ -858,8 +984,8 @@ fn groups(store: &Store, cmd: GroupsCmd) -> Result<()> {
             }
         }
         GroupsCmd::Rebalance { group: g, window } => {
-            group::trigger_round(store, &g, secs(window, "--window")?)?;
-            writeln!(out, "round opened in group {g}; it ends in {window} s")?;
+            group::trigger_round(store, &g, window)?;
+            writeln!(out, "round opened in group {g}; it ends in {} s", window.as_secs_f64())?;
         }
     }
     Ok(())

@@ -52,7 +52,7 @@ impl std::fmt::Display for NameProblem {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    #[error("invalid topic name {name:?}: {problem}. Use 1-200 characters from A-Z a-z 0-9 _ . - (not \".\" or \"..\", and not starting with \"--group--\")")]
+    #[error("invalid topic name {name:?}: {problem}. Use 1-200 characters from A-Z a-z 0-9 _ . - (not \".\" or \"..\", not starting with \"--group--\", not ending in \".twc\")")]
     InvalidTopicName { name: String, problem: NameProblem },
 
     #[error("invalid consumer group name {name:?}: {problem}. Use 1-191 characters from A-Z a-z 0-9 _ . -")]

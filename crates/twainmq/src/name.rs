@@ -1,5 +1,18 @@
 //! Topic and group names: 0.2.3's `^[A-Za-z0-9_.-]+$`, minus the names that
 //! escape the store (`.`, `..`) or collide with groups (`--group--*`).
+//!
+//! Two levels: [`validate_topic`] / [`validate_group`] accept every name that
+//! may be *used* (read, written, deleted), including those 0.2.3 made that we
+//! would not make; [`validate_new_topic`] / [`validate_new_group`] add the
+//! rules for names we *create*, which refuse names whose files would be taken
+//! for something else in the store's root:
+//! - a name ending in `.twc` (any case: NTFS and APFS match names without
+//!   case, and 0.2.3's listing on Windows too): topic `x.twc` makes a folder
+//!   `x.twc` that every listing takes for the config of a topic `x`;
+//! - a name starting with `.` and containing `.twc.tmp` (any case): the form
+//!   of the temporary file `.{topic}.twc.tmp-{pid}` a config is written to
+//!   before its rename. Other names starting with `.` (`...`, `.events`) stay
+//!   valid: 0.2.3 accepts and lists them, and nothing of ours uses them.
 
 use crate::error::{Error, NameProblem};
 
@@ -45,6 +58,53 @@ pub fn validate_group(name: &str) -> Result<(), Error> {
     check_chars(name, MAX_GROUP_NAME).map_err(|problem| Error::InvalidGroupName { name: name.to_string(), problem })
 }
 
+/// Whether `name` ends in `.twc`, in any case.
+fn has_config_suffix(name: &str) -> bool {
+    let suffix = ".twc";
+    name.len() >= suffix.len()
+        && name.is_char_boundary(name.len() - suffix.len())
+        && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+}
+
+/// Whether `name` has the form of the store's temporary config files,
+/// `.{topic}.twc.tmp-{pid}` (compared without case).
+fn is_temp_name(name: &str) -> bool {
+    name.starts_with('.') && name.to_ascii_lowercase().contains(".twc.tmp")
+}
+
+/// The rules for a name about to be created, on top of those for any name.
+fn check_new(name: &str) -> Result<(), NameProblem> {
+    if has_config_suffix(name) {
+        return Err(NameProblem::ConfigSuffix);
+    }
+    if is_temp_name(name) {
+        return Err(NameProblem::TempName);
+    }
+    Ok(())
+}
+
+/// Check the name of a topic about to be created: [`validate_topic`], and
+/// not ending in `.twc` nor of the form of a temporary file (see the module
+/// documentation). Topics 0.2.3 made with such names can still be used.
+///
+/// # Errors
+/// [`Error::InvalidTopicName`] saying what is wrong.
+pub fn validate_new_topic(name: &str) -> Result<(), Error> {
+    validate_topic(name)?;
+    check_new(name).map_err(|problem| Error::InvalidTopicName { name: name.to_string(), problem })
+}
+
+/// Check the name of a consumer group about to be created: [`validate_group`],
+/// and not ending in `.twc` (its folder `--group--NAME.twc` would be taken for
+/// the config of a group `NAME`) nor of the form of a temporary file.
+///
+/// # Errors
+/// [`Error::InvalidGroupName`] saying what is wrong.
+pub fn validate_new_group(name: &str) -> Result<(), Error> {
+    validate_group(name)?;
+    check_new(name).map_err(|problem| Error::InvalidGroupName { name: name.to_string(), problem })
+}
+
 /// The topic that holds group `group`'s log.
 pub fn group_topic(group: &str) -> String {
     format!("{GROUP_PREFIX}{group}")
@@ -80,5 +140,37 @@ mod tests {
         assert!(validate_group("workers").is_ok());
         assert!(validate_group("..").is_err());
         assert!(validate_group(&"g".repeat(192)).is_err());
+    }
+
+    fn new_problem(name: &str) -> Option<NameProblem> {
+        match validate_new_topic(name) {
+            Ok(()) => None,
+            Err(Error::InvalidTopicName { problem, .. }) => Some(problem),
+            Err(e) => panic!("unexpected {e}"),
+        }
+    }
+
+    #[test]
+    fn new_topic_names() {
+        // Names 0.2.3 users use stay valid, dots included.
+        for ok in ["events", "a.b-c_D9", "...", ".events", "-lead", "x.twcx", "twc", ".twcfoo", "a.tw", "a.twc.b", "x.tmp"] {
+            assert_eq!(new_problem(ok), None, "{ok}");
+            assert!(validate_new_group(ok).is_ok(), "{ok}");
+        }
+        for bad in ["x.twc", "x.TWC", "x.Twc", ".twc", "a.b.twc", "--x.twc"] {
+            assert_eq!(new_problem(bad), Some(NameProblem::ConfigSuffix), "{bad}");
+            assert!(matches!(validate_new_group(bad), Err(Error::InvalidGroupName { problem: NameProblem::ConfigSuffix, .. })), "{bad}");
+            // Still usable when it exists (0.2.3 made it): reading, writing, deleting.
+            assert_eq!(problem(bad), None, "{bad}");
+        }
+        for bad in [".x.twc.tmp-123", ".X.TWC.TMP-1", "..twc.tmp", ".--group--g.twc.tmp-7"] {
+            assert_eq!(new_problem(bad), Some(NameProblem::TempName), "{bad}");
+        }
+        // The rules for any name come first.
+        assert_eq!(new_problem(".."), Some(NameProblem::DotName));
+        assert_eq!(new_problem("--group--x.twc"), Some(NameProblem::GroupPrefix));
+        assert_eq!(new_problem(""), Some(NameProblem::Empty));
+        assert!(NameProblem::ConfigSuffix.to_string().contains(".twc"));
+        assert!(NameProblem::TempName.to_string().contains("temporary"));
     }
 }

@@ -257,7 +257,7 @@ impl Store {
     /// # Errors
     /// Invalid names, key types, partition counts or type names; [`Error::TopicExists`].
     pub fn create_topic(&self, topic: &str, spec: &TopicSpec) -> Result<TopicConfig> {
-        name::validate_topic(topic)?;
+        name::validate_new_topic(topic)?;
         self.create_topic_unchecked(topic, spec, serde_json::Map::new())
     }
 
@@ -405,6 +405,10 @@ impl Store {
         if let Some(m) = &dir_meta {
             if m.file_type().is_symlink() {
                 return Err(Error::SymlinkRefused { path: dir });
+            }
+            // Checked before anything is removed, so a refused delete changes nothing.
+            if !m.file_type().is_dir() {
+                return Err(Error::NotAFile { path: dir, kind: files::kind_name(&m.file_type()) });
             }
         }
         // Config first: the topic leaves every listing before its data goes.

@@ -29,6 +29,8 @@ impl StoreChange {
     }
 
     /// Fold in the change a path implies.
+    /// (Topics may start with `.`, as 0.2.3 allows: only our temporary
+    /// config files, `.{topic}.twc.tmp-{pid}`, are skipped.)
     pub fn add_path(&mut self, root: &Path, path: &Path, created_or_removed: bool) {
         let Ok(rel) = path.strip_prefix(root) else { return };
         let mut parts = rel.components();
@@ -38,7 +40,7 @@ impl StoreChange {
             Some(stem) if !in_folder => (stem, true),
             _ => (first, false),
         };
-        if name.starts_with('.') {
+        if is_temp_config(name) {
             return; // our own temporary files
         }
         match name.strip_prefix(GROUP_PREFIX) {
@@ -57,7 +59,7 @@ impl StoreChange {
     /// Fold in a change inside the folder `name` (a topic's or a group's data):
     /// no allocation when it is already noted, as for every append of a burst.
     pub fn add_folder(&mut self, name: &str) {
-        if name.starts_with('.') {
+        if is_temp_config(name) {
             return;
         }
         match name.strip_prefix(GROUP_PREFIX) {
@@ -389,6 +391,11 @@ mod linux {
             std::thread::sleep(BATCH_PAUSE);
         }
     }
+}
+
+/// Whether `name` is one of our temporary config files, `.{topic}.twc.tmp-{pid}`.
+fn is_temp_config(name: &str) -> bool {
+    name.starts_with('.') && name.contains(".twc.tmp-")
 }
 
 #[cfg(test)]

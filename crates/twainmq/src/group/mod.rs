@@ -106,6 +106,7 @@ pub(crate) fn ensure_group(store: &Store, topic: &str, group: &str, partitions: 
             Ok(())
         }
         Err(Error::TopicNotFound { .. }) => {
+            name::validate_new_group(group)?;
             let spec = TopicSpec::new(KeyType::U32, 1).with_types(TYPES);
             let mut extra = serde_json::Map::new();
             extra.insert("topic".into(), topic.into());
