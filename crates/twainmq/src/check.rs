@@ -20,7 +20,9 @@ pub struct Problem {
     /// A stable code: `corrupt_config`, `unknown_file`, `symlink`, `not_a_file`,
     /// `damaged_name`, `damaged_line`, `unfinished_line`, `offset_gap`,
     /// `offset_overlap`, `duplicate_day`, `unknown_type_id`, `network_filesystem`,
-    /// `commit_past_end`, `unreadable_topic`, `unreadable_group`, `unreadable_partition`.
+    /// `commit_past_end`, `commit_unknown_partition`, `commit_out_of_range`,
+    /// `unreadable_group_records`, `config_not_for_023`, `unreadable_topic`,
+    /// `unreadable_group`, `unreadable_partition`.
     pub kind: &'static str,
     pub message: String,
 }
@@ -61,6 +63,39 @@ pub fn check_store(store: &Store) -> Result<Vec<Problem>> {
     Ok(out)
 }
 
+/// What in a config we read, but 0.2.3 cannot use as it is (it takes the
+/// values as they are: a string for a count raises, two types with one id
+/// decode as one), and group configs whose recorded topic is no topic name.
+fn config_compat(store: &Store, topic: &str, config: &crate::config::TopicConfig) -> Vec<String> {
+    let mut out = Vec::new();
+    let Ok(bytes) = std::fs::read(store.config_path(topic)) else { return out };
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(&bytes) else { return out };
+    for key in ["key_width", "partitions"] {
+        if !map.get(key).is_some_and(|v| v.is_i64()) {
+            out.push(format!("\"{key}\" is {}, not a JSON integer: we read it, but 0.2.3 fails on it; write it as a number", map.get(key).map_or("missing".to_string(), |v| v.to_string())));
+        }
+    }
+    if let Some(serde_json::Value::Object(types)) = map.get("message_types") {
+        let mut seen = std::collections::BTreeMap::new();
+        for (name, id) in types {
+            if !id.is_u64() {
+                out.push(format!("message type {name:?} has id {id}, not a JSON integer: 0.2.3 fails on it"));
+            }
+            if let Some(other) = seen.insert(id.to_string(), name.clone()) {
+                out.push(format!("message types {other:?} and {name:?} share id {id}: their messages cannot be told apart; give each its own id"));
+            }
+        }
+    }
+    if topic.starts_with(crate::name::GROUP_PREFIX) {
+        match config.extra.get("topic") {
+            None => {}
+            Some(serde_json::Value::String(t)) if crate::name::validate_topic(t).is_ok() => {}
+            Some(v) => out.push(format!("the group's recorded \"topic\" is {v}, which is no topic name: the group cannot be used until it is fixed or removed")),
+        }
+    }
+    out
+}
+
 fn unreadable(topic: &str, e: &Error) -> Problem {
     Problem {
         topic: topic.to_string(),
@@ -79,27 +114,44 @@ fn unreadable(topic: &str, e: &Error) -> Problem {
 /// the committed offset.
 fn check_commits(store: &Store, group: &str, out: &mut Vec<Problem>) {
     let Ok(log) = crate::group::read_log(store, group) else { return };
+    let gtopic = crate::name::group_topic(group);
+    let mut push = |partition: Option<u32>, offset: Option<u64>, kind: &'static str, message: String| {
+        out.push(Problem { topic: gtopic.clone(), partition, file: None, line: None, offset, kind, message });
+    };
+    if log.unreadable > 0 {
+        push(
+            None,
+            None,
+            "unreadable_group_records",
+            format!("{} records of group {group:?} are damaged or of an unknown shape and were skipped (twainmq check lists damaged lines above; other shapes were written by another tool)", log.unreadable),
+        );
+    }
     let Ok((Some(topic), _)) = crate::group::group_topic_of(store, group, &log) else { return };
     let Ok(ends) = store.end_offsets(&topic) else { return };
     for (&p, &committed) in &log.commits {
         let end = ends.get(p as usize).copied();
+        if end.is_none() {
+            push(Some(p), None, "commit_unknown_partition", format!("group {group:?} has a commit for partition {p}, which topic {topic:?} does not have ({} partitions)", ends.len()));
+            continue;
+        }
+        if committed < -1 {
+            push(Some(p), None, "commit_out_of_range", format!("group {group:?} committed offset {committed} for partition {p}: offsets are 0 or more (-1 means the end): reset the group"));
+            continue;
+        }
         let past = match (end, u64::try_from(committed)) {
             (Some(end), Ok(c)) => c > end,
             _ => false,
         };
         if past {
-            out.push(Problem {
-                topic: crate::name::group_topic(group),
-                partition: Some(p),
-                file: None,
-                line: None,
-                offset: u64::try_from(committed).ok(),
-                kind: "commit_past_end",
-                message: format!(
+            push(
+                Some(p),
+                u64::try_from(committed).ok(),
+                "commit_past_end",
+                format!(
                     "group {group:?} committed offset {committed} for partition {p} of topic {topic:?}, which ends at {}: a member taking it would skip the messages written until then. Reset the group (twainmq groups reset {group} --to earliest) or delete it",
                     end.unwrap_or(0)
                 ),
-            });
+            );
         }
     }
 }
@@ -127,6 +179,9 @@ pub fn check_topic(store: &Store, topic: &str) -> Result<Vec<Problem>> {
         }
         Err(e) => return Err(e),
     };
+    for reason in config_compat(store, topic, &config) {
+        out.push(problem(None, Some(format!("{topic}.twc")), None, None, "config_not_for_023", reason));
+    }
     let dir = store.topic_dir(topic);
     if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
         out.push(problem(

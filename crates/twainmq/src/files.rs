@@ -14,6 +14,26 @@ use crate::error::{Error, Result};
 /// is reported as damaged and its file is not read.
 pub const MAX_FIRST_OFFSET: u64 = 1 << 62;
 
+/// Where the next bytes of data are at or after `pos`, skipping a hole of a
+/// sparse file (holes hold zeros, never a newline, so skipping them changes no
+/// line count); `None` when only a hole (or nothing) follows. Where the system
+/// cannot tell, `pos` itself. Moves the file's position.
+pub(crate) fn next_data(file: &fs::File, pos: u64) -> Option<u64> {
+    #[cfg(any(target_os = "linux", target_os = "android", target_os = "freebsd"))]
+    {
+        match rustix::fs::seek(file, rustix::fs::SeekFrom::Data(pos)) {
+            Ok(d) => Some(d.max(pos)),
+            Err(rustix::io::Errno::NXIO) => None,
+            Err(_) => Some(pos),
+        }
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "freebsd")))]
+    {
+        let _ = file;
+        Some(pos)
+    }
+}
+
 /// What a folder entry is, when it is not a regular file.
 pub(crate) fn kind_name(t: &fs::FileType) -> &'static str {
     #[cfg(unix)]

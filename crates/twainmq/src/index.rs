@@ -199,6 +199,19 @@ impl LineIndex {
         let mut pos = entry.scanned;
         let start = pos;
         loop {
+            // Skip holes of a sparse file (a 64 GiB file of nothing is counted at once).
+            match crate::files::next_data(&f, pos) {
+                Some(d) => {
+                    if d != pos {
+                        pos = d;
+                    }
+                    f.seek(SeekFrom::Start(pos)).map_err(|e| Error::io("read", path, e))?;
+                }
+                None => {
+                    pos = pos.max(f.metadata().map_err(|e| Error::io("read", path, e))?.len());
+                    break;
+                }
+            }
             let n = match f.read(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => n,

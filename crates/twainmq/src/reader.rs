@@ -107,6 +107,18 @@ impl Cursor {
                     self.end = 0;
                 }
             }
+            if self.discarding > 0 {
+                // Inside an overlong line: jump over holes of a sparse file
+                // instead of reading gigabytes of zeros (they hold no newline).
+                if let Ok(pos) = self.handle.stream_position() {
+                    let to = match crate::files::next_data(&self.handle, pos) {
+                        Some(d) => d,
+                        None => self.handle.metadata().map_or(pos, |m| m.len().max(pos)),
+                    };
+                    self.discarding = self.discarding.saturating_add(usize::try_from(to - pos).unwrap_or(usize::MAX));
+                    self.handle.seek(SeekFrom::Start(to)).map_err(|e| Error::io("seek in", &self.file.path, e))?;
+                }
+            }
             let n = loop {
                 match self.handle.read(&mut self.buf[self.end..]) {
                     Ok(n) => break n,

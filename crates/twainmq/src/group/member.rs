@@ -130,7 +130,12 @@ impl GroupMember {
         let mut attempts = 0;
         let id = loop {
             attempts += 1;
-            let id = log.max_key.map_or(1, |k| k.saturating_add(1)).max(1);
+            // 0.2.3 takes the largest id seen plus one; past u32::MAX (a hostile or
+            // damaged log) that would repeat an id, so take the lowest one unused.
+            let id = match log.max_key.map_or(Some(1), |k| k.checked_add(1)) {
+                Some(id) => id.max(1),
+                None => (1..u32::MAX).find(|id| !log.joins.contains_key(id) && !log.last_seen.contains_key(id)).unwrap_or(u32::MAX),
+            };
             let tag: u64 = rand::random();
             writer.send(&crate::Key::Int(id.into()), &Record::Joined { tag }.to_outgoing())?;
             // The first JOINED after our position decides: ours, or someone else's (then retry).
