@@ -2,7 +2,10 @@
 # `make torture`: the long form of the torture suites (tests/torture), several minutes:
 # >= 1.1M messages from 10 writers (5 CLI, 5 twainmq 0.2.3) across a UTC rollover,
 # 3 more rollovers with our writers only, 2000 quick rollovers under readers,
-# >= 200 producer SIGKILLs, 40 group-member SIGKILLs. `make test` runs the short form.
+# >= 200 producer SIGKILLs, 40 group-member SIGKILLs; midnight with clocks that disagree
+# (test_rollover_skew.py: 4 runs of 3 of our producers into one partition, clocks 0/0.25/0.55 s
+# apart, and a run with 0.2.3 producers lagging 0.7/1.8 s), the hostile-store battery
+# (test_hostile.py). `make test` runs the short form.
 # Extra arguments go to pytest (e.g. -k crash, -x).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -90,11 +90,15 @@ def test_produce_refuses_linked_topic_folder(linked_topic):
         _fails(proc, ["link"], f"produce into a topic whose folder is a link ({args[-1]})")
 
 
-def test_reading_a_linked_topic_folder_still_works(linked_topic):
-    """Control: reading through the link is harmless and allowed."""
+def test_reading_a_linked_topic_folder_is_refused(linked_topic):
+    """Nothing outside the store is read: a topic folder that is a link (here to a
+    folder outside the store) is refused for reading too, with an error naming it,
+    and `check` reports it."""
     store, _ = linked_topic
-    out = run_cli(store, "consume", "v", "--json")
-    assert sorted(json.loads(l)["payload"]["value"] for l in out.stdout.splitlines()) == ["one", "two"]
+    for args in (["consume", "v", "--json"], ["topics", "describe", "v"]):
+        proc = run_cli(store, *args, check=False)
+        _fails(proc, ["link"], f"`twainmq {' '.join(args)}` through a linked topic folder")
+        assert "one" not in proc.stdout and "two" not in proc.stdout, proc.stdout
 
 
 @pytest.mark.parametrize("target", ["existing", "dangling", "inside"])

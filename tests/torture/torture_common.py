@@ -306,3 +306,130 @@ def snapshot_diff(before, after):
     removed = sorted(k[1] for k in before.keys() - after.keys())
     changed = sorted(k[1] for k in before.keys() & after.keys() if before[k] != after[k])
     return f"added={added} removed={removed} changed={changed}"
+
+
+# --------------------------------------------------------------------------
+# Hostile stores (test_hostile.py): lines made by hand, and "nothing changed"
+# checks that never open anything but small regular files (a snapshot() of a
+# store holding a FIFO would hang, one holding a 64 GiB sparse file would read it).
+
+
+def encode_line(key, payload, key_width=4, ts=1_796_000_000.0):
+    """One TwainMQ line, newline included, as 0.2.3 writes it (FORMAT.md).
+    payload: str (text), bytes (0xFC + bytes) or (type_id, fields) (a typed
+    record: 0xFB, the 2-byte id, compact JSON). Unsigned int keys only."""
+    import base64
+    import struct
+
+    if isinstance(payload, str):
+        body = payload.encode("utf-8")
+    elif isinstance(payload, bytes):
+        body = b"\xfc" + payload
+    else:
+        type_id, fields = payload
+        body = b"\xfb" + type_id.to_bytes(2, "big") + json.dumps(fields, separators=(",", ":")).encode("utf-8")
+    deflate = zlib.compressobj(6, zlib.DEFLATED, -15)
+    blob = deflate.compress(body) + deflate.flush()
+    line = (base64.b85encode(key.to_bytes(key_width, "big")) + base64.b85encode(struct.pack("!d", ts))
+            + base64.b85encode(blob) + b"\n")
+    return line
+
+
+def stat_snapshot(root, hash_limit=1 << 20):
+    """{relative path: (kind, size, mtime_ns, crc or None)} of every entry under
+    root, without following links and without opening anything but regular
+    files of at most hash_limit bytes (FIFOs, devices and huge files are
+    compared by their metadata only). A link records its target."""
+    root = Path(root)
+    snap = {}
+    if not os.path.lexists(root):
+        return snap
+    stack = [root]
+    while stack:
+        d = stack.pop()
+        for entry in sorted(os.scandir(d), key=lambda e: e.name):
+            st = entry.stat(follow_symlinks=False)
+            rel = os.path.relpath(entry.path, root)
+            import stat as _stat
+
+            if _stat.S_ISLNK(st.st_mode):
+                snap[rel] = ("link", os.readlink(entry.path), st.st_mtime_ns, None)
+            elif _stat.S_ISDIR(st.st_mode):
+                snap[rel] = ("dir", None, None, None)
+                stack.append(Path(entry.path))
+            elif _stat.S_ISREG(st.st_mode):
+                crc = None
+                if st.st_size <= hash_limit:
+                    with open(entry.path, "rb") as f:
+                        crc = zlib.crc32(f.read())
+                snap[rel] = ("file", st.st_size, st.st_mtime_ns, crc)
+            else:
+                snap[rel] = (f"special:{_stat.S_IFMT(st.st_mode):o}", None, st.st_mtime_ns, None)
+    return snap
+
+
+def stat_snapshot_diff(before, after):
+    added = sorted(after.keys() - before.keys())
+    removed = sorted(before.keys() - after.keys())
+    changed = sorted(k for k in before.keys() & after.keys() if before[k] != after[k])
+    return f"added={added} removed={removed} changed={changed}"
+
+
+def run_bounded(cmd, timeout, env=None, stdin_bytes=None, out_dir=None, name="cmd", keep=64 * 1024):
+    """Run a command with a time limit in its own session (killed with its whole
+    process group when the limit passes). stdout/stderr go to files in out_dir
+    (a hostile store can make a command print gigabytes); returns a dict with
+    rc (None on timeout, negative for a signal), seconds, timed_out, the last
+    `keep` bytes of stdout/stderr as text, their sizes and paths."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    out_path, err_path = out_dir / f"{name}.out", out_dir / f"{name}.err"
+    t0 = time.monotonic()
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        popen = subprocess.Popen([str(c) for c in cmd], stdout=out, stderr=err,
+                                 stdin=subprocess.PIPE if stdin_bytes is not None else subprocess.DEVNULL,
+                                 env=env or base_env(), start_new_session=True)
+        timed_out = False
+        try:
+            if stdin_bytes is not None:
+                try:
+                    popen.stdin.write(stdin_bytes)
+                    popen.stdin.close()
+                except BrokenPipeError:
+                    pass
+            popen.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            try:
+                os.killpg(popen.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            popen.wait(timeout=30)
+
+    def tail(p):
+        size = p.stat().st_size
+        with open(p, "rb") as f:
+            f.seek(max(0, size - keep))
+            return f.read().decode("utf-8", errors="replace"), size
+
+    stdout, out_size = tail(out_path)
+    stderr, err_size = tail(err_path)
+    return dict(cmd=[str(c) for c in cmd], rc=None if timed_out else popen.returncode, timed_out=timed_out,
+                seconds=round(time.monotonic() - t0, 2), stdout=stdout, stderr=stderr,
+                stdout_bytes=out_size, stderr_bytes=err_size, stdout_path=str(out_path), stderr_path=str(err_path))
+
+
+def file_contains(path, needles, chunk=1 << 22):
+    """The needles (bytes) found anywhere in a file, read in chunks."""
+    found = set()
+    longest = max((len(n) for n in needles), default=0)
+    prev = b""
+    with open(path, "rb") as f:
+        while True:
+            data = f.read(chunk)
+            if not data:
+                break
+            window = prev + data
+            found.update(n for n in needles if n in window)
+            prev = window[-longest:] if longest else b""
+    return found

@@ -271,6 +271,8 @@ struct ActiveFile {
     /// no newer file, and when that listing was made: while the time is the
     /// same (and the listing came well after it), no file was added since.
     dir_seen: Option<(std::time::SystemTime, std::time::SystemTime)>,
+    /// When the file's lines were last counted ahead of a rollover.
+    precounted: Option<Instant>,
 }
 
 impl ActiveFile {
@@ -287,6 +289,9 @@ impl ActiveFile {
 /// the rollover lock around each append (see [`Producer`]): our producers
 /// whose clocks are apart by less than this never give an offset twice.
 pub const ROLLOVER_GUARD_SECS: i64 = 30;
+
+/// How often a file near its rollover is counted ahead.
+const PRECOUNT_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A topic folder listing is trusted to be current from its modification time
 /// only this long after that time (coarse timestamps on some file systems).
@@ -645,15 +650,24 @@ impl Producer {
             let day_end = active.day.date().and_then(|d| d.succ_opt()).map_or(i64::MAX, |d| {
                 d.and_hms_opt(0, 0, 0).map_or(i64::MAX, |t| t.and_utc().timestamp_micros())
             });
-            let guarded = self.lock_appends || now >= day_end.saturating_sub(ROLLOVER_GUARD_SECS * 1_000_000);
+            let near_rollover = now >= day_end.saturating_sub(ROLLOVER_GUARD_SECS * 1_000_000);
+            let guarded = self.lock_appends || near_rollover;
             let mode = if self.lock_appends { crate::flock::Mode::Exclusive } else { crate::flock::Mode::Shared };
             let held = if guarded {
                 Some(crate::flock::lock(&active.file, mode).map_err(|e| Error::io("lock", active.path.to_path_buf(), e))?)
             } else {
                 None
             };
+            if near_rollover && active.precounted.is_none_or(|t| t.elapsed() >= PRECOUNT_EVERY) {
+                // Whoever starts the next file counts this one under the rollover
+                // locks, stalling our appenders meanwhile: keep the shared index
+                // counted ahead (incrementally), so that count reads a second's
+                // appends at most. Best effort: a failure here only costs time later.
+                active.precounted = Some(Instant::now());
+                let _ = self.store.index().count(&active.path);
+            }
             let key = (active.day, active.first);
-            if guarded && newer_file_exists(&self.store.topic_dir(&self.topic), partition, key, &mut active.dir_seen, self.lock_appends)? {
+            if near_rollover && newer_file_exists(&self.store.topic_dir(&self.topic), partition, key, &mut active.dir_seen, self.lock_appends)? {
                 drop(held);
                 // Join the later file: open_active picks the partition's newest.
                 self.active[p] = None;
@@ -744,8 +758,18 @@ impl Producer {
         // take turns on the folder's lock; the one that makes it counts the
         // previous file under that file's exclusive lock, so no append of ours
         // lands there once it is counted (appenders near a rollover hold it shared).
-        let dir_handle = std::fs::File::open(&dir).map_err(|e| Error::io("open", &dir, e))?;
-        let _dir_lock = crate::flock::lock(&dir_handle, crate::flock::Mode::Exclusive).map_err(|e| Error::io("lock", &dir, e))?;
+        // Count the previous file first, unlocked: under the locks only what was
+        // appended since is read (the locks stall our appenders, the count of a
+        // big file does not have to).
+        if let Some(prev) = files.iter().max_by_key(|f| (f.day, f.first)) {
+            self.store.index().count(&prev.path)?;
+        }
+        // (Folders are opened and locked like files on Unix only; elsewhere flock is a no-op anyway.)
+        #[cfg(unix)]
+        let _dir_lock = {
+            let handle = std::fs::File::open(&dir).map_err(|e| Error::io("open", &dir, e))?;
+            crate::flock::lock_owned(handle, crate::flock::Mode::Exclusive).map_err(|e| Error::io("lock", &dir, e))?
+        };
         let files = files::list_partition(&dir, partition)?;
         if let Some((path, first, fday)) = self.pick_existing(&files, partition, day) {
             return self.open_file(path, first, fday);
@@ -799,6 +823,7 @@ impl Producer {
             our_end: None,
             reader: None,
             dir_seen: None,
+            precounted: None,
         })
     }
 
@@ -818,10 +843,18 @@ impl Producer {
         };
         let reuse = self.active.get_mut(d.partition as usize).and_then(|a| a.as_mut()).filter(|a| a.path == d.path && a.counted_pos <= pos);
         let (mut counted_pos, mut counted_lines) = reuse.as_ref().map_or((0, 0), |a| (a.counted_pos, a.counted_lines));
-        let mut f = File::open(&d.path).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
+        let mut f = crate::files::open_regular(&d.path, false)?;
         f.seek(SeekFrom::Start(counted_pos)).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
         let mut buf = vec![0u8; 1 << 16];
         while counted_pos < pos {
+            // Holes of a sparse file hold no newline: skip them, never read gigabytes of zeros.
+            let data = crate::files::next_data(&f, counted_pos).unwrap_or(pos).min(pos);
+            if data > counted_pos {
+                counted_pos = data;
+                f.seek(SeekFrom::Start(counted_pos)).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
+                continue;
+            }
+            f.seek(SeekFrom::Start(counted_pos)).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
             let want = ((pos - counted_pos) as usize).min(buf.len());
             let n = f.read(&mut buf[..want]).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
             if n == 0 {
