@@ -273,6 +273,9 @@ struct ActiveFile {
     dir_seen: Option<(std::time::SystemTime, std::time::SystemTime)>,
     /// When the file's lines were last counted ahead of a rollover.
     precounted: Option<Instant>,
+    /// From this time (UNIX micros) appends hold the rollover lock: the end of
+    /// the file's day less [`ROLLOVER_GUARD_SECS`].
+    guard_from: i64,
 }
 
 impl ActiveFile {
@@ -632,14 +635,13 @@ impl Producer {
                 *a = None;
             }
         }
-        let today = Day::from_unix_micros(now);
         let p = partition as usize;
         // Each pass either writes, or moves to a file that replaces the active
         // one (a later file appeared, or the file was deleted alone); a few
         // passes at most, unless files keep vanishing under us.
         for _ in 0..16 {
             if self.active[p].is_none() {
-                self.active[p] = Some(self.open_active(partition, today)?);
+                self.active[p] = Some(self.open_active(partition, Day::from_unix_micros(now))?);
             }
             let Some(active) = self.active[p].as_mut() else { continue };
             // Near the end of the file's day, another producer (its clock ahead)
@@ -647,10 +649,7 @@ impl Producer {
             // (shared between appenders, exclusive for the one making the next
             // file) and make sure no later file exists before writing here. On a
             // network file system every append is locked, exclusively.
-            let day_end = active.day.date().and_then(|d| d.succ_opt()).map_or(i64::MAX, |d| {
-                d.and_hms_opt(0, 0, 0).map_or(i64::MAX, |t| t.and_utc().timestamp_micros())
-            });
-            let near_rollover = now >= day_end.saturating_sub(ROLLOVER_GUARD_SECS * 1_000_000);
+            let near_rollover = now >= active.guard_from;
             let guarded = self.lock_appends || near_rollover;
             let mode = if self.lock_appends { crate::flock::Mode::Exclusive } else { crate::flock::Mode::Shared };
             let held = if guarded {
@@ -693,7 +692,14 @@ impl Producer {
                 active.our_end = None;
                 return Err(Error::ShortWrite { path: active.path.to_path_buf(), written, len: bytes.len() });
             }
-            if !still_linked(&active.file) {
+            // One fstat tells both whether the file is still in the store (its link
+            // count) and, in the common case, where our write ended: when the size
+            // is exactly our previous end plus this write, nobody wrote before or
+            // after us, so the line starts at our previous end (our own newline
+            // precedes it) and no lseek or glue check is needed. It takes the
+            // place of the lseek every write paid before.
+            let (linked, size) = link_and_size(&active.file);
+            if !linked {
                 // The file is gone from the store (deleted with its topic, or alone):
                 // what we wrote is not in the store.
                 let path = active.path.to_path_buf();
@@ -702,10 +708,18 @@ impl Producer {
                 tracing::warn!(file = %path.display(), "the partition file was deleted while the topic stayed: writing to a new file");
                 continue;
             }
-            // With O_APPEND the descriptor's position is the end of our write.
-            let mut end =
-                active.file.stream_position().map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
-            let mut start = end.saturating_sub(bytes.len() as u64);
+            let len = bytes.len() as u64;
+            let (mut start, mut end) = match (active.our_end, size) {
+                (Some(e), Some(size)) if e.checked_add(len) == Some(size) => (e, size),
+                _ => {
+                    // With O_APPEND the descriptor's position is the end of our write.
+                    let end = active
+                        .file
+                        .stream_position()
+                        .map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
+                    (end.saturating_sub(len), end)
+                }
+            };
             if start > 0 && active.our_end != Some(start) {
                 // Someone else wrote in between (or this is our first write): if they
                 // left a torn line, ours was glued to it, and our newline ended that
@@ -811,6 +825,11 @@ impl Producer {
     }
 
     fn open_file(&self, path: PathBuf, first: u64, day: Day) -> Result<ActiveFile> {
+        let day_end = day
+            .date()
+            .and_then(|d| d.succ_opt())
+            .and_then(|d| d.and_hms_opt(0, 0, 0))
+            .map_or(i64::MAX, |t| t.and_utc().timestamp_micros());
         let mut file = crate::files::open_regular(&path, true)?;
         terminate_torn_tail(&mut file, &path)?;
         Ok(ActiveFile {
@@ -824,6 +843,7 @@ impl Producer {
             reader: None,
             dir_seen: None,
             precounted: None,
+            guard_from: day_end.saturating_sub(ROLLOVER_GUARD_SECS * 1_000_000),
         })
     }
 
@@ -879,18 +899,22 @@ fn config_identity(path: &Path) -> Option<crate::fsinfo::FileIdentity> {
     std::fs::symlink_metadata(path).ok().map(|m| crate::fsinfo::FileIdentity::of(&m))
 }
 
-/// Whether a file we hold open is still in a folder (not deleted). Where the
-/// platform cannot tell, it is taken to be.
-fn still_linked(file: &File) -> bool {
+/// Whether a file we hold open is still in a folder (not deleted), and its
+/// size, in one bare `fstat` (std's metadata is a statx with more to fill in:
+/// this runs after every write). Where the platform cannot tell, the file is
+/// taken to be linked and the size is unknown.
+fn link_and_size(file: &File) -> (bool, Option<u64>) {
     #[cfg(unix)]
     {
-        // A bare fstat (std's metadata is a statx with more to fill in): this runs after every write.
-        rustix::fs::fstat(file).map_or(true, |st| st.st_nlink > 0)
+        match rustix::fs::fstat(file) {
+            Ok(st) => (st.st_nlink > 0, u64::try_from(st.st_size).ok()),
+            Err(_) => (true, None),
+        }
     }
     #[cfg(not(unix))]
     {
         let _ = file;
-        true
+        (true, None)
     }
 }
 
