@@ -72,7 +72,10 @@ fn config_compat(store: &Store, topic: &str, config: &crate::config::TopicConfig
     let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(&bytes) else { return out };
     for key in ["key_width", "partitions"] {
         if !map.get(key).is_some_and(|v| v.is_i64()) {
-            out.push(format!("\"{key}\" is {}, not a JSON integer: we read it, but 0.2.3 fails on it; write it as a number", map.get(key).map_or("missing".to_string(), |v| v.to_string())));
+            out.push(format!(
+                "\"{key}\" is {}, not a JSON integer: we read it, but 0.2.3 fails on it; write it as a number",
+                map.get(key).map_or("missing".to_string(), |v| v.to_string())
+            ));
         }
     }
     if let Some(serde_json::Value::Object(types)) = map.get("message_types") {
@@ -82,7 +85,9 @@ fn config_compat(store: &Store, topic: &str, config: &crate::config::TopicConfig
                 out.push(format!("message type {name:?} has id {id}, not a JSON integer: 0.2.3 fails on it"));
             }
             if let Some(other) = seen.insert(id.to_string(), name.clone()) {
-                out.push(format!("message types {other:?} and {name:?} share id {id}: their messages cannot be told apart; give each its own id"));
+                out.push(format!(
+                    "message types {other:?} and {name:?} share id {id}: their messages cannot be told apart; give each its own id"
+                ));
             }
         }
     }
@@ -90,7 +95,9 @@ fn config_compat(store: &Store, topic: &str, config: &crate::config::TopicConfig
         match config.extra.get("topic") {
             None => {}
             Some(serde_json::Value::String(t)) if crate::name::validate_topic(t).is_ok() => {}
-            Some(v) => out.push(format!("the group's recorded \"topic\" is {v}, which is no topic name: the group cannot be used until it is fixed or removed")),
+            Some(v) => out.push(format!(
+                "the group's recorded \"topic\" is {v}, which is no topic name: the group cannot be used until it is fixed or removed"
+            )),
         }
     }
     out
@@ -131,7 +138,12 @@ fn check_commits(store: &Store, group: &str, out: &mut Vec<Problem>) {
     for (&p, &committed) in &log.commits {
         let end = ends.get(p as usize).copied();
         if end.is_none() {
-            push(Some(p), None, "commit_unknown_partition", format!("group {group:?} has a commit for partition {p}, which topic {topic:?} does not have ({} partitions)", ends.len()));
+            push(
+                Some(p),
+                None,
+                "commit_unknown_partition",
+                format!("group {group:?} has a commit for partition {p}, which topic {topic:?} does not have ({} partitions)", ends.len()),
+            );
             continue;
         }
         if committed < -1 {

@@ -225,7 +225,9 @@ fn rejection(entry: &fs::DirEntry, name: &str) -> Option<(&'static str, &'static
         Ok(t) if t.is_symlink() => {
             Some(("symlink", "the partition file is a link: TwainMQ never reads or writes through links; replace it with the file itself"))
         }
-        Ok(t) if t.is_dir() => Some(("not_a_file", "a folder where a partition file belongs: it is not read; move it out of the topic folder")),
+        Ok(t) if t.is_dir() => {
+            Some(("not_a_file", "a folder where a partition file belongs: it is not read; move it out of the topic folder"))
+        }
         Ok(_) => Some(("not_a_file", "not a regular file (a FIFO, socket or device): it is never opened; move it out of the topic folder")),
         Err(_) => Some(("not_a_file", "its type could not be read: it is not read")),
     }

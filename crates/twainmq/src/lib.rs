@@ -29,6 +29,7 @@ pub mod deflate;
 pub mod demo;
 pub mod error;
 pub mod files;
+mod flock;
 pub mod fsinfo;
 pub mod group;
 pub mod index;
@@ -44,7 +45,6 @@ pub mod pyjson;
 pub mod reader;
 pub mod scan;
 pub mod store;
-mod flock;
 mod wake;
 pub mod watch;
 

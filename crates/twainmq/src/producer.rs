@@ -284,7 +284,8 @@ impl ActiveFile {
             self.reader = Some(crate::files::open_regular(&self.path, false).map_err(std::io::Error::other)?);
         }
         let r = self.reader.as_ref().ok_or_else(|| std::io::Error::other("no reader"))?;
-        byte_at_retrying(r, pos)?.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, format!("the file is shorter than {pos} bytes")))
+        byte_at_retrying(r, pos)?
+            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, format!("the file is shorter than {pos} bytes")))
     }
 }
 
@@ -666,7 +667,9 @@ impl Producer {
                 let _ = self.store.index().count(&active.path);
             }
             let key = (active.day, active.first);
-            if near_rollover && newer_file_exists(&self.store.topic_dir(&self.topic), partition, key, &mut active.dir_seen, self.lock_appends)? {
+            if near_rollover
+                && newer_file_exists(&self.store.topic_dir(&self.topic), partition, key, &mut active.dir_seen, self.lock_appends)?
+            {
                 drop(held);
                 // Join the later file: open_active picks the partition's newest.
                 self.active[p] = None;
@@ -713,10 +716,7 @@ impl Producer {
                 (Some(e), Some(size)) if e.checked_add(len) == Some(size) => (e, size),
                 _ => {
                     // With O_APPEND the descriptor's position is the end of our write.
-                    let end = active
-                        .file
-                        .stream_position()
-                        .map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
+                    let end = active.file.stream_position().map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
                     (end.saturating_sub(len), end)
                 }
             };
@@ -728,10 +728,7 @@ impl Producer {
                 if active.byte_at(start - 1).map_err(|e| Error::io("read", active.path.to_path_buf(), e))? != b'\n' {
                     tracing::warn!(file = %active.path.display(), "a message landed after a line torn by another writer; writing it again on a line of its own");
                     active.file.write_all(bytes).map_err(|e| Error::io("append to", active.path.to_path_buf(), e))?;
-                    end = active
-                        .file
-                        .stream_position()
-                        .map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
+                    end = active.file.stream_position().map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
                     start = end.saturating_sub(bytes.len() as u64);
                 }
             }
@@ -792,8 +789,8 @@ impl Producer {
         let (first, _prev_lock) = match files.iter().max_by_key(|f| (f.day, f.first)) {
             Some(prev) => {
                 let handle = crate::files::open_regular(&prev.path, false)?;
-                let held = crate::flock::lock_owned(handle, crate::flock::Mode::Exclusive)
-                    .map_err(|e| Error::io("lock", prev.path.clone(), e))?;
+                let held =
+                    crate::flock::lock_owned(handle, crate::flock::Mode::Exclusive).map_err(|e| Error::io("lock", prev.path.clone(), e))?;
                 let lines = self.store.index().count(&prev.path)?.python_lines();
                 let first = prev.first.checked_add(lines).filter(|f| *f <= files::MAX_FIRST_OFFSET).ok_or_else(|| {
                     Error::io(
@@ -825,11 +822,8 @@ impl Producer {
     }
 
     fn open_file(&self, path: PathBuf, first: u64, day: Day) -> Result<ActiveFile> {
-        let day_end = day
-            .date()
-            .and_then(|d| d.succ_opt())
-            .and_then(|d| d.and_hms_opt(0, 0, 0))
-            .map_or(i64::MAX, |t| t.and_utc().timestamp_micros());
+        let day_end =
+            day.date().and_then(|d| d.succ_opt()).and_then(|d| d.and_hms_opt(0, 0, 0)).map_or(i64::MAX, |t| t.and_utc().timestamp_micros());
         let mut file = crate::files::open_regular(&path, true)?;
         terminate_torn_tail(&mut file, &path)?;
         Ok(ActiveFile {

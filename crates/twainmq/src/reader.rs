@@ -132,7 +132,6 @@ impl Cursor {
             self.end += n;
         }
     }
-
 }
 
 /// Reads one partition of a topic in offset order.

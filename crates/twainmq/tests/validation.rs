@@ -53,9 +53,11 @@ fn bad_topic_names_are_refused_with_the_reason() {
         ("a\0b", |p| matches!(p, NameProblem::BadChar { ch: '\0', .. })),
     ];
     for (name, check) in cases {
-        for result in
-            [store.create_topic(name, &TopicSpec::default()).map(|_| ()), store.delete_topic(name).map(|_| ()), store.producer(name).map(|_| ())]
-        {
+        for result in [
+            store.create_topic(name, &TopicSpec::default()).map(|_| ()),
+            store.delete_topic(name).map(|_| ()),
+            store.producer(name).map(|_| ()),
+        ] {
             match result {
                 Err(Error::InvalidTopicName { problem, .. }) => assert!(check(&problem), "{name:?}: {problem:?}"),
                 other => panic!("{name:?}: {other:?}"),

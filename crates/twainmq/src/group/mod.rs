@@ -257,9 +257,9 @@ pub fn groups_reading(store: &Store, topic: &str) -> Result<Vec<String>> {
         let Ok(config) = crate::config::TopicConfig::load(&gtopic, &store.config_path(&gtopic)) else { continue };
         let reads = match config.extra.get("topic").and_then(|v| v.as_str()) {
             Some(recorded) => recorded == topic,
-            None => read_log(store, &g)
-                .and_then(|log| group_topic_of(store, &g, &log))
-                .is_ok_and(|(found, _)| found.as_deref() == Some(topic)),
+            None => {
+                read_log(store, &g).and_then(|log| group_topic_of(store, &g, &log)).is_ok_and(|(found, _)| found.as_deref() == Some(topic))
+            }
         };
         if reads {
             out.push(g);
