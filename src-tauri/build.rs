@@ -16,6 +16,7 @@ fn main() {
         "cancel_search",
         "produce",
         "create_topic",
+        "topic_groups",
         "delete_topic",
         "describe_group",
         "reset_group",

@@ -178,9 +178,18 @@ pub async fn create_topic(state: State<'_, AppState>, topic: NewTopic) -> Result
     blocking(move || service::create_topic(&store, &topic)).await
 }
 
+/// The consumer groups that read a topic (deleted with it), for the delete dialog.
 #[tauri::command]
 #[specta::specta]
-pub async fn delete_topic(state: State<'_, AppState>, topic: String, confirm: String) -> Result<(), ErrorDto> {
+pub async fn topic_groups(state: State<'_, AppState>, topic: String) -> Result<Vec<String>, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::topic_groups(&store, &topic)).await
+}
+
+/// Delete a topic and the groups that read it; returns what was deleted.
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_topic(state: State<'_, AppState>, topic: String, confirm: String) -> Result<DeletedTopic, ErrorDto> {
     let store = state.store()?;
     blocking(move || service::delete_topic(&store, &topic, &confirm)).await
 }

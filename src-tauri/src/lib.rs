@@ -27,6 +27,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::cancel_search,
             commands::produce,
             commands::create_topic,
+            commands::topic_groups,
             commands::delete_topic,
             commands::describe_group,
             commands::reset_group,

@@ -39,12 +39,200 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// What a member's thread shares with the app.
+struct Shared {
+    consumed: Arc<AtomicU64>,
+    assigned: Arc<Mutex<Vec<u32>>>,
+    per_second: Arc<Mutex<Vec<u64>>>,
+    stop: Arc<AtomicBool>,
+    kill: Arc<AtomicBool>,
+}
+
+/// How often a member checks that its topic and group are still the ones it
+/// joined (besides before every commit).
+const IDENTITY_CHECK: Duration = Duration::from_millis(300);
+
+/// The topic and the group a member joined, as they were then.
+struct Joined {
+    topic: String,
+    topic_incarnation: Option<String>,
+    group_topic: String,
+    group_incarnation: Option<String>,
+}
+
+/// Why a member must stop: its topic or group was deleted or made again by
+/// another process. A commit then would be of offsets in files that are gone,
+/// and would apply to whatever topic now has the name.
+enum Gone {
+    Topic,
+    Group,
+}
+
+impl Joined {
+    /// `topic_incarnation` is taken before joining: a topic replaced while the
+    /// member joined is not the one it was started on.
+    fn of(store: &Store, member: &GroupMember, topic_incarnation: Option<String>) -> Joined {
+        let topic = member.topic().to_string();
+        let group_topic = twainmq::name::group_topic(member.group());
+        Joined { topic_incarnation, group_incarnation: crate::service::topic_incarnation(store, &group_topic), topic, group_topic }
+    }
+
+    fn check(&self, store: &Store) -> Option<Gone> {
+        if crate::service::topic_incarnation(store, &self.group_topic) != self.group_incarnation {
+            Some(Gone::Group)
+        } else if crate::service::topic_incarnation(store, &self.topic) != self.topic_incarnation {
+            Some(Gone::Topic)
+        } else {
+            None
+        }
+    }
+}
+
+/// How a member's loop ended.
+enum End {
+    /// Asked to stop: commit what was delivered and leave.
+    Stop,
+    /// Killed: vanish without a word, as a crash would.
+    Kill,
+    /// Its output (here: a commit) or its input failed: leave without committing,
+    /// so what was polled since the last commit is read again, never skipped.
+    Failed(String),
+    /// Its topic or group is no longer the one joined: leave without committing;
+    /// when the group itself went, without writing to it either.
+    Gone(Gone, String),
+}
+
+fn gone_status(gone: &Gone, topic: &str, group: &str, cause: Option<&twainmq::Error>) -> String {
+    let what = match gone {
+        Gone::Topic => format!("topic {topic:?} was deleted or made again by another process"),
+        Gone::Group => format!("group {group:?} was deleted or made again by another process (deleting a topic deletes its groups)"),
+    };
+    let cause = cause.map(|e| format!(" ({e})")).unwrap_or_default();
+    format!("failed: {what}{cause}: this member stopped without committing. Start a new member to read the topic as it is now")
+}
+
+/// Run a joined member until it is stopped, killed or fails; leave the group
+/// as the end requires and return the status to show.
+///
+/// A message counts as delivered when it is polled (the demo does nothing else
+/// with it), so a commit covers exactly what was polled. Commits are written
+/// only while the topic and group are still the ones joined.
+fn run_member(store: &Store, mut member: GroupMember, topic_incarnation: Option<String>, rate: u32, shared: &Shared) -> String {
+    let joined = Joined::of(store, &member, topic_incarnation);
+    let (topic, group) = (member.topic().to_string(), member.group().to_string());
+    let gap = if rate == 0 { Duration::ZERO } else { Duration::from_secs_f64(1.0 / f64::from(rate)) };
+    let mut second = Instant::now();
+    let mut checked = Instant::now();
+    let mut this_second = 0u64;
+    let mut since_commit = 0u32;
+    // Commit what was polled, unless the topic or group went meanwhile.
+    let commit = |member: &mut GroupMember| -> Result<(), End> {
+        if let Some(g) = joined.check(store) {
+            let status = gone_status(&g, &topic, &group, None);
+            return Err(End::Gone(g, status));
+        }
+        member.commit().map_err(|e| failure(&joined, store, &topic, &group, &e))
+    };
+    let end = loop {
+        if shared.kill.load(Ordering::Relaxed) {
+            break End::Kill;
+        }
+        if shared.stop.load(Ordering::Relaxed) {
+            break End::Stop;
+        }
+        if checked.elapsed() >= IDENTITY_CHECK {
+            checked = Instant::now();
+            if let Some(g) = joined.check(store) {
+                let status = gone_status(&g, &topic, &group, None);
+                break End::Gone(g, status);
+            }
+        }
+        match member.poll_timeout(Duration::from_millis(50)) {
+            Ok(Some(_)) => {
+                shared.consumed.fetch_add(1, Ordering::Relaxed);
+                this_second += 1;
+                since_commit += 1;
+                if since_commit >= 50 {
+                    if let Err(e) = commit(&mut member) {
+                        break e;
+                    }
+                    since_commit = 0;
+                }
+                if !gap.is_zero() {
+                    std::thread::sleep(gap);
+                }
+            }
+            Ok(None) => {
+                if since_commit > 0 {
+                    if let Err(e) = commit(&mut member) {
+                        break e;
+                    }
+                    since_commit = 0;
+                }
+            }
+            // Skipped with a warning by the engine; the next poll reads on.
+            Err(twainmq::Error::CorruptLine { .. }) => {}
+            Err(e) => break failure(&joined, store, &topic, &group, &e),
+        }
+        *lock(&shared.assigned) = member.assignment().to_vec();
+        if second.elapsed() >= Duration::from_secs(1) {
+            let mut ps = lock(&shared.per_second);
+            ps.push(this_second);
+            if ps.len() > 60 {
+                ps.remove(0);
+            }
+            this_second = 0;
+            second = Instant::now();
+        }
+    };
+    match end {
+        End::Stop => match member.close() {
+            Ok(()) => "stopped".into(),
+            Err(e) => format!("failed: could not commit and leave the group: {e}"),
+        },
+        End::Kill => {
+            member.abandon();
+            "killed".into()
+        }
+        End::Gone(Gone::Group, status) => {
+            // Nothing to tell a group that is gone, and nothing may be written
+            // into one made again under its name.
+            member.abandon();
+            status
+        }
+        End::Gone(Gone::Topic, status) | End::Failed(status) => {
+            if let Err(e) = member.close_without_commit() {
+                tracing::warn!(group, error = %e, "a failed demo member could not leave its group cleanly");
+            }
+            status
+        }
+    }
+}
+
+/// The end an engine error means: its topic or group gone (the engine says
+/// `TopicDeleted`, or the files say so), or another failure.
+fn failure(joined: &Joined, store: &Store, topic: &str, group: &str, e: &twainmq::Error) -> End {
+    match (joined.check(store), e) {
+        (Some(g), _) => {
+            let status = gone_status(&g, topic, group, Some(e));
+            End::Gone(g, status)
+        }
+        (None, twainmq::Error::TopicDeleted { topic: t, .. }) => {
+            let g = if t == topic { Gone::Topic } else { Gone::Group };
+            let status = gone_status(&g, topic, group, Some(e));
+            End::Gone(g, status)
+        }
+        (None, _) => End::Failed(format!("failed: {e}: this member stopped without committing what it read since its last commit")),
+    }
+}
+
 impl Members {
     /// Start a member of `group` on `topic` that processes at most `rate` messages a second (0: no limit).
     pub fn start(&self, store: &Store, topic: &str, group: &str, window_ms: u32, rate: u32) -> Result<u64, ErrorDto> {
         // Check names and the topic now, so the caller gets the error, not a dead thread.
         // Create the group now, so it can be described as soon as this returns.
         twainmq::group::ensure(store, topic, group, StartFrom::Start)?;
+        let topic_incarnation = crate::service::topic_incarnation(store, topic);
         let handle = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let r = Running {
             topic: topic.to_string(),
@@ -81,7 +269,7 @@ impl Members {
                     auto_round: Some(Duration::from_millis((u64::from(window_ms.max(100)) * 10).max(5000))),
                     ..GroupOptions::default()
                 };
-                let mut member = match GroupMember::join(&store, &topic_s, &group_s, opts) {
+                let member = match GroupMember::join(&store, &topic_s, &group_s, opts) {
                     Ok(m) => m,
                     Err(e) => {
                         *lock(&status) = format!("failed: {e}");
@@ -90,62 +278,10 @@ impl Members {
                 };
                 id.store(u64::from(member.id()), Ordering::Relaxed);
                 *lock(&status) = "running".into();
-                let gap = if rate == 0 { Duration::ZERO } else { Duration::from_secs_f64(1.0 / f64::from(rate)) };
-                let mut second = Instant::now();
-                let mut this_second = 0u64;
-                let mut since_commit = 0u32;
-                loop {
-                    if kill.load(Ordering::Relaxed) {
-                        *lock(&status) = "killed".into();
-                        lock(&assigned).clear();
-                        member.abandon();
-                        return;
-                    }
-                    if stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    match member.poll_timeout(Duration::from_millis(50)) {
-                        Ok(Some(_)) => {
-                            consumed.fetch_add(1, Ordering::Relaxed);
-                            this_second += 1;
-                            since_commit += 1;
-                            if since_commit >= 50 {
-                                let _ = member.commit();
-                                since_commit = 0;
-                            }
-                            if !gap.is_zero() {
-                                std::thread::sleep(gap);
-                            }
-                        }
-                        Ok(None) => {
-                            if since_commit > 0 {
-                                let _ = member.commit();
-                                since_commit = 0;
-                            }
-                        }
-                        Err(twainmq::Error::CorruptLine { .. }) => {}
-                        Err(e) => {
-                            *lock(&status) = format!("failed: {e}");
-                            break;
-                        }
-                    }
-                    *lock(&assigned) = member.assignment().to_vec();
-                    if second.elapsed() >= Duration::from_secs(1) {
-                        let mut ps = lock(&per_second);
-                        ps.push(this_second);
-                        if ps.len() > 60 {
-                            ps.remove(0);
-                        }
-                        this_second = 0;
-                        second = Instant::now();
-                    }
-                }
-                let _ = member.close();
+                let shared = Shared { consumed, assigned: assigned.clone(), per_second, stop, kill };
+                let end = run_member(&store, member, topic_incarnation, rate, &shared);
                 lock(&assigned).clear();
-                let mut st = lock(&status);
-                if !st.starts_with("failed") {
-                    *st = "stopped".into();
-                }
+                *lock(&status) = end;
             })
             .map_err(|e| ErrorDto::new("internal", format!("could not start a member: {e}")))?;
         lock(&self.running).insert(handle, Running { thread: Some(thread), ..r });

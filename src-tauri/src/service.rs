@@ -56,7 +56,57 @@ pub fn store_info(store: &Store) -> Result<StoreInfo, ErrorDto> {
     Ok(StoreInfo { root: store.root().display().to_string(), topics, groups, watching: false })
 }
 
+/// Which topic named `topic` is in the store now: the identity (device, inode,
+/// creation time) of its folder and of its config file, as an opaque token.
+/// Appends change neither; deleting the topic and making it again (by this app,
+/// the CLI or 0.2.3) changes at least one: a new folder, and a new config file
+/// (ours is renamed into place; 0.2.3 rewrites it in place, but then its
+/// folder is new). The creation time is there because a file system may hand
+/// a freed inode to the next folder made. `None` when neither exists.
+/// The caller has validated `topic` (the engine refuses names that escape).
+pub fn topic_incarnation(store: &Store, topic: &str) -> Option<String> {
+    fn identity(path: &std::path::Path) -> Option<String> {
+        // Never follow a link: a link is not the topic's own file.
+        let m = std::fs::symlink_metadata(path).ok()?;
+        let created = m
+            .created()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or_else(|| "-".to_string(), |d| d.as_nanos().to_string());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(format!("{}.{}.{created}", m.dev(), m.ino()))
+        }
+        #[cfg(not(unix))]
+        {
+            Some(created)
+        }
+    }
+    let root = store.root();
+    let folder = identity(&root.join(topic));
+    let config = identity(&root.join(format!("{topic}.twc")));
+    if folder.is_none() && config.is_none() {
+        return None;
+    }
+    Some(format!("d:{}/c:{}", folder.as_deref().unwrap_or("-"), config.as_deref().unwrap_or("-")))
+}
+
 pub fn describe_topic(store: &Store, topic: &str) -> Result<TopicDetail, ErrorDto> {
+    // The description is of one incarnation: read again (a few times at most)
+    // when the topic was deleted and made again while it was described.
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let before = topic_incarnation_checked(store, topic)?;
+        let detail = describe_once(store, topic, before.clone())?;
+        if topic_incarnation(store, topic) == before || tries >= 3 {
+            return Ok(detail);
+        }
+    }
+}
+
+fn describe_once(store: &Store, topic: &str, incarnation: Option<String>) -> Result<TopicDetail, ErrorDto> {
     let d = store.describe_topic(topic)?;
     let summary = topic_summary(store, topic);
     let partitions = d
@@ -82,7 +132,7 @@ pub fn describe_topic(store: &Store, topic: &str) -> Result<TopicDetail, ErrorDt
                 .collect(),
         })
         .collect();
-    Ok(TopicDetail { summary, partitions, unknown_files: d.unknown_files })
+    Ok(TopicDetail { summary, partitions, unknown_files: d.unknown_files, incarnation })
 }
 
 pub fn parse_offset(text: &str) -> Result<u64, ErrorDto> {
@@ -90,9 +140,14 @@ pub fn parse_offset(text: &str) -> Result<u64, ErrorDto> {
 }
 
 /// Up to `limit` rows of `partition` from offset `from`: messages, and damaged lines in place.
+///
+/// The page carries the topic's incarnation; a page read while the topic was
+/// deleted or made again (the incarnation changed meanwhile) could mix the old
+/// topic's lines with the new one's, so it is refused with `topic_deleted`.
 pub fn read_page(store: &Store, topic: &str, partition: u32, from: &str, limit: u32) -> Result<Page, ErrorDto> {
     let from = parse_offset(from)?;
     let limit = limit.clamp(1, MAX_PAGE) as usize;
+    let incarnation = topic_incarnation_checked(store, topic)?;
     let end = store.end_offsets(topic)?.get(partition as usize).copied().unwrap_or(0);
     let mut reader = store.partition_reader(topic, partition, StartFrom::Offset(from))?;
     let mut rows = Vec::with_capacity(limit);
@@ -110,7 +165,27 @@ pub fn read_page(store: &Store, topic: &str, partition: u32, from: &str, limit: 
             Err(e) => return Err(e.into()),
         }
     }
-    Ok(Page { partition, rows, next: reader.position().to_string(), end: end.to_string() })
+    if topic_incarnation(store, topic) != incarnation {
+        return Err(replaced(topic));
+    }
+    Ok(Page { partition, rows, next: reader.position().to_string(), end: end.to_string(), incarnation })
+}
+
+/// The incarnation of `topic`, once its name is known not to escape the store:
+/// a user topic's name, or a group's (`--group--G`), as the engine reads them.
+pub fn topic_incarnation_checked(store: &Store, topic: &str) -> Result<Option<String>, ErrorDto> {
+    match topic.strip_prefix(twainmq::name::GROUP_PREFIX) {
+        Some(g) => twainmq::name::validate_group(g)?,
+        None => twainmq::name::validate_topic(topic)?,
+    }
+    Ok(topic_incarnation(store, topic))
+}
+
+fn replaced(topic: &str) -> ErrorDto {
+    ErrorDto::new(
+        "topic_deleted",
+        format!("topic {topic:?} was deleted or made again by another process while it was read: what was read is dropped; read it again to see the topic as it is now"),
+    )
 }
 
 /// The raw line at an offset, with its file and line number (for the detail pane).
@@ -226,12 +301,21 @@ pub fn create_topic(store: &Store, t: &NewTopic) -> Result<TopicSummary, ErrorDt
     Ok(topic_summary(store, t.name.trim()))
 }
 
-pub fn delete_topic(store: &Store, topic: &str, confirm: &str) -> Result<(), ErrorDto> {
+/// The consumer groups that read `topic`: deleting the topic deletes them too
+/// (the delete dialog lists them first).
+pub fn topic_groups(store: &Store, topic: &str) -> Result<Vec<String>, ErrorDto> {
+    twainmq::name::validate_topic(topic)?;
+    Ok(group::groups_reading(store, topic)?)
+}
+
+/// Delete a topic and the groups that read it (so their commits never apply to
+/// a topic made again under the same name); says which groups went.
+pub fn delete_topic(store: &Store, topic: &str, confirm: &str) -> Result<DeletedTopic, ErrorDto> {
     if confirm != topic {
         return Err(ErrorDto::new("confirmation_mismatch", format!("type the topic's name, {topic:?}, to confirm the deletion")));
     }
-    store.delete_topic(topic)?;
-    Ok(())
+    let groups = store.delete_topic(topic)?;
+    Ok(DeletedTopic { topic: topic.to_string(), groups })
 }
 
 fn round_dto(r: &group::RoundView) -> RoundDto {

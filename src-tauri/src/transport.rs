@@ -90,6 +90,10 @@ pub struct TopicDetail {
     pub summary: TopicSummary,
     pub partitions: Vec<PartitionDetail>,
     pub unknown_files: Vec<String>,
+    /// Which topic of this name this is: an opaque token of its folder and
+    /// config file that changes when the topic is deleted and made again, or
+    /// its folder deleted (by any process), never on appends.
+    pub incarnation: Option<String>,
 }
 
 /// One message as the table and detail pane show it.
@@ -179,6 +183,18 @@ pub struct Page {
     pub next: String,
     /// The partition's end offset when read.
     pub end: String,
+    /// The topic's incarnation the rows come from (see [`TopicDetail::incarnation`]):
+    /// a page of another incarnation than the one shown is not of that topic.
+    pub incarnation: Option<String>,
+}
+
+/// What deleting a topic removed.
+#[derive(Debug, Clone, Serialize, Type, PartialEq)]
+pub struct DeletedTopic {
+    pub topic: String,
+    /// The consumer groups that read it, deleted with it (their commits would
+    /// otherwise apply to a topic made again under the same name).
+    pub groups: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize, Type)]

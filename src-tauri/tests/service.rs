@@ -295,3 +295,173 @@ fn raw_lines_come_with_their_file_and_line() {
     assert_eq!(raw.raw, on_disk.lines().nth(1).expect("line"));
     assert_eq!(service::raw_line(&store, "events", 0, "9999").expect("raw"), None);
 }
+
+/// Wait up to `secs` for `cond`, saying what never happened.
+fn wait_for<T>(what: &str, secs: u64, mut cond: impl FnMut() -> Option<T>) -> T {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        if let Some(v) = cond() {
+            return v;
+        }
+        assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+fn member(members: &twainmq_desktop::members::Members, handle: u64) -> twainmq_desktop::transport::DemoMember {
+    members.list().into_iter().find(|m| m.handle == handle.to_string()).expect("member listed")
+}
+
+/// Committed offsets of a group, per partition (None: no commit).
+fn committed(store: &Store, group: &str, topic: &str) -> Vec<Option<String>> {
+    service::describe_group(store, group, Some(topic)).expect("describe group").partitions.into_iter().map(|p| p.committed).collect()
+}
+
+#[test]
+fn deleting_a_topic_lists_and_deletes_the_groups_that_read_it() {
+    let (d, store) = fixture();
+    // A group of ours on a topic made here, and the fixture's 0.2.3 groups.
+    let t = NewTopic { name: "jobs".into(), key_type: "u16".into(), partitions: 3, message_types: vec![] };
+    service::create_topic(&store, &t).expect("create");
+    twainmq::group::ensure(&store, "jobs", "runners", twainmq::StartFrom::Start).expect("group");
+    assert_eq!(service::topic_groups(&store, "jobs").expect("groups"), vec!["runners".to_string()]);
+    let reading_events = service::topic_groups(&store, "events").expect("groups");
+    assert!(reading_events.contains(&"workers".to_string()), "{reading_events:?}");
+    assert!(!reading_events.contains(&"runners".to_string()));
+    assert_eq!(service::topic_groups(&store, "../x").expect_err("name").code, "invalid_topic_name");
+
+    // The command says what went, and the group list no longer has it.
+    let deleted = service::delete_topic(&store, "jobs", "jobs").expect("delete");
+    assert_eq!(deleted, twainmq_desktop::transport::DeletedTopic { topic: "jobs".into(), groups: vec!["runners".into()] });
+    let info = service::store_info(&store).expect("info");
+    assert!(!info.groups.iter().any(|g| g.name == "runners"));
+    assert!(info.groups.iter().any(|g| g.name == "workers"), "groups of other topics stay");
+    assert!(!d.path().join("--group--runners.twc").exists() && !d.path().join("--group--runners").exists());
+
+    // Made again under the same name, the topic has no group with old commits.
+    service::create_topic(&store, &t).expect("create again");
+    assert_eq!(service::topic_groups(&store, "jobs").expect("groups"), Vec::<String>::new());
+    assert_eq!(service::describe_group(&store, "runners", None).expect_err("gone").code, "group_not_found");
+}
+
+#[test]
+fn details_and_pages_name_the_incarnation_of_their_topic() {
+    let (d, store) = fixture();
+    let detail = service::describe_topic(&store, "events").expect("describe");
+    let first = detail.incarnation.clone().expect("an incarnation");
+    let page = service::read_page(&store, "events", 0, "0", 10).expect("page");
+    assert_eq!(page.incarnation.as_deref(), Some(first.as_str()));
+    // Appends are the same topic.
+    service::produce(&store, "events", "1", &text("more")).expect("produce");
+    assert_eq!(service::describe_topic(&store, "events").expect("d").incarnation.as_deref(), Some(first.as_str()));
+
+    // Deleted and made again, again and again (a file system may hand the freed
+    // inode to the next folder): each time another incarnation, in pages too.
+    let mut seen = vec![first];
+    for partitions in [4, 2, 4, 4, 1, 4] {
+        service::delete_topic(&store, "events", "events").expect("delete");
+        let t = NewTopic { name: "events".into(), key_type: "u16".into(), partitions, message_types: vec![] };
+        service::create_topic(&store, &t).expect("create");
+        let now = service::describe_topic(&store, "events").expect("d");
+        let inc = now.incarnation.clone().expect("an incarnation");
+        assert!(!seen.contains(&inc), "{inc} was seen before: {seen:?}");
+        assert_eq!(now.partitions.len(), partitions as usize);
+        assert_eq!(service::read_page(&store, "events", 0, "0", 10).expect("page").incarnation.as_deref(), Some(inc.as_str()));
+        seen.push(inc);
+    }
+
+    // 0.2.3 deletes the folder and leaves the config; its create makes a new folder.
+    let before = service::describe_topic(&store, "events").expect("d").incarnation;
+    std::fs::remove_dir_all(d.path().join("events")).expect("rm");
+    let folderless = service::describe_topic(&store, "events").expect("d").incarnation;
+    std::fs::create_dir(d.path().join("events")).expect("mkdir");
+    let remade = service::describe_topic(&store, "events").expect("d").incarnation;
+    assert!(before != folderless && folderless != remade && before != remade, "{before:?} {folderless:?} {remade:?}");
+
+    // A deleted topic says so.
+    service::delete_topic(&store, "events", "events").expect("delete");
+    assert_eq!(service::describe_topic(&store, "events").expect_err("gone").code, "topic_not_found");
+    assert_eq!(service::read_page(&store, "events", 0, "0", 1).expect_err("gone").code, "topic_not_found");
+}
+
+#[test]
+fn a_demo_member_whose_topic_is_deleted_stops_without_committing() {
+    let (d, store) = fixture();
+    let members = twainmq_desktop::members::Members::default();
+    // 20 msg/s: the member is still reading the topic's 240 messages when it goes.
+    let h = members.start(&store, "events", "demo", 300, 20).expect("start");
+    wait_for("the member to read some messages", 30, || {
+        let m = member(&members, h);
+        (m.status == "running" && m.consumed.parse::<u64>().unwrap_or(0) >= 10).then_some(())
+    });
+    // Deleted as 0.2.3 deletes a topic: its folder goes, its config and the group stay.
+    std::fs::remove_dir_all(d.path().join("events")).expect("rm");
+    let before = committed(&store, "demo", "events");
+    let m = wait_for("the member to stop", 10, || {
+        let m = member(&members, h);
+        (m.status != "running").then_some(m)
+    });
+    assert!(
+        m.status.starts_with("failed: topic \"events\" was deleted or made again by another process")
+            && m.status.contains("without committing"),
+        "{}",
+        m.status
+    );
+    assert!(m.partitions.is_empty());
+    let consumed = m.consumed.clone();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(member(&members, h).consumed, consumed, "it reads nothing more");
+    assert_eq!(committed(&store, "demo", "events"), before, "no commit after the topic went");
+    members.stop(h, false).expect("stop a stopped member");
+    assert_eq!(committed(&store, "demo", "events"), before, "stopping it afterwards commits nothing either");
+}
+
+#[test]
+fn a_demo_member_whose_topic_and_group_are_deleted_stops_and_writes_nothing_more() {
+    let (d, store) = fixture();
+    let members = twainmq_desktop::members::Members::default();
+    let h = members.start(&store, "events", "demo", 300, 20).expect("start");
+    wait_for("the member to read", 30, || (member(&members, h).consumed.parse::<u64>().unwrap_or(0) >= 5).then_some(()));
+    let deleted = service::delete_topic(&store, "events", "events").expect("delete");
+    assert!(deleted.groups.contains(&"demo".to_string()), "{deleted:?}");
+    let m = wait_for("the member to stop", 10, || {
+        let m = member(&members, h);
+        (m.status != "running").then_some(m)
+    });
+    assert!(
+        m.status.starts_with("failed: group \"demo\" was deleted") || m.status.starts_with("failed: topic \"events\" was deleted"),
+        "{}",
+        m.status
+    );
+    assert!(m.status.contains("without committing"), "{}", m.status);
+    // Nothing was written into the deleted group: it is not there again.
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    assert!(!d.path().join("--group--demo").exists() && !d.path().join("--group--demo.twc").exists());
+    assert!(!store.list_groups().expect("groups").contains(&"demo".to_string()));
+
+    // Made again, the topic's new group starts at its start: nothing skipped.
+    let t = NewTopic { name: "events".into(), key_type: "u16".into(), partitions: 4, message_types: vec![] };
+    service::create_topic(&store, &t).expect("create");
+    for i in 0..10 {
+        service::produce(&store, "events", &i.to_string(), &text("new")).expect("produce");
+    }
+    let h2 = members.start(&store, "events", "demo", 300, 0).expect("start again");
+    wait_for("the new member to read the new topic", 30, || (member(&members, h2).consumed == "10").then_some(()));
+    members.stop_all();
+}
+
+#[test]
+fn stopping_a_demo_member_commits_exactly_what_it_read() {
+    let (_d, store) = fixture();
+    let members = twainmq_desktop::members::Members::default();
+    // 40 msg/s and commits every 50: stopped before its first periodic commit.
+    let h = members.start(&store, "events", "demo", 300, 40).expect("start");
+    wait_for("the member to read", 30, || (member(&members, h).consumed.parse::<u64>().unwrap_or(0) >= 20).then_some(()));
+    members.stop(h, false).expect("stop");
+    let m = member(&members, h);
+    assert_eq!(m.status, "stopped");
+    let consumed: u64 = m.consumed.parse().expect("count");
+    assert!(consumed < 240, "still reading when stopped: {consumed}");
+    let sum: u64 = committed(&store, "demo", "events").iter().map(|c| c.as_deref().map_or(0, |c| c.parse::<u64>().expect("offset"))).sum();
+    assert_eq!(sum, consumed, "the commit covers what it read, no more, no less");
+}

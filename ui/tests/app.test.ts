@@ -105,10 +105,17 @@ describe('the app', () => {
 
   it('deletes a topic after its name is typed', async () => {
     const { getByTestId, queryByTestId } = await openDemo();
+    const said = vi.spyOn(app, 'say');
     await fireEvent.click(getByTestId('topic-item-chat'));
     await until(() => !!document.querySelector('[data-testid=delete-topic]'), 'topic view');
     await fireEvent.click(getByTestId('delete-topic'));
     expect(getByTestId('delete-summary').textContent).toMatch(/60\s+messages and\s+2\.8 KB in 2 partitions/);
+    // The groups that read it (tail: made by 0.2.3, chat is the only 2-partition topic) go with it, and why.
+    await until(() => !!document.querySelector('[data-testid=delete-group-list]'), 'the groups listed');
+    expect([...document.querySelectorAll('[data-testid=delete-group]')].map((e) => e.textContent)).toEqual(['tail']);
+    expect(getByTestId('delete-groups').textContent).toMatch(/This consumer group reads\s+chat\s+and is deleted with it/);
+    expect(getByTestId('delete-groups').textContent).toMatch(/committed offsets would otherwise apply to a new topic made under the same name/);
+    expect(getByTestId('group-item-tail')).toBeTruthy();
     const submit = getByTestId('delete-confirm-submit') as HTMLButtonElement;
     await fireEvent.input(getByTestId('delete-confirm-input'), { target: { value: 'cha' } });
     expect(submit.disabled).toBe(true);
@@ -117,6 +124,59 @@ describe('the app', () => {
     await fireEvent.click(submit);
     await until(() => !queryByTestId('topic-item-chat'), 'topic gone');
     expect(mock().topics.has('chat')).toBe(false);
+    // What went is said, and the group list has caught up.
+    await until(() => !queryByTestId('group-item-tail'), 'group gone from the sidebar');
+    expect(mock().groups.groups.has('tail')).toBe(false);
+    expect(getByTestId('group-item-billing')).toBeTruthy();
+    await until(() => said.mock.calls.some((c) => c[0] === 'Deleted topic chat and the group that read it: tail'), 'what went said');
+    said.mockRestore();
+  });
+
+  it('says when no group reads the topic to delete', async () => {
+    const { getByTestId } = await openDemo();
+    await fireEvent.click(getByTestId('topic-item-sensors'));
+    await until(() => !!document.querySelector('[data-testid=delete-topic]'), 'topic view');
+    await fireEvent.click(getByTestId('delete-topic'));
+    await until(() => /No consumer group reads sensors/.test(getByTestId('delete-groups').textContent ?? ''), 'no groups said');
+  });
+
+  it('shows none of a topic deleted by another process, and the new one when it is made again', async () => {
+    const { getByTestId, queryByTestId } = await openDemo();
+    const said = vi.spyOn(app, 'say');
+    await fireEvent.click(getByTestId('topic-item-chat'));
+    await until(() => rows().length > 0, 'rows');
+    expect(rows().some((r) => r.textContent!.includes('ship it'))).toBe(true);
+    mock().replaceExternally('chat');
+    await until(() => !!queryByTestId('topic-deleted'), 'the deleted state');
+    expect(getByTestId('topic-deleted').textContent).toMatch(/Topic chat was deleted by another process\. Its messages are gone from disk, so none are shown/);
+    expect(rows()).toHaveLength(0);
+    expect(queryByTestId('delete-topic')).toBeNull();
+    await until(() => said.mock.calls.some((c) => c[0] === 'Topic chat was deleted by another process' && c[1] === true), 'the deletion said');
+    said.mockRestore();
+    // Made again, with another partition count: the new topic, said so, from a fresh table.
+    mock().replaceExternally('chat', { partitions: 3, messages: 90, keyType: 'char12' });
+    await until(() => !!queryByTestId('topic-remade'), 'the made-again note');
+    expect(getByTestId('topic-remade').textContent).toMatch(/Topic chat was deleted and made again by another process \(now 3 partitions\): showing the new one/);
+    expect(queryByTestId('topic-deleted')).toBeNull();
+    await until(() => rows().length > 0, 'new rows');
+    expect(rows().every((r) => r.textContent!.includes('chat again #'))).toBe(true);
+    expect(getByTestId('row-range').textContent).toMatch(/of 90$/);
+  });
+
+  it('never mixes the rows of a topic deleted and made again at once with the old ones', async () => {
+    const { getByTestId, queryByTestId } = await openDemo();
+    await fireEvent.click(getByTestId('topic-item-firehose'));
+    await until(() => rows().length > 0, 'rows');
+    expect(rows()[0].textContent).toMatch(/event #0 level=/);
+    // Same name, key type and partition count, fewer messages: only the incarnation tells
+    // them apart (the full pages read before would otherwise be shown as the new topic's).
+    mock().replaceExternally('firehose', { partitions: 1, messages: 40, keyType: 'u64' });
+    await until(() => !!queryByTestId('topic-remade'), 'the made-again note');
+    expect(getByTestId('topic-remade').textContent).toMatch(/\(now 1 partition\): showing the new one\. The messages shown before are gone\./);
+    await until(() => rows().length > 0 && rows().every((r) => r.textContent!.includes('firehose again #')), 'only new rows');
+    expect(getByTestId('row-range').textContent).toMatch(/of 40$/);
+    await fireEvent.click(getByTestId('topic-remade-ok'));
+    expect(queryByTestId('topic-remade')).toBeNull();
   });
 
   it('follows the tail live: new messages appear and the table scrolls to the end', async () => {

@@ -81,6 +81,7 @@ describe('loading ahead of a move', () => {
         rows: Array.from({ length: n }, (_, i) => ({ row: 'damaged', partition: 0, offset: String(first + i), file: 'f', line: String(first + i + 1), problem: 'x' })),
         next: String(first + n),
         end: String(first + n),
+        incarnation: null,
       },
     });
     let loaded = false;
@@ -114,7 +115,7 @@ describe('loading ahead of a move', () => {
     const cache = new PageCache('t', (_t, _p, from) => new Promise((resolve) => pending.push({ from, resolve })), () => {});
     const page = (n: number): Result<Page> => ({
       status: 'ok',
-      data: { partition: 0, rows: Array.from({ length: n }, (_, i) => ({ row: 'damaged', partition: 0, offset: String(i), file: 'f', line: String(i + 1), problem: 'x' })), next: String(n), end: String(n) },
+      data: { partition: 0, rows: Array.from({ length: n }, (_, i) => ({ row: 'damaged', partition: 0, offset: String(i), file: 'f', line: String(i + 1), problem: 'x' })), next: String(n), end: String(n), incarnation: null },
     });
     cache.want([{ partition: 0, from: 0n, to: 30n }]);
     pending[0].resolve(page(20));
@@ -126,5 +127,33 @@ describe('loading ahead of a move', () => {
     pending[1].resolve(page(30));
     await new Promise((r) => setTimeout(r, 0));
     expect(cache.get(0, 29n)).toBeDefined();
+  });
+});
+
+describe('a topic deleted and made again', () => {
+  it('keeps no page of another incarnation, and says the topic was replaced or is gone', async () => {
+    const store = new MockStore({ open: true });
+    const b = store.backend();
+    const first = await b.describeTopic('chat');
+    if (first.status !== 'ok') throw new Error('describe');
+    let replaced = 0;
+    const cache = new PageCache('chat', b.readPage, () => {}, first.data.incarnation, () => replaced++);
+    cache.setStarts(first.data.partitions);
+    await cache.load([{ partition: 0, from: 0n, to: 30n }]);
+    expect(cache.get(0, 3n)).toBeDefined();
+    expect(replaced).toBe(0);
+    // Another process deletes chat and makes it again, with 3 partitions of new messages.
+    store.replaceExternally('chat', { partitions: 3, messages: 90 });
+    let done = false;
+    void cache.load([{ partition: 1, from: 0n, to: 30n }]).then(() => (done = true));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(done).toBe(true); // the wait ends: that page will not come
+    expect(cache.get(1, 3n)).toBeUndefined(); // the new topic's row is not shown as the old one's
+    expect(replaced).toBe(1);
+    // Deleted for good: the read fails, and the view is told.
+    store.replaceExternally('chat');
+    await cache.load([{ partition: 0, from: 500n, to: 510n }]);
+    expect(cache.errorAt(0, 500n)).toMatch(/does not exist/);
+    expect(replaced).toBe(2);
   });
 });

@@ -4,6 +4,7 @@
 
 import { commands, events } from './bindings';
 import type {
+  DeletedTopic,
   DemoMember,
   ErrorDto,
   GroupDetail,
@@ -56,7 +57,10 @@ export interface Backend {
   cancelSearch(id: number): Promise<Result<null>>;
   produce(topic: string, key: string, payload: ProducePayload): Promise<Result<Produced>>;
   createTopic(topic: NewTopic): Promise<Result<TopicSummary>>;
-  deleteTopic(topic: string, confirmName: string): Promise<Result<null>>;
+  /** The consumer groups that read a topic: deleting it deletes them too. */
+  topicGroups(topic: string): Promise<Result<string[]>>;
+  /** Delete a topic and the groups that read it; resolves to what went. */
+  deleteTopic(topic: string, confirmName: string): Promise<Result<DeletedTopic>>;
   describeGroup(group: string): Promise<Result<GroupDetail>>;
   /** Reset a group's committed offsets; with `dry_run` only the before/after table. */
   resetGroup(group: string, request: ResetRequest): Promise<Result<ResetPlanDto>>;
@@ -105,6 +109,7 @@ function tauriBackend(): Backend {
     cancelSearch: (id) => guard(() => commands.cancelSearch(id)),
     produce: (topic, key, payload) => guard(() => commands.produce(topic, key, payload)),
     createTopic: (topic) => guard(() => commands.createTopic(topic)),
+    topicGroups: (topic) => guard(() => commands.topicGroups(topic)),
     deleteTopic: (topic, confirm) => guard(() => commands.deleteTopic(topic, confirm)),
     describeGroup: (group) => guard(() => commands.describeGroup(group, null)),
     resetGroup: (group, request) => guard(() => commands.resetGroup(group, request)),
@@ -145,6 +150,7 @@ function missingBackend(): Backend {
     cancelSearch: no,
     produce: no,
     createTopic: no,
+    topicGroups: no,
     deleteTopic: no,
     describeGroup: no,
     resetGroup: no,
@@ -185,6 +191,7 @@ export const {
   cancelSearch,
   produce,
   createTopic,
+  topicGroups,
   deleteTopic,
   describeGroup,
   resetGroup,

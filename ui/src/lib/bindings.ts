@@ -24,7 +24,10 @@ export const commands = {
 	cancelSearch: (id: number) => typedError<null, ErrorDto>(__TAURI_INVOKE("cancel_search", { id })),
 	produce: (topic: string, key: string, payload: ProducePayload) => typedError<Produced, ErrorDto>(__TAURI_INVOKE("produce", { topic, key, payload })),
 	createTopic: (topic: NewTopic) => typedError<TopicSummary, ErrorDto>(__TAURI_INVOKE("create_topic", { topic })),
-	deleteTopic: (topic: string, confirm: string) => typedError<null, ErrorDto>(__TAURI_INVOKE("delete_topic", { topic, confirm })),
+	/**  The consumer groups that read a topic (deleted with it), for the delete dialog. */
+	topicGroups: (topic: string) => typedError<string[], ErrorDto>(__TAURI_INVOKE("topic_groups", { topic })),
+	/**  Delete a topic and the groups that read it; returns what was deleted. */
+	deleteTopic: (topic: string, confirm: string) => typedError<DeletedTopic, ErrorDto>(__TAURI_INVOKE("delete_topic", { topic, confirm })),
 	describeGroup: (group: string, topic: string | null) => typedError<GroupDetail, ErrorDto>(__TAURI_INVOKE("describe_group", { group, topic })),
 	/**  Reset a group's offsets; with `dry_run` only computes the before/after table. */
 	resetGroup: (group: string, request: ResetRequest) => typedError<ResetPlanDto, ErrorDto>(__TAURI_INVOKE("reset_group", { group, request })),
@@ -50,6 +53,16 @@ export type DamagedRow = {
 	file: string,
 	line: string,
 	problem: string,
+};
+
+/**  What deleting a topic removed. */
+export type DeletedTopic = {
+	topic: string,
+	/**
+	 *  The consumer groups that read it, deleted with it (their commits would
+	 *  otherwise apply to a topic made again under the same name).
+	 */
+	groups: string[],
 };
 
 /**  A member running inside the app for the balancing demo. */
@@ -161,6 +174,11 @@ export type Page = {
 	next: string,
 	/**  The partition's end offset when read. */
 	end: string,
+	/**
+	 *  The topic's incarnation the rows come from (see [`TopicDetail::incarnation`]):
+	 *  a page of another incarnation than the one shown is not of that topic.
+	 */
+	incarnation: string | null,
 };
 
 export type PartitionDetail = {
@@ -283,6 +301,12 @@ export type TopicDetail = {
 	summary: TopicSummary,
 	partitions: PartitionDetail[],
 	unknown_files: string[],
+	/**
+	 *  Which topic of this name this is: an opaque token of its folder and
+	 *  config file that changes when the topic is deleted and made again, or
+	 *  its folder deleted (by any process), never on appends.
+	 */
+	incarnation: string | null,
 };
 
 export type TopicSummary = {

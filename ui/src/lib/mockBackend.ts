@@ -8,6 +8,7 @@
 
 import type {
   Backend,
+  DeletedTopic,
   DemoMember,
   DragDrop,
   ErrorDto,
@@ -466,7 +467,58 @@ export class MockStore {
       bytes: this.partitionBytes(p).toString(),
       files: this.files(i, p),
     }));
-    return { summary: this.summary(t), partitions, unknown_files: [...t.unknownFiles] };
+    return { summary: this.summary(t), partitions, unknown_files: [...t.unknownFiles], incarnation: this.incarnationOf(t) };
+  }
+
+  private incarnations = new WeakMap<MockTopic, string>();
+  private nextIncarnation = 0;
+
+  /** The topic's incarnation: fixed per MockTopic object, so a topic made again under a name has another. */
+  incarnationOf(t: MockTopic): string {
+    let inc = this.incarnations.get(t);
+    if (!inc) {
+      inc = `mock-${++this.nextIncarnation}`;
+      this.incarnations.set(t, inc);
+    }
+    return inc;
+  }
+
+  /** A new topic with `messages` text messages spread over its partitions (createTopic, tests). */
+  makeTopic(name: string, keyType: string, partitions: number, messageTypes: string[] = [], messages = 0): MockTopic {
+    const t: MockTopic = {
+      name,
+      keyType,
+      messageTypes,
+      error: null,
+      unknownFiles: [],
+      partitions: Array.from({ length: partitions }, () => ({
+        start: 0n,
+        genEnd: 0n,
+        t0: this.now,
+        step: 1,
+        lineBytes: 40,
+        partialBytes: 0,
+        appended: [] as Row[],
+        gen: () => {
+          throw new Error('no generated lines');
+        },
+      })),
+    };
+    const kt = parseKeyType(keyType);
+    for (let i = 0; i < messages; i++) {
+      const p = i % partitions;
+      const part = t.partitions[p];
+      part.appended.push(msg(p, BigInt(part.appended.length), String(i), kt?.kind === 'int' ? 'int' : 'str', this.now + i, textBody(`${name} again #${i}`)));
+    }
+    return t;
+  }
+
+  /** Another process deletes a topic as 0.2.3 does (its groups stay), and with `remake`, makes it again (tests). */
+  replaceExternally(name: string, remake?: { partitions: number; messages?: number; keyType?: string }): void {
+    const old = this.topics.get(name);
+    this.topics.delete(name);
+    if (remake) this.topics.set(name, this.makeTopic(name, remake.keyType ?? old?.keyType ?? 'u16', remake.partitions, [], remake.messages ?? 0));
+    this.emitChange({ topics: [name], groups: [], structure: true });
   }
 
   emitChange(c: StoreChanged): void {
@@ -596,7 +648,7 @@ export class MockStore {
           rows.push(this.rowAt(p, o));
           o++;
         }
-        return ok({ partition, rows, next: o.toString(), end: end.toString() });
+        return ok({ partition, rows, next: o.toString(), end: end.toString(), incarnation: this.incarnationOf(t) });
       }),
       offsetAtTime: call('offsetAtTime', (topic: string, partition: number, unix: number): Result<string | null> => {
         const t = this.topic(topic);
@@ -671,35 +723,26 @@ export class MockStore {
         if (this.topics.has(name)) return err('topic_exists', `topic ${JSON.stringify(name)} already exists`);
         if (!parseKeyType(nt.key_type.trim())) return err('invalid_key_type', `invalid key type ${JSON.stringify(nt.key_type)}: use u8, u16, u32, u64 or charN`);
         if (nt.partitions < 1 || nt.partitions > 10000) return err('invalid_partitions', `invalid partition count ${nt.partitions}: use 1 to 10000`);
-        const t: MockTopic = {
-          name,
-          keyType: nt.key_type.trim(),
-          messageTypes: nt.message_types.map((s) => s.trim()).filter((s) => s !== ''),
-          error: null,
-          unknownFiles: [],
-          partitions: Array.from({ length: nt.partitions }, () => ({
-            start: 0n,
-            genEnd: 0n,
-            t0: this.now,
-            step: 1,
-            lineBytes: 40,
-            partialBytes: 0,
-            appended: [] as Row[],
-            gen: () => {
-              throw new Error('no generated lines');
-            },
-          })),
-        };
+        const t = this.makeTopic(name, nt.key_type.trim(), nt.partitions, nt.message_types.map((s) => s.trim()).filter((s) => s !== ''));
         this.topics.set(name, t);
         this.emitChange({ topics: [name], groups: [], structure: true });
         return ok(this.summary(t));
       }),
-      deleteTopic: call('deleteTopic', (topic: string, confirm: string): Result<null> => {
+      topicGroups: call('topicGroups', (topic: string): Result<string[]> => {
+        if (!this.open) return err('no_store', 'no store is open: open a folder first');
+        const np = topicNameProblem(topic);
+        if (np) return err('invalid_topic_name', `invalid topic name ${JSON.stringify(topic)}: ${np}`);
+        return ok(this.groups.groupsReading(topic));
+      }),
+      deleteTopic: call('deleteTopic', (topic: string, confirm: string): Result<DeletedTopic> => {
         if (!this.open) return err('no_store', 'no store is open: open a folder first');
         if (confirm !== topic) return err('confirmation_mismatch', `type the topic's name, ${JSON.stringify(topic)}, to confirm the deletion`);
+        // As the engine: the groups that read it are listed first (0.2.3's by partition count), then go with it.
+        const groups = this.groups.groupsReading(topic);
         if (!this.topics.delete(topic)) return err('topic_not_found', `topic ${JSON.stringify(topic)} does not exist`);
-        this.emitChange({ topics: [topic], groups: [], structure: true });
-        return ok(null);
+        for (const g of groups) this.groups.deleteGroup(g);
+        this.emitChange({ topics: [topic], groups, structure: true });
+        return ok({ topic, groups });
       }),
       describeGroup: call('describeGroup', (group: string): Result<GroupDetail> => {
         if (!this.open) return err('no_store', 'no store is open: open a folder first');

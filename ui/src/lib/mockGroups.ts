@@ -450,9 +450,15 @@ export class MockGroups {
 
   /** Read what the member holds (as of the last finished round) at its rate, and commit. */
   private consume(g: Group, d: Demo, dt: number): void {
-    if (d.status !== 'running' || this.openRound(g)) return;
+    if (d.status !== 'running') return;
+    const parts = this.host.partitions(d.topic);
+    if (parts === null) {
+      // Its topic was deleted (by 0.2.3, which leaves the groups): stop, commit nothing.
+      this.failDemo(d, `failed: topic ${JSON.stringify(d.topic)} was deleted or made again by another process: this member stopped without committing. Start a new member to read the topic as it is now`);
+      return;
+    }
+    if (this.openRound(g)) return;
     const held = this.members(g).get(d.memberId) ?? [];
-    const parts = this.host.partitions(d.topic) ?? [];
     d.budget += d.rate > 0 ? d.rate * dt : 1000 * dt;
     let took = 0n;
     for (const p of held) {
@@ -476,6 +482,30 @@ export class MockGroups {
       d.thisSecond += Number(took);
       this.record(g);
     }
+  }
+
+  /** The groups whose topic is `topic` (as the engine's `groups_reading`): deleting the topic deletes them. */
+  groupsReading(topic: string): string[] {
+    return [...this.groups.values()].filter((g) => this.topicOf(g).topic === topic).map((g) => g.name).sort();
+  }
+
+  /** Delete a group (with its topic): its demo members stop without committing, as the app's do. */
+  deleteGroup(name: string): void {
+    const g = this.groups.get(name);
+    if (!g) return;
+    for (const t of g.timers) clearTimeout(t);
+    for (const d of this.demos.values()) {
+      if (d.group !== name || (d.status !== 'running' && d.status !== 'joining')) continue;
+      this.failDemo(d, `failed: group ${JSON.stringify(name)} was deleted or made again by another process (deleting a topic deletes its groups): this member stopped without committing. Start a new member to read the topic as it is now`);
+    }
+    this.groups.delete(name);
+  }
+
+  private failDemo(d: Demo, status: string): void {
+    for (const t of d.timers) clearInterval(t);
+    d.timers = [];
+    d.status = status;
+    this.groups.get(d.group)?.alive.delete(d.memberId);
   }
 
   stopDemo(handle: string, kill: boolean): string | null {

@@ -46,10 +46,19 @@ export class PageCache {
   private tick = 0;
   requests = 0;
 
+  /**
+   * `incarnation`: the topic's (TopicDetail.incarnation) whose pages this cache
+   * holds; a page of another one is of a topic deleted and made again under
+   * the name, never kept beside this one's rows, and `onReplaced` is told (as
+   * when a read says the topic is gone) so the view can reload. Undefined:
+   * pages are not checked.
+   */
   constructor(
     readonly topic: string,
     private read: ReadPage,
     private onChange: () => void,
+    readonly incarnation?: string | null,
+    private onReplaced?: () => void,
   ) {}
 
   /** Partition start offsets, so no request starts before a partition's first line. */
@@ -173,6 +182,19 @@ export class PageCache {
     }
     if (generation !== this.generation) return; // cleared meanwhile: the next want() asks again
     this.inFlight.delete(k);
+    const replaced =
+      res.status === 'ok'
+        ? this.incarnation !== undefined && res.data.incarnation !== this.incarnation
+        : res.error.code === 'topic_deleted' || res.error.code === 'topic_not_found';
+    if (replaced) {
+      // Not this topic's rows (or none are left): keep nothing, and say so once the
+      // read is accounted for. Waiters are released: what they wait for will not come.
+      if (res.status === 'error') this.errors.set(k, res.error.message);
+      this.releaseWaiters(false, k);
+      this.onChange();
+      this.onReplaced?.();
+      return;
+    }
     if (res.status === 'ok') {
       const next = BigInt(res.data.next);
       const short = next < pageStart + BigInt(PAGE);
