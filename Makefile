@@ -41,7 +41,8 @@ interop: cli
 e2e: app
 	bash scripts/e2e.sh
 
-# The short torture, crash and bad-input runs (about a minute); `make torture` is the long form.
+# The short torture, crash, bad-input, hostile-store, skewed-rollover and NTFS runs (a few minutes);
+# `make torture` is the long form.
 torture-short: cli
 	TWAINMQ_BIN=$(CURDIR)/$(BIN) $(PY) -m pytest tests/torture -q -p no:cacheprovider
 
