@@ -65,31 +65,9 @@ pub fn store_info(store: &Store) -> Result<StoreInfo, ErrorDto> {
 /// a freed inode to the next folder made. `None` when neither exists.
 /// The caller has validated `topic` (the engine refuses names that escape).
 pub fn topic_incarnation(store: &Store, topic: &str) -> Option<String> {
-    fn identity(path: &std::path::Path) -> Option<String> {
-        // Never follow a link: a link is not the topic's own file.
-        let m = std::fs::symlink_metadata(path).ok()?;
-        let created = m
-            .created()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or_else(|| "-".to_string(), |d| d.as_nanos().to_string());
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            Some(format!("{}.{}.{created}", m.dev(), m.ino()))
-        }
-        #[cfg(not(unix))]
-        {
-            Some(created)
-        }
-    }
-    let root = store.root();
-    let folder = identity(&root.join(topic));
-    let config = identity(&root.join(format!("{topic}.twc")));
-    if folder.is_none() && config.is_none() {
-        return None;
-    }
-    Some(format!("d:{}/c:{}", folder.as_deref().unwrap_or("-"), config.as_deref().unwrap_or("-")))
+    // The engine's token (identity of the topic's folder and config); an
+    // invalid name has no incarnation.
+    store.topic_incarnation(topic).ok().flatten().map(|i| i.to_string())
 }
 
 pub fn describe_topic(store: &Store, topic: &str) -> Result<TopicDetail, ErrorDto> {

@@ -233,7 +233,24 @@ pub(crate) struct FileIdentity {
     created: Option<std::time::SystemTime>,
 }
 
+impl std::fmt::Display for FileIdentity {
+    /// `dev.ino.created-nanos` (`-` where unknown): stable for a file's life.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        #[cfg(unix)]
+        write!(f, "{}.{}.", self.dev_ino.0, self.dev_ino.1)?;
+        match self.created.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()) {
+            Some(d) => write!(f, "{}", d.as_nanos()),
+            None => write!(f, "-"),
+        }
+    }
+}
+
 impl FileIdentity {
+    /// The identity of the file or folder at `path`, never following a link.
+    pub(crate) fn at(path: &std::path::Path) -> Option<Self> {
+        std::fs::symlink_metadata(path).ok().map(|m| FileIdentity::of(&m))
+    }
+
     pub(crate) fn of(meta: &std::fs::Metadata) -> Self {
         #[cfg(unix)]
         use std::os::unix::fs::MetadataExt;

@@ -58,4 +58,4 @@ pub use partitioner::partition_for;
 pub use payload::{Outgoing, Payload, PayloadJson, TypedMessage, TypedPayload};
 pub use producer::{Delivery, Producer};
 pub use reader::PartitionReader;
-pub use store::{FileInfo, PartitionInfo, Store, TopicDescription, TopicSpec};
+pub use store::{FileInfo, PartitionInfo, Store, TopicDescription, TopicIncarnation, TopicSpec};

@@ -341,9 +341,11 @@ pub struct Producer {
     parallel_backoff: u32,
     exact: bool,
     locate: bool,
-    /// The config file the producer was opened with: a topic deleted and made
-    /// again has another, and then nothing more is written for the old one.
-    config_identity: Option<crate::fsinfo::FileIdentity>,
+    /// The topic's folder and config when the producer was opened: a topic
+    /// deleted and made again has others (0.2.3 rewrites a config it left
+    /// behind in place, but makes a new folder), and then nothing more is
+    /// written for the old one.
+    incarnation: Option<crate::store::TopicIncarnation>,
     /// On a network file system: lock each append (O_APPEND alone is not atomic there).
     lock_appends: bool,
     line: Vec<u8>,
@@ -361,7 +363,7 @@ impl std::fmt::Debug for Producer {
 
 impl Producer {
     pub(crate) fn open(store: &Store, topic: &str) -> Result<Producer> {
-        let config_identity = config_identity(&store.config_path(topic));
+        let incarnation = store.topic_incarnation(topic)?;
         let config = TopicConfig::load(topic, &store.config_path(topic))?;
         let dir = store.topic_dir(topic);
         if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
@@ -385,7 +387,7 @@ impl Producer {
             parallel_backoff: PARALLEL_BACKOFF_START,
             exact: false,
             locate: false,
-            config_identity,
+            incarnation,
             lock_appends: {
                 let kind = crate::fsinfo::filesystem_kind(&dir);
                 if let crate::fsinfo::FsKind::Network(name) = kind {
@@ -743,12 +745,12 @@ impl Producer {
         ))
     }
 
-    /// Fail with [`Error::TopicDeleted`] unless the topic's config is the one
-    /// this producer was opened with (it was deleted, or deleted and made again,
-    /// possibly with another partition count).
+    /// Fail with [`Error::TopicDeleted`] unless the topic's folder and config
+    /// are those this producer was opened with (it was deleted, or deleted and
+    /// made again, possibly with another partition count).
     fn check_topic_is_ours(&self, path: &Path) -> Result<()> {
-        let now = config_identity(&self.store.config_path(&self.topic));
-        if now.is_none() || now != self.config_identity || !self.store.topic_dir(&self.topic).is_dir() {
+        let now = self.store.topic_incarnation(&self.topic)?;
+        if now.is_none() || now != self.incarnation || !self.store.topic_dir(&self.topic).is_dir() {
             return Err(Error::TopicDeleted { topic: self.topic.clone(), path: path.to_path_buf() });
         }
         Ok(())
@@ -886,11 +888,6 @@ impl Producer {
 
     /// Close the open files (also done on drop).
     pub fn close(self) {}
-}
-
-/// The identity of a topic's config file, if it exists.
-fn config_identity(path: &Path) -> Option<crate::fsinfo::FileIdentity> {
-    std::fs::symlink_metadata(path).ok().map(|m| crate::fsinfo::FileIdentity::of(&m))
 }
 
 /// Whether a file we hold open is still in a folder (not deleted), and its

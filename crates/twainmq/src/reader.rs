@@ -164,7 +164,7 @@ pub struct PartitionReader {
 }
 
 fn identity_of(path: &std::path::Path) -> Option<crate::fsinfo::FileIdentity> {
-    std::fs::symlink_metadata(path).ok().map(|m| crate::fsinfo::FileIdentity::of(&m))
+    crate::fsinfo::FileIdentity::at(path)
 }
 
 /// Whether an open file is still in a folder (not deleted); where the

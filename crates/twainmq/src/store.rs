@@ -115,6 +115,24 @@ pub struct TopicDescription {
     pub extra_config: serde_json::Map<String, serde_json::Value>,
 }
 
+/// Which topic of a name a store holds: appends leave it as it is; deleting
+/// the topic and making it again (by any process, 0.2.3 included) gives
+/// another. Readers stop with [`Error::TopicDeleted`] when it changes under
+/// them; a viewer compares it to tell the topic it showed from a new one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TopicIncarnation {
+    folder: Option<crate::fsinfo::FileIdentity>,
+    config: Option<crate::fsinfo::FileIdentity>,
+}
+
+impl std::fmt::Display for TopicIncarnation {
+    /// An opaque token, equal for equal incarnations.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let part = |i: &Option<crate::fsinfo::FileIdentity>| i.map_or_else(|| "-".to_string(), |i| i.to_string());
+        write!(f, "d:{}/c:{}", part(&self.folder), part(&self.config))
+    }
+}
+
 fn unix_secs(t: SystemTime) -> Option<f64> {
     t.duration_since(SystemTime::UNIX_EPOCH).ok().map(|d| d.as_secs_f64())
 }
@@ -250,6 +268,18 @@ impl Store {
     pub fn topic_exists(&self, topic: &str) -> Result<bool> {
         validate_readable(topic)?;
         Ok(self.config_path(topic).exists() || self.topic_dir(topic).exists())
+    }
+
+    /// The incarnation of a topic (or group log, by its topic name): `None`
+    /// when neither its config nor its folder exists. Links are not followed.
+    ///
+    /// # Errors
+    /// [`Error::InvalidTopicName`] for a name no topic can have.
+    pub fn topic_incarnation(&self, topic: &str) -> Result<Option<TopicIncarnation>> {
+        validate_readable(topic)?;
+        let folder = crate::fsinfo::FileIdentity::at(&self.topic_dir(topic));
+        let config = crate::fsinfo::FileIdentity::at(&self.config_path(topic));
+        Ok((folder.is_some() || config.is_some()).then_some(TopicIncarnation { folder, config }))
     }
 
     /// Create a topic.

@@ -116,6 +116,30 @@ fn a_producer_whose_topic_was_deleted_or_replaced_reports_nothing_as_sent() {
 }
 
 #[test]
+fn a_producer_notices_a_topic_deleted_and_made_again_the_way_0_2_3_does() {
+    // 0.2.3 deletes the folder and leaves the config; making the topic again
+    // rewrites that config in place (same file) and makes a new folder.
+    let (d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U8, 2)).expect("create");
+    let mut p = store.producer("t").expect("producer");
+    p.send_text(0u8, "before").expect("send");
+    let before = store.topic_incarnation("t").expect("incarnation");
+    std::fs::remove_dir_all(d.path().join("t")).expect("rm folder");
+    std::fs::create_dir(d.path().join("t")).expect("folder again");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(d.path().join("t.twc"))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, br#"{"key_width": 1, "partitions": 4, "message_types": {}}"#))
+        .expect("config rewritten in place");
+    assert_ne!(store.topic_incarnation("t").expect("incarnation"), before);
+    for k in 0..4u8 {
+        assert_eq!(p.send_text(k, "after").expect_err("replaced").code(), "topic_deleted");
+    }
+    assert_eq!(std::fs::read_dir(d.path().join("t")).expect("dir").count(), 0, "nothing written with the old partitioning");
+}
+
+#[test]
 fn a_follower_notices_its_topic_was_deleted_and_made_again() {
     let (_d, store) = store();
     store.create_topic("t", &TopicSpec::new(KeyType::U8, 1)).expect("create");
