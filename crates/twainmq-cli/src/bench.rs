@@ -47,6 +47,12 @@ pub struct SeekReport {
     pub time_jump_max_ms: f64,
 }
 
+/// `twainmq bench`: run it and print the report (text or `--json`).
+pub(crate) fn command(store: &Store, a: &crate::args::BenchArgs) -> Result<()> {
+    let r = run(store, a.messages.max(1), a.payload_bytes, a.partitions.max(1), a.batch.max(1), a.latency_rate, a.seek_messages)?;
+    crate::render::emit(&mut std::io::stdout().lock(), &r, a.json)
+}
+
 fn rate(n: u64, d: Duration) -> f64 {
     n as f64 / d.as_secs_f64().max(1e-9)
 }

@@ -1,0 +1,216 @@
+//! Every command-line type: the commands, their flags and their parsers (the
+//! numeric ones are in `flags`). Nothing here opens a store: an argument that
+//! clap refuses is refused before anything is read or written.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::flags;
+
+#[derive(Parser, Debug)]
+#[command(name = "twainmq", version, about = "Inspect and use TwainMQ stores (compatible with twainmq 0.2.3)")]
+pub(crate) struct Cli {
+    /// The store folder (default: $TWAINMQ_STORE).
+    #[arg(long, global = true, env = "TWAINMQ_STORE", value_name = "DIR")]
+    pub(crate) store: Option<PathBuf>,
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum Command {
+    /// List, create, describe and delete topics.
+    #[command(subcommand)]
+    Topics(TopicsCmd),
+    /// Write messages to a topic.
+    Produce(ProduceArgs),
+    /// Read messages from a topic (alone, or as a member of a consumer group).
+    Consume(ConsumeArgs),
+    /// Inspect consumer groups and reset their offsets.
+    #[command(subcommand)]
+    Groups(GroupsCmd),
+    /// Check a store (or one topic) for damaged lines, torn tails, offset gaps and overlaps,
+    /// stray files and corrupt configs. Exits 1 when it finds any.
+    Check {
+        topic: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Measure produce, batched produce, consume and follow latency in a temporary topic.
+    Bench(BenchArgs),
+    /// For `bench`: follow TOPIC from now in this separate process, print
+    /// `ready`, then the write-to-read latency percentiles of COUNT messages as JSON.
+    #[command(hide = true)]
+    BenchFollow {
+        #[arg(long)]
+        topic: String,
+        #[arg(long)]
+        count: usize,
+    },
+    /// For tests: read offer sets `[[id, {"own": [..], "partitions": [..]}], ..]`, one a line
+    /// on stdin, and print each assignment `{"<id>": [partitions]}`.
+    #[command(hide = true)]
+    AssignStdin,
+    /// Create the demo store (topics with text, bytes and typed messages, a group) in --store.
+    #[command(hide = true)]
+    SeedDemo,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum GroupsCmd {
+    /// List the store's consumer groups.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Members, assignment, committed offsets, lag and rounds of a group.
+    Describe {
+        group: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Move committed offsets (0.2.3 members honour them when they next take a partition).
+    Reset {
+        group: String,
+        /// earliest, latest, offset:N or time:RFC3339.
+        #[arg(long)]
+        to: String,
+        /// Only this partition (repeatable).
+        #[arg(long)]
+        partition: Vec<u32>,
+        /// Show the before/after table without writing.
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Open a round: live members re-split the partitions; dead members' partitions move.
+    Rebalance {
+        group: String,
+        /// How long the round stays open for offers, in seconds (more than 0, at most a day).
+        #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = flags::window_secs, allow_negative_numbers = true)]
+        window: Duration,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum TopicsCmd {
+    /// List the store's topics.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Create a topic.
+    Create {
+        name: String,
+        /// u8, u16, u32, u64 or charN.
+        #[arg(long, default_value = "u16")]
+        key_type: String,
+        #[arg(long, default_value_t = 1)]
+        partitions: u64,
+        /// Comma-separated names of typed messages (ids 0, 1, ... in this order).
+        #[arg(long, value_delimiter = ',')]
+        message_types: Vec<String>,
+    },
+    /// Show a topic's partitions, files and offsets.
+    Describe {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete a topic, all its messages and the consumer groups that read it.
+    /// Without --yes, says what would be deleted and deletes nothing.
+    Delete {
+        name: String,
+        /// Confirm the deletion.
+        #[arg(long)]
+        yes: bool,
+    },
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ProduceArgs {
+    pub(crate) topic: String,
+    /// The message key (an integer for uN topics, a string for charN topics).
+    #[arg(long, required_unless_present_any = ["jsonl", "batch"], conflicts_with = "jsonl")]
+    pub(crate) key: Option<String>,
+    /// MESSAGE is hex, sent as a bytes message.
+    #[arg(long, conflicts_with = "jsonl")]
+    pub(crate) bytes_hex: bool,
+    /// Read `{"key": K, "payload": P}` objects from standard input, one a line.
+    #[arg(long)]
+    pub(crate) jsonl: bool,
+    /// Print where each message landed as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// With --jsonl: send the lines already read in as one batch (a write per
+    /// partition, not per message), several times faster from a fast pipe.
+    /// Without it, each message is in the file before the next line is read,
+    /// so a killed producer leaves exactly a prefix of its input; with it, the
+    /// batch in flight may be written in some partitions and not in others
+    /// (each partition still holds a prefix of what it was given).
+    #[arg(long, conflicts_with_all = ["json", "key", "message", "bytes_hex"])]
+    pub(crate) batch: bool,
+    /// The message text (or hex with --bytes-hex).
+    #[arg(required_unless_present_any = ["jsonl", "batch"], conflicts_with = "jsonl")]
+    pub(crate) message: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct BenchArgs {
+    #[arg(long, default_value_t = 200_000)]
+    pub(crate) messages: u64,
+    #[arg(long, default_value_t = 100)]
+    pub(crate) payload_bytes: usize,
+    #[arg(long, default_value_t = 4)]
+    pub(crate) partitions: u32,
+    /// Messages per send_batch call for the batched produce run.
+    #[arg(long, default_value_t = 1000)]
+    pub(crate) batch: usize,
+    /// Messages per second for the write-to-read latency run.
+    #[arg(long, default_value_t = 10_000)]
+    pub(crate) latency_rate: u64,
+    /// Also time seeks, time jumps and describe in a one-partition topic of this many messages.
+    #[arg(long, default_value_t = 0)]
+    pub(crate) seek_messages: u64,
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ConsumeArgs {
+    pub(crate) topic: String,
+    /// start, now, or an offset.
+    #[arg(long, default_value = "start")]
+    pub(crate) from: String,
+    /// Only this partition.
+    #[arg(long)]
+    pub(crate) partition: Option<u32>,
+    /// Stop after this many messages.
+    #[arg(long)]
+    pub(crate) max: Option<u64>,
+    /// Keep waiting for new messages instead of stopping at the end of the log.
+    #[arg(long)]
+    pub(crate) follow: bool,
+    /// Stop after this many seconds (0 to 10 years).
+    #[arg(long = "for", value_name = "SECONDS", value_parser = flags::for_secs, allow_negative_numbers = true)]
+    pub(crate) for_secs: Option<Duration>,
+    /// One JSON object a line.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Join this consumer group: read only the partitions assigned to this member, commit progress.
+    #[arg(long)]
+    pub(crate) group: Option<String>,
+    /// Seconds a rebalance round stays open (with --group; more than 0, at most a day; 0.2.3 uses 60).
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = flags::window_secs, allow_negative_numbers = true)]
+    pub(crate) rebalance_window: Duration,
+    /// Commit after every N messages written out (with --group; 1 or more). Also on a
+    /// clean exit (end of log, --max, --for, SIGINT, SIGTERM), never after a failed write.
+    #[arg(long, value_name = "N", default_value = "100", value_parser = flags::commit_every, allow_negative_numbers = true)]
+    pub(crate) commit_every: u64,
+    /// Start a round every SECONDS so dead members' partitions move (with --group; 0.1 to a day).
+    #[arg(long, value_name = "SECONDS", value_parser = flags::auto_round_secs, allow_negative_numbers = true)]
+    pub(crate) auto_round: Option<Duration>,
+}

@@ -1,0 +1,51 @@
+//! `twainmq groups`: list, describe, reset and rebalance consumer groups.
+
+use std::io;
+
+use anyhow::{anyhow, Result};
+use twainmq::group::{self, ResetTo};
+use twainmq::Store;
+
+use crate::args::GroupsCmd;
+use crate::render::{self, GroupList, GroupRow, GroupView, ResetView, RoundOpened};
+
+pub(crate) fn run(store: &Store, cmd: GroupsCmd) -> Result<()> {
+    let mut out = io::stdout().lock();
+    match cmd {
+        GroupsCmd::List { json } => render::emit(&mut out, &list(store)?, json),
+        GroupsCmd::Describe { group: g, json } => render::emit(&mut out, &GroupView(group::describe(store, &g)?), json),
+        GroupsCmd::Reset { group: g, to, partition, dry_run, json } => {
+            let target = ResetTo::parse(&to).map_err(|e| anyhow!(e))?;
+            let parts = (!partition.is_empty()).then_some(partition.as_slice());
+            let plan = group::reset(store, &g, target, parts, dry_run)?;
+            let live = plan.live_members.clone();
+            render::emit(&mut out, &ResetView(plan), json)?;
+            if !live.is_empty() {
+                eprintln!(
+                    "warning: members {live:?} hold partitions of {g}: their next commit overrides this reset, and they only read commits when they take a partition. Stop them first, or reset while the group is idle"
+                );
+            }
+            Ok(())
+        }
+        GroupsCmd::Rebalance { group: g, window } => {
+            group::trigger_round(store, &g, window)?;
+            render::emit_text(&mut out, &RoundOpened { group: g, window })
+        }
+    }
+}
+
+/// Every group with its topic and members; a group whose log cannot be read
+/// is a row saying why, not the end of the listing.
+fn list(store: &Store) -> Result<GroupList> {
+    let mut rows = Vec::new();
+    for g in store.list_groups()? {
+        let row = match group::read_log(store, &g).and_then(|log| group::group_topic_of(store, &g, &log).map(|t| (log, t))) {
+            Ok((log, (topic, _))) => {
+                GroupRow::Group { group: g, topic, members: log.members().len(), round_open: log.open_round().is_some() }
+            }
+            Err(e) => GroupRow::Unreadable { group: g, error: e.to_string() },
+        };
+        rows.push(row);
+    }
+    Ok(GroupList(rows))
+}

@@ -1,0 +1,360 @@
+//! The one renderer: every command's standard output is a typed value,
+//! written as JSON (its `Serialize` form, one document and a newline) or as
+//! text (its [`Text`] form). Commands never format their output themselves;
+//! status lines and warnings go to standard error from the commands.
+//!
+//! The text forms are what the golden test (`tests/interop/test_golden_cli.py`)
+//! pins byte for byte; change one only on purpose, and regenerate the golden files.
+
+use std::io::{self, Write};
+
+use anyhow::Result;
+use serde::Serialize;
+use twainmq::check::Problem;
+use twainmq::group::{GroupDescription, ResetPlan};
+use twainmq::store::TopicDescription;
+use twainmq::{Key, Message, Payload};
+
+use crate::bench::BenchReport;
+
+/// A value's text form, as `twainmq` prints it without `--json`.
+pub(crate) trait Text {
+    /// Write the text form, newline-terminated lines.
+    fn text(&self, out: &mut dyn Write) -> io::Result<()>;
+}
+
+/// Write `value` to `out` as JSON (one document and a newline) or as text.
+///
+/// A JSON failure is returned as the `serde_json::Error` it is (as before the
+/// renderer existed), so `is_broken_pipe` does not see a closed pipe in it.
+pub(crate) fn emit<T: Serialize + Text + ?Sized>(out: &mut dyn Write, value: &T, json: bool) -> Result<()> {
+    if json {
+        serde_json::to_writer(&mut *out, value)?;
+        writeln!(out)?;
+    } else {
+        value.text(out)?;
+    }
+    Ok(())
+}
+
+/// Write a text-only value (a confirmation of what a command did).
+pub(crate) fn emit_text<T: Text + ?Sized>(out: &mut dyn Write, value: &T) -> Result<()> {
+    value.text(out)?;
+    Ok(())
+}
+
+// ---- topics ----------------------------------------------------------------
+
+/// A row of `topics list`: the topic's config, or why it cannot be read.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum TopicRow {
+    Topic { name: String, key_type: String, partitions: u32, message_types: Vec<String> },
+    Unreadable { name: String, error: String },
+}
+
+/// `topics list`.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub(crate) struct TopicList(pub(crate) Vec<TopicRow>);
+
+impl Text for TopicList {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        for row in &self.0 {
+            match row {
+                TopicRow::Topic { name, key_type, partitions, .. } => writeln!(out, "{name}\t{key_type}\t{partitions} partitions")?,
+                TopicRow::Unreadable { name, .. } => writeln!(out, "{name}\t(unreadable config)")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `topics describe`.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub(crate) struct TopicView(pub(crate) TopicDescription);
+
+impl Text for TopicView {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let d = &self.0;
+        writeln!(out, "topic {}: {} keys, {} partitions, {} messages, {} bytes", d.name, d.key_type, d.partitions, d.messages, d.bytes)?;
+        if !d.message_types.is_empty() {
+            let types: Vec<String> = d.message_types.iter().map(|(n, i)| format!("{n}={i}")).collect();
+            writeln!(out, "message types: {}", types.join(", "))?;
+        }
+        for p in &d.partition_details {
+            writeln!(out, "partition {}: offsets {}..{} ({} bytes)", p.partition, p.start, p.end, p.bytes)?;
+            for f in &p.files {
+                let torn = if f.partial_bytes > 0 { format!(" + {} bytes unfinished", f.partial_bytes) } else { String::new() };
+                writeln!(out, "  {}  day {}  first {}  {} lines{}  {} bytes", f.name, f.day, f.first, f.lines, torn, f.bytes)?;
+            }
+        }
+        // (On standard output, in the text form only, as it always was.)
+        for u in &d.unknown_files {
+            writeln!(out, "warning: {u} in the topic folder is not a partition file")?;
+        }
+        Ok(())
+    }
+}
+
+/// `topics create`.
+pub(crate) struct Created {
+    pub(crate) name: String,
+    pub(crate) key_type: twainmq::KeyType,
+    pub(crate) partitions: u32,
+}
+
+impl Text for Created {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "created topic {} ({}, {} partitions)", self.name, self.key_type, self.partitions)
+    }
+}
+
+/// `topics delete --yes`.
+pub(crate) struct Deleted {
+    pub(crate) topic: String,
+    /// What went with it, as counted before: "N messages in P partitions" or why not counted.
+    pub(crate) messages: String,
+    pub(crate) groups: Vec<String>,
+}
+
+impl Text for Deleted {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "deleted topic {} ({})", self.topic, self.messages)?;
+        if self.groups.is_empty() {
+            writeln!(out, "no consumer group read it")
+        } else {
+            writeln!(out, "deleted the consumer groups that read it: {}", self.groups.join(", "))
+        }
+    }
+}
+
+// ---- produce ---------------------------------------------------------------
+
+/// Where a produced message landed.
+#[derive(Serialize)]
+pub(crate) struct Sent {
+    pub(crate) partition: u32,
+    pub(crate) offset: u64,
+}
+
+impl Text for Sent {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "sent to partition {} at offset {}", self.partition, self.offset)
+    }
+}
+
+// ---- consume ---------------------------------------------------------------
+
+/// One consumed message, as a JSON object or a text line
+/// `partition/offset<TAB>key<TAB>time<TAB>payload`.
+///
+/// Not through [`emit`]: this runs per message, so it writes piece by piece,
+/// without a String per field (`consume` into a pipe should run near the
+/// engine's speed), and every failure is an `io::Error`, so a closed pipe is
+/// told apart from other failures.
+pub(crate) fn message(out: &mut impl Write, m: &Message, json: bool) -> io::Result<()> {
+    if json {
+        serde_json::to_writer(&mut *out, &m.to_json()).map_err(io::Error::from)?;
+        return out.write_all(b"\n");
+    }
+    write!(out, "{}/{}\t", m.partition, m.offset)?;
+    match &m.key {
+        Key::Int(v) => write!(out, "{v}\t")?,
+        Key::Str(s) => write!(out, "{s:?}\t")?,
+    }
+    match m.time() {
+        Some(t) => write_time(out, &t)?,
+        None => write!(out, "{}", m.timestamp)?,
+    }
+    out.write_all(b"\t")?;
+    match &m.payload {
+        Payload::Text(s) => write_escaped(out, s)?,
+        Payload::Bytes(b) => write!(out, "bytes {}", hex::encode(b))?,
+        Payload::Typed(t) => write!(
+            out,
+            "{} {}",
+            t.class.as_deref().unwrap_or("<unknown type>"),
+            t.fields().map_or_else(|| t.json.clone(), |v| v.to_string())
+        )?,
+    }
+    out.write_all(b"\n")
+}
+
+/// `%Y-%m-%dT%H:%M:%S%.6fZ`, without chrono parsing its format string per message.
+fn write_time(out: &mut impl Write, t: &chrono::DateTime<chrono::Utc>) -> io::Result<()> {
+    use chrono::{Datelike, Timelike};
+    let us = t.nanosecond() / 1000;
+    write!(
+        out,
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
+        t.year(),
+        t.month(),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        us.min(999_999)
+    )
+}
+
+/// Text as `str::escape_debug` shows it; plain printable ASCII is copied as is.
+fn write_escaped(out: &mut impl Write, s: &str) -> io::Result<()> {
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'\\' && b != b'"' && b != b'\'') {
+        out.write_all(s.as_bytes())
+    } else {
+        write!(out, "{}", s.escape_debug())
+    }
+}
+
+// ---- groups ----------------------------------------------------------------
+
+/// A row of `groups list`: the group's topic and members, or why its log cannot be read.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum GroupRow {
+    Group { group: String, topic: Option<String>, members: usize, round_open: bool },
+    Unreadable { group: String, error: String },
+}
+
+/// `groups list`.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub(crate) struct GroupList(pub(crate) Vec<GroupRow>);
+
+impl Text for GroupList {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        for row in &self.0 {
+            // An unreadable group shows `topic ?` and `null members`, as it always has.
+            match row {
+                GroupRow::Group { group, topic, members, .. } => {
+                    writeln!(out, "{group}\ttopic {}\t{members} members", topic.as_deref().unwrap_or("?"))?;
+                }
+                GroupRow::Unreadable { group, .. } => writeln!(out, "{group}\ttopic ?\tnull members")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `groups describe`.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub(crate) struct GroupView(pub(crate) GroupDescription);
+
+impl Text for GroupView {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let d = &self.0;
+        writeln!(out, "group {} on topic {}", d.group, d.topic.as_deref().unwrap_or("(unknown)"))?;
+        if d.topic.is_none() && !d.topic_candidates.is_empty() {
+            writeln!(out, "candidate topics (matching partition count): {}", d.topic_candidates.join(", "))?;
+        }
+        for m in &d.members {
+            writeln!(out, "member {}: partitions {:?}", m.id, m.partitions)?;
+        }
+        if let Some(r) = &d.open_round {
+            writeln!(
+                out,
+                "round open: started by {} at offset {}, ends at {}, {} offers",
+                r.started_by,
+                r.begin_offset,
+                fmt_time(r.ends_at),
+                r.offers.len()
+            )?;
+        }
+        writeln!(out, "partition  committed  end  lag  owner")?;
+        for p in &d.partitions {
+            let c = p.committed.map_or("-".to_string(), |c| c.to_string());
+            let o = p.owner.map_or("-".to_string(), |o| o.to_string());
+            writeln!(out, "{:>9}  {:>9}  {:>3}  {:>3}  {}", p.partition, c, p.end, p.lag, o)?;
+        }
+        writeln!(out, "{} rounds in the log, {} records", d.rounds.len(), d.records)
+    }
+}
+
+/// `groups reset`: the before/after table.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub(crate) struct ResetView(pub(crate) ResetPlan);
+
+impl Text for ResetView {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "partition  before  after  (start..end)")?;
+        for r in &self.0.rows {
+            let before = r.before.map_or("-".to_string(), |b| b.to_string());
+            writeln!(out, "{:>9}  {:>6}  {:>5}  ({}..{})", r.partition, before, r.after, r.start, r.end)?;
+        }
+        // `applied` is false exactly for a dry run.
+        writeln!(out, "{}", if self.0.applied { "committed" } else { "dry run: nothing written" })
+    }
+}
+
+/// `groups rebalance`.
+pub(crate) struct RoundOpened {
+    pub(crate) group: String,
+    pub(crate) window: std::time::Duration,
+}
+
+impl Text for RoundOpened {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "round opened in group {}; it ends in {} s", self.group, self.window.as_secs_f64())
+    }
+}
+
+/// UNIX seconds as `%Y-%m-%dT%H:%M:%S%.3fZ` (the number itself when out of chrono's range).
+fn fmt_time(t: f64) -> String {
+    // Saturating float-to-int cast: an absurd time falls out of chrono's range
+    // and is shown as the number, never wraps.
+    chrono::DateTime::from_timestamp_micros((t * 1e6) as i64)
+        .map_or_else(|| t.to_string(), |d| d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+}
+
+// ---- check -----------------------------------------------------------------
+
+/// `check`: one line a problem, `topic[/partition][ file[:line]][ offset N]: message (kind)`.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub(crate) struct Problems(pub(crate) Vec<Problem>);
+
+impl Text for Problems {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        for p in &self.0 {
+            let place = match (&p.file, p.line) {
+                (Some(f), Some(l)) => format!(" {f}:{l}"),
+                (Some(f), None) => format!(" {f}"),
+                _ => String::new(),
+            };
+            let part = p.partition.map_or(String::new(), |p| format!("/{p}"));
+            let off = p.offset.map_or(String::new(), |o| format!(" offset {o}"));
+            writeln!(out, "{}{part}{place}{off}: {} ({})", p.topic, p.message, p.kind)?;
+        }
+        Ok(())
+    }
+}
+
+// ---- bench -----------------------------------------------------------------
+
+impl Text for BenchReport {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let r = self;
+        writeln!(out, "{} messages of {} bytes ({}-byte lines), {} partitions", r.messages, r.payload_bytes, r.line_bytes, r.partitions)?;
+        writeln!(out, "produce (one per call)   {:>12.0} msg/s  ({:.2} x the floor)", r.produce_msgs_per_s, r.produce_vs_floor)?;
+        writeln!(out, "{:<25}{:>12.0} msg/s", format!("produce (batches of {})", r.batch), r.produce_batched_msgs_per_s)?;
+        writeln!(out, "  batched, one thread    {:>12.0} msg/s", r.produce_batched_one_thread_msgs_per_s)?;
+        writeln!(out, "consume (decoded)        {:>12.0} msg/s", r.consume_msgs_per_s)?;
+        writeln!(out, "floor (O_APPEND writes)  {:>12.0} msg/s", r.floor_append_msgs_per_s)?;
+        writeln!(
+            out,
+            "write-to-read latency (a follower process) at {} msg/s: p50 {:.0} us, p99 {:.0} us, p99.9 {:.0} us ({} samples)",
+            r.latency_rate_msgs_per_s, r.latency_p50_us, r.latency_p99_us, r.latency_p999_us, r.latency_samples
+        )?;
+        if let Some(s) = &r.seek {
+            writeln!(out, "{} messages in one partition (written in {:.1} s):", s.messages, s.write_s)?;
+            writeln!(out, "  describe: first {:.0} ms (builds the index), then {:.1} ms", s.describe_first_ms, s.describe_ms)?;
+            writeln!(out, "  seek to an offset: avg {:.2} ms, max {:.2} ms", s.seek_avg_ms, s.seek_max_ms)?;
+            writeln!(out, "  jump to a time:    avg {:.2} ms, max {:.2} ms", s.time_jump_avg_ms, s.time_jump_max_ms)?;
+        }
+        Ok(())
+    }
+}
