@@ -143,6 +143,9 @@ def damage(store):
     (store / "--group--wrecked").mkdir()
 
 
+FIXED_MTIME = 1796040000.0
+
+
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory):
     """The fixture store copied twice (never written in place): as 0.2.3 left
@@ -155,6 +158,11 @@ def stores(tmp_path_factory):
             (root / t).mkdir(exist_ok=True)
         if variant == "damaged":
             damage(root)
+        # Modification times show in `topics describe --json` (each file's and
+        # the topic's last write): a checkout or a copy gives them the time it
+        # ran, so every entry gets one fixed time (2026-11-30T12:00:00Z).
+        for p in [root, *root.rglob("*")]:
+            os.utime(p, (FIXED_MTIME, FIXED_MTIME), follow_symlinks=False)
         out[variant] = root
     return out
 
