@@ -42,6 +42,7 @@ from collections import Counter, defaultdict
 import pytest
 
 from torture_common import (
+    release_writers,
     FEEDER,
     KEY_STRIDE,
     LONG,
@@ -95,22 +96,8 @@ def _py_writer(procs, tmp_path, store, topic, w, n, offset):
 
 def _go(tmp_path, wprocs, t_go_planned, t_roll):
     """Wait for every writer to be ready, then write the GO time (real clock)."""
-    def ready():
-        for w, p in wprocs.items():
-            if not p.alive():
-                pytest.fail(f"writer {w} died before GO\n{p.tail()}")
-        return all((tmp_path / f"ready-{w}").exists() for w in wprocs)
-
-    wait_until(ready, 60, "the writers to get ready")
-    now = time.time()
-    if now < t_go_planned:
-        time.sleep(t_go_planned - now)
-    t_go = time.time()
-    assert t_go < t_roll - 1.0, f"set-up took too long: GO at {t_go - t_roll:+.1f} s from midnight"
-    tmp = tmp_path / "GO.tmp"
-    tmp.write_text(repr(t_go))
-    os.replace(tmp, tmp_path / "GO")
-    return t_go
+    ready_files = [tmp_path / f"ready-{w}" for w in wprocs]
+    return release_writers(tmp_path / "GO", wprocs, ready_files, t_go_planned, t_roll, 60, 1.0)
 
 
 def _wait_writers(wprocs, watchers, readers, limit):

@@ -39,6 +39,7 @@ from pathlib import Path
 import pytest
 
 from torture_common import (
+    release_writers,
     CLOCK_ENV,
     FEEDER,
     KEY_STRIDE,
@@ -159,21 +160,8 @@ def run_torture(tmp_path, cfg, label, capsys, monkeypatch):
         owners = wait_until(settled, 30, "the two members to settle")
         assert sorted(p for ps in owners.values() for p in ps) == list(range(PARTS)), owners
 
-        def ready():
-            for w, p in wprocs.items():
-                if not p.alive():
-                    pytest.fail(f"writer {w} died before GO\n{p.tail()}")
-            return all((tmp_path / f"ready-{w}").exists() for w in writers)
-
-        wait_until(ready, 120, "the writers to get ready")
-        now = time.time()
-        if now < t_go_planned:
-            time.sleep(t_go_planned - now)
-        t_go = time.time()
-        assert t_go < t_roll - 0.5, f"set-up took too long: GO at {t_go - t_roll:+.1f} s from midnight"
-        tmp = tmp_path / "GO.tmp"
-        tmp.write_text(repr(t_go))
-        os.replace(tmp, go_file)
+        ready_files = [tmp_path / f"ready-{w}" for w in writers]
+        t_go = release_writers(go_file, wprocs, ready_files, t_go_planned, t_roll, 120, 0.5)
         figures["midnight_after_go_s"] = round(t_roll - t_go, 2)
         figures["midnight_utc"] = f"{day_after[:4]}-{day_after[4:6]}-{day_after[6:]}T00:00:00Z (shifted clock)"
         figures["clock_offset_s"] = round(offset, 3)

@@ -84,6 +84,29 @@ def env_with_offset(offset):
     return env
 
 
+def release_writers(go_file, wprocs, ready_files, t_go_planned, t_roll, ready_timeout, margin):
+    """Wait until every writer process is alive and has written its ready file,
+    sleep until the planned GO time, then publish GO (the real time, written
+    whole by a rename) in `go_file`. Fails when a writer died or when set-up
+    left less than `margin` seconds before midnight. Returns the GO time."""
+    def ready():
+        for w, p in wprocs.items():
+            if not p.alive():
+                pytest.fail(f"writer {w} died before GO\n{p.tail()}")
+        return all(f.exists() for f in ready_files)
+
+    wait_until(ready, ready_timeout, "the writers to get ready")
+    now = time.time()
+    if now < t_go_planned:
+        time.sleep(t_go_planned - now)
+    t_go = time.time()
+    assert t_go < t_roll - margin, f"set-up took too long: GO at {t_go - t_roll:+.1f} s from midnight"
+    tmp = go_file.with_name(go_file.name + ".tmp")
+    tmp.write_text(repr(t_go))
+    os.replace(tmp, go_file)
+    return t_go
+
+
 # --------------------------------------------------------------------------
 # Expected messages: one writer's plan is concurrent_writer.plan(writer, n).
 # A message is identified by its key (writer * KEY_STRIDE + seq); its text

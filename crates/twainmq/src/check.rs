@@ -68,7 +68,12 @@ pub fn check_store(store: &Store) -> Result<Vec<Problem>> {
 /// decode as one), and group configs whose recorded topic is no topic name.
 fn config_compat(store: &Store, topic: &str, config: &crate::config::TopicConfig) -> Vec<String> {
     let mut out = Vec::new();
-    let Ok(bytes) = std::fs::read(store.config_path(topic)) else { return out };
+    // Read as the config was: a regular file, never through a link, bounded (it was just loaded).
+    let Ok(mut file) = crate::files::open_regular(&store.config_path(topic), false) else { return out };
+    let mut bytes = Vec::new();
+    if std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, 4 << 20), &mut bytes).is_err() {
+        return out;
+    }
     let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(&bytes) else { return out };
     for key in ["key_width", "partitions"] {
         if !map.get(key).is_some_and(|v| v.is_i64()) {

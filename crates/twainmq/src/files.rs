@@ -34,6 +34,25 @@ pub(crate) fn next_data(file: &fs::File, pos: u64) -> Option<u64> {
     }
 }
 
+/// Whether a file we hold open is still in a folder (not deleted), and its
+/// size, in one bare `fstat` (std's metadata is a statx with more to fill in:
+/// this runs after every write). Where the platform cannot tell, the file is
+/// taken to be linked and the size is unknown.
+pub(crate) fn link_and_size(file: &fs::File) -> (bool, Option<u64>) {
+    #[cfg(unix)]
+    {
+        match rustix::fs::fstat(file) {
+            Ok(st) => (st.st_nlink > 0, u64::try_from(st.st_size).ok()),
+            Err(_) => (true, None),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        (true, None)
+    }
+}
+
 /// What a folder entry is, when it is not a regular file.
 pub(crate) fn kind_name(t: &fs::FileType) -> &'static str {
     #[cfg(unix)]

@@ -703,7 +703,7 @@ impl Producer {
             // after us, so the line starts at our previous end (our own newline
             // precedes it) and no lseek or glue check is needed. It takes the
             // place of the lseek every write paid before.
-            let (linked, size) = link_and_size(&active.file);
+            let (linked, size) = crate::files::link_and_size(&active.file);
             if !linked {
                 // The file is gone from the store (deleted with its topic, or alone):
                 // what we wrote is not in the store.
@@ -888,25 +888,6 @@ impl Producer {
 
     /// Close the open files (also done on drop).
     pub fn close(self) {}
-}
-
-/// Whether a file we hold open is still in a folder (not deleted), and its
-/// size, in one bare `fstat` (std's metadata is a statx with more to fill in:
-/// this runs after every write). Where the platform cannot tell, the file is
-/// taken to be linked and the size is unknown.
-fn link_and_size(file: &File) -> (bool, Option<u64>) {
-    #[cfg(unix)]
-    {
-        match rustix::fs::fstat(file) {
-            Ok(st) => (st.st_nlink > 0, u64::try_from(st.st_size).ok()),
-            Err(_) => (true, None),
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = file;
-        (true, None)
-    }
 }
 
 /// Whether `partition` has a file after `active` in reading order. Listing the

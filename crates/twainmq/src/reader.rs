@@ -167,19 +167,9 @@ fn identity_of(path: &std::path::Path) -> Option<crate::fsinfo::FileIdentity> {
     crate::fsinfo::FileIdentity::at(path)
 }
 
-/// Whether an open file is still in a folder (not deleted); where the
-/// platform cannot tell, it is taken to be.
+/// Whether an open file is still in a folder (not deleted).
 fn still_linked(file: &File) -> bool {
-    #[cfg(unix)]
-    {
-        // A bare fstat (std's metadata is a statx with more to fill in): this runs after every write.
-        rustix::fs::fstat(file).map_or(true, |st| st.st_nlink > 0)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = file;
-        true
-    }
+    crate::files::link_and_size(file).0
 }
 
 /// Decode one line into a message of `partition` (names of typed messages from `types`).
