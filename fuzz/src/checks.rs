@@ -16,11 +16,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use flate2::{Decompress, FlushDecompress, Status};
-use twainmq::b85::{self, B85Error};
-use twainmq::deflate::FastDeflate;
-use twainmq::group::{self, Event, GroupLog, Offer, Record};
-use twainmq::line::{Codec, Corrupt};
-use twainmq::pyjson::{python_compact, python_pretty};
+use twainmq::group::{Event, GroupLog};
+use twainmq::internals::b85::{self, B85Error};
+use twainmq::internals::deflate::FastDeflate;
+use twainmq::internals::line::{Codec, Corrupt};
+use twainmq::internals::pyjson::{python_compact, python_pretty};
+use twainmq::internals::{self as group, Offer, Record};
 use twainmq::{Key, KeyType, Message, Outgoing, Payload, TopicConfig, TypedPayload};
 
 /// A target's check of one input.
@@ -239,14 +240,14 @@ pub fn ref_decode_line(kt: KeyType, line: &[u8]) -> Result<RefRecord, &'static s
 const LINE_KEY_TYPES: [KeyType; 8] =
     [KeyType::U8, KeyType::U16, KeyType::U32, KeyType::U64, KeyType::Char(1), KeyType::Char(5), KeyType::Char(8), KeyType::Char(33)];
 
-fn assert_record(got: &twainmq::line::Record, want: &RefRecord, what: &dyn std::fmt::Display) {
+fn assert_record(got: &twainmq::internals::line::Record, want: &RefRecord, what: &dyn std::fmt::Display) {
     assert_eq!(got.key, want.0, "{what}: key");
     assert_eq!(got.timestamp.to_bits(), want.1, "{what}: timestamp bits");
     assert_eq!(got.payload, want.2, "{what}: payload");
 }
 
 /// Encode a record with `codec`, check the line's shape, and decode it back.
-fn reencode(codec: &mut Codec, kt: KeyType, key: &Key, ts: f64, raw: &[u8]) -> (Vec<u8>, twainmq::line::Record) {
+fn reencode(codec: &mut Codec, kt: KeyType, key: &Key, ts: f64, raw: &[u8]) -> (Vec<u8>, twainmq::internals::line::Record) {
     let mut line = Vec::new();
     codec.encode_line(kt, key, ts, raw, &mut line).expect("a key that decoded re-encodes");
     let (last, body) = line.split_last().expect("a line");
@@ -350,7 +351,7 @@ pub fn gen_json(s: &mut Source, out: &mut String, depth: usize) {
                 out.push_str(&s.u16().to_string());
             }
         }
-        5 => out.push_str(&twainmq::pyjson::python_float_repr(f64::from_bits(s.u64()))),
+        5 => out.push_str(&twainmq::internals::pyjson::python_float_repr(f64::from_bits(s.u64()))),
         6 => {
             out.push('[');
             let n = s.below(5);
@@ -452,7 +453,7 @@ fn gen_payload(s: &mut Source) -> (Vec<u8>, Result<Payload, &'static str>) {
             let mut body = s.byte_string(600).to_vec();
             // Now and then past the fast encoder's input limit, which falls back to zlib.
             if s.u8() == 0xFF && !body.is_empty() {
-                while body.len() <= twainmq::deflate::MAX_INPUT {
+                while body.len() <= twainmq::internals::deflate::MAX_INPUT {
                     body.extend_from_within(..body.len().min(4096));
                 }
             }
@@ -492,7 +493,7 @@ fn line_roundtrip_with(fast: &mut Codec, exact_codec: &mut Codec, data: &[u8]) {
         2 => KeyType::U32,
         3 => KeyType::U64,
         4 => KeyType::Char(1 + s.below(64) as u16),
-        _ => KeyType::Char(1 + s.u16() % twainmq::key::MAX_CHAR_WIDTH),
+        _ => KeyType::Char(1 + s.u16() % twainmq::limits::MAX_CHAR_WIDTH),
     };
     let (key, want_key) = gen_key(&mut s, kt);
     let ts = f64::from_bits(s.u64());
@@ -570,7 +571,7 @@ pub fn b85_deflate(data: &[u8]) {
     if data.first() == Some(&0xFF) && data.len() > 1 {
         // Past the encoder's input limit: stored blocks.
         let mut big = data.to_vec();
-        while big.len() <= twainmq::deflate::MAX_INPUT {
+        while big.len() <= twainmq::internals::deflate::MAX_INPUT {
             big.extend_from_within(..);
         }
         check_deflate(&mut enc, &big);

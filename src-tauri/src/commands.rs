@@ -8,8 +8,8 @@ use std::time::Duration;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Manager, State};
 use tauri_specta::Event;
-use twainmq::watch::StoreWatcher;
 use twainmq::Store;
+use twainmq::StoreWatcher;
 
 use crate::service;
 use crate::state::{AppState, OpenStore};

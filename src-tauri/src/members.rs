@@ -73,7 +73,7 @@ impl Joined {
     /// member joined is not the one it was started on.
     fn of(store: &Store, member: &GroupMember, topic_incarnation: Option<String>) -> Joined {
         let topic = member.topic().to_string();
-        let group_topic = twainmq::name::group_topic(member.group());
+        let group_topic = twainmq::names::group_topic(member.group());
         Joined { topic_incarnation, group_incarnation: crate::service::topic_incarnation(store, &group_topic), topic, group_topic }
     }
 
@@ -231,7 +231,7 @@ impl Members {
     pub fn start(&self, store: &Store, topic: &str, group: &str, window_ms: u32, rate: u32) -> Result<u64, ErrorDto> {
         // Check names and the topic now, so the caller gets the error, not a dead thread.
         // Create the group now, so it can be described as soon as this returns.
-        twainmq::group::ensure(store, topic, group, StartFrom::Start)?;
+        store.ensure_group(topic, group, StartFrom::Start)?;
         let topic_incarnation = crate::service::topic_incarnation(store, topic);
         let handle = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let r = Running {

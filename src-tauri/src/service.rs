@@ -42,7 +42,7 @@ pub fn store_info(store: &Store) -> Result<StoreInfo, ErrorDto> {
     let topics = store.list_topics()?.iter().map(|t| topic_summary(store, t)).collect();
     let mut groups = Vec::new();
     for g in store.list_groups()? {
-        let summary = match group::describe_on(store, &g, None) {
+        let summary = match store.describe_group_on(&g, None) {
             Ok(d) => GroupSummary {
                 name: g.clone(),
                 topic: d.topic.clone(),
@@ -152,9 +152,9 @@ pub fn read_page(store: &Store, topic: &str, partition: u32, from: &str, limit: 
 /// The incarnation of `topic`, once its name is known not to escape the store:
 /// a user topic's name, or a group's (`--group--G`), as the engine reads them.
 pub fn topic_incarnation_checked(store: &Store, topic: &str) -> Result<Option<String>, ErrorDto> {
-    match topic.strip_prefix(twainmq::name::GROUP_PREFIX) {
-        Some(g) => twainmq::name::validate_group(g)?,
-        None => twainmq::name::validate_topic(topic)?,
+    match topic.strip_prefix(twainmq::limits::GROUP_PREFIX) {
+        Some(g) => twainmq::names::validate_group(g)?,
+        None => twainmq::names::validate_topic(topic)?,
     }
     Ok(topic_incarnation(store, topic))
 }
@@ -273,7 +273,7 @@ pub fn produce(store: &Store, topic: &str, key: &str, payload: &ProducePayload) 
 
 pub fn create_topic(store: &Store, t: &NewTopic) -> Result<TopicSummary, ErrorDto> {
     let key_type = KeyType::parse(t.key_type.trim())
-        .ok_or_else(|| ErrorDto::from(Error::InvalidKeyType { key_type: t.key_type.clone(), max_char: twainmq::key::MAX_CHAR_WIDTH }))?;
+        .ok_or_else(|| ErrorDto::from(Error::InvalidKeyType { key_type: t.key_type.clone(), max_char: twainmq::limits::MAX_CHAR_WIDTH }))?;
     let types: Vec<String> = t.message_types.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
     store.create_topic(t.name.trim(), &TopicSpec::new(key_type, t.partitions).with_types(types))?;
     Ok(topic_summary(store, t.name.trim()))
@@ -282,8 +282,8 @@ pub fn create_topic(store: &Store, t: &NewTopic) -> Result<TopicSummary, ErrorDt
 /// The consumer groups that read `topic`: deleting the topic deletes them too
 /// (the delete dialog lists them first).
 pub fn topic_groups(store: &Store, topic: &str) -> Result<Vec<String>, ErrorDto> {
-    twainmq::name::validate_topic(topic)?;
-    Ok(group::groups_reading(store, topic)?)
+    twainmq::names::validate_topic(topic)?;
+    Ok(store.groups_reading(topic)?)
 }
 
 /// Delete a topic and the groups that read it (so their commits never apply to
@@ -312,7 +312,7 @@ fn round_dto(r: &group::RoundView) -> RoundDto {
 }
 
 pub fn describe_group(store: &Store, name: &str, topic: Option<&str>) -> Result<GroupDetail, ErrorDto> {
-    let d = group::describe_on(store, name, topic)?;
+    let d = store.describe_group_on(name, topic)?;
     Ok(GroupDetail {
         name: d.group.clone(),
         topic: d.topic.clone(),
@@ -352,7 +352,7 @@ pub fn reset_group(store: &Store, name: &str, req: &ResetRequest) -> Result<Rese
             return Err(ErrorDto::new("invalid_reset", format!("{other:?} is not a reset target: use earliest, latest, offset or time")))
         }
     };
-    let plan = group::reset_on(store, name, req.topic.as_deref(), to, req.partitions.as_deref(), req.dry_run)?;
+    let plan = store.reset_group_on(name, req.topic.as_deref(), to, req.partitions.as_deref(), req.dry_run)?;
     Ok(ResetPlanDto {
         group: plan.group,
         topic: plan.topic,
@@ -373,5 +373,5 @@ pub fn reset_group(store: &Store, name: &str, req: &ResetRequest) -> Result<Rese
 }
 
 pub fn trigger_round(store: &Store, name: &str, window_ms: u32) -> Result<(), ErrorDto> {
-    Ok(group::trigger_round(store, name, std::time::Duration::from_millis(u64::from(window_ms)))?)
+    Ok(store.trigger_round(name, std::time::Duration::from_millis(u64::from(window_ms)))?)
 }

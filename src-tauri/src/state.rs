@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU32};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use twainmq::watch::StoreWatcher;
 use twainmq::Store;
+use twainmq::StoreWatcher;
 
 use crate::transport::ErrorDto;
 

@@ -131,7 +131,7 @@ impl From<&Message> for MessageRow {
             Payload::Bytes(b) => ("bytes", None, Some(to_hex(b)), None, None, None, b.len()),
             Payload::Typed(t) => ("dataclass", None, None, t.class.clone(), Some(u32::from(t.type_id)), Some(t.json.clone()), t.json.len()),
         };
-        let fields_pretty = fields_json.as_deref().and_then(|j| twainmq::pyjson::python_pretty(j).ok());
+        let fields_pretty = fields_json.as_deref().and_then(|j| twainmq::internals::pyjson::python_pretty(j).ok());
         MessageRow {
             partition: m.partition,
             offset: m.offset.to_string(),

@@ -323,7 +323,7 @@ fn deleting_a_topic_lists_and_deletes_the_groups_that_read_it() {
     // A group of ours on a topic made here, and the fixture's 0.2.3 groups.
     let t = NewTopic { name: "jobs".into(), key_type: "u16".into(), partitions: 3, message_types: vec![] };
     service::create_topic(&store, &t).expect("create");
-    twainmq::group::ensure(&store, "jobs", "runners", twainmq::StartFrom::Start).expect("group");
+    store.ensure_group("jobs", "runners", twainmq::StartFrom::Start).expect("group");
     assert_eq!(service::topic_groups(&store, "jobs").expect("groups"), vec!["runners".to_string()]);
     let reading_events = service::topic_groups(&store, "events").expect("groups");
     assert!(reading_events.contains(&"workers".to_string()), "{reading_events:?}");

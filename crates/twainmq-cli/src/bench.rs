@@ -127,7 +127,7 @@ pub fn run(
 
     // The floor: the same line bytes, one O_APPEND write each, on a file kept open.
     let mut line = Vec::new();
-    let mut codec = twainmq::line::Codec::default();
+    let mut codec = twainmq::internals::line::Codec::default();
     codec.encode_line(KeyType::U32, &Key::Int(1), 1.0, texts[0].as_bytes(), &mut line).map_err(|e| anyhow::anyhow!("{e:?}"))?;
     let floor_path = store.root().join(format!(".{topic}.floor"));
     let floor = {

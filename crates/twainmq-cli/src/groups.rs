@@ -3,7 +3,7 @@
 use std::io;
 
 use anyhow::{anyhow, Result};
-use twainmq::group::{self, ResetTo};
+use twainmq::group::ResetTo;
 use twainmq::Store;
 
 use crate::args::GroupsCmd;
@@ -13,11 +13,11 @@ pub(crate) fn run(store: &Store, cmd: GroupsCmd) -> Result<()> {
     let mut out = io::stdout().lock();
     match cmd {
         GroupsCmd::List { json } => render::emit(&mut out, &list(store)?, json),
-        GroupsCmd::Describe { group: g, json } => render::emit(&mut out, &GroupView(group::describe(store, &g)?), json),
+        GroupsCmd::Describe { group: g, json } => render::emit(&mut out, &GroupView(store.describe_group(&g)?), json),
         GroupsCmd::Reset { group: g, to, partition, dry_run, json } => {
             let target = ResetTo::parse(&to).map_err(|e| anyhow!(e))?;
             let parts = (!partition.is_empty()).then_some(partition.as_slice());
-            let plan = group::reset(store, &g, target, parts, dry_run)?;
+            let plan = store.reset_group(&g, target, parts, dry_run)?;
             let live = plan.live_members.clone();
             render::emit(&mut out, &ResetView(plan), json)?;
             if !live.is_empty() {
@@ -28,7 +28,7 @@ pub(crate) fn run(store: &Store, cmd: GroupsCmd) -> Result<()> {
             Ok(())
         }
         GroupsCmd::Rebalance { group: g, window } => {
-            group::trigger_round(store, &g, window)?;
+            store.trigger_round(&g, window)?;
             render::emit_text(&mut out, &RoundOpened { group: g, window })
         }
     }
@@ -39,7 +39,7 @@ pub(crate) fn run(store: &Store, cmd: GroupsCmd) -> Result<()> {
 fn list(store: &Store) -> Result<GroupList> {
     let mut rows = Vec::new();
     for g in store.list_groups()? {
-        let row = match group::read_log(store, &g).and_then(|log| group::group_topic_of(store, &g, &log).map(|t| (log, t))) {
+        let row = match store.group_log(&g).and_then(|log| store.group_topic_of(&g, &log).map(|t| (log, t))) {
             Ok((log, (topic, _))) => {
                 GroupRow::Group { group: g, topic, members: log.members().len(), round_open: log.open_round().is_some() }
             }

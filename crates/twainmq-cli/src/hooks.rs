@@ -5,7 +5,6 @@ use std::io::{self, BufRead, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use twainmq::group;
 use twainmq::Store;
 
 /// `seed-demo`: create the demo store in `root` (made if missing); a store
@@ -33,10 +32,10 @@ pub(crate) fn assign_stdin() -> Result<()> {
             continue;
         }
         let offers: Vec<(u32, OfferJson)> = serde_json::from_str(&line).context("an offer set")?;
-        let offers: Vec<(u32, group::Offer)> =
-            offers.into_iter().map(|(id, o)| (id, group::Offer { own: o.own, partitions: o.partitions })).collect();
+        let offers: Vec<(u32, twainmq::internals::Offer)> =
+            offers.into_iter().map(|(id, o)| (id, twainmq::internals::Offer { own: o.own, partitions: o.partitions })).collect();
         let result: std::collections::BTreeMap<String, Vec<u32>> =
-            group::assign(&offers).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+            twainmq::internals::assign(&offers).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         serde_json::to_writer(&mut out, &result)?;
         writeln!(out)?;
     }

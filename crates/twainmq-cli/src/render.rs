@@ -12,7 +12,7 @@ use anyhow::Result;
 use serde::Serialize;
 use twainmq::check::Problem;
 use twainmq::group::{GroupDescription, ResetPlan};
-use twainmq::store::TopicDescription;
+use twainmq::TopicDescription;
 use twainmq::{Key, Message, Payload};
 
 use crate::bench::BenchReport;

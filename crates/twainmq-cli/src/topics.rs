@@ -3,8 +3,7 @@
 use std::io;
 
 use anyhow::{bail, Result};
-use twainmq::group;
-use twainmq::name;
+use twainmq::names as name;
 use twainmq::{Error as EngineError, KeyType, Store, TopicSpec};
 
 use crate::args::TopicsCmd;
@@ -15,9 +14,10 @@ pub(crate) fn run(store: &Store, cmd: TopicsCmd) -> Result<()> {
     match cmd {
         TopicsCmd::List { json } => render::emit(&mut out, &list(store)?, json),
         TopicsCmd::Create { name, key_type, partitions, message_types } => {
-            let kt = KeyType::parse(&key_type).ok_or(EngineError::InvalidKeyType { key_type, max_char: twainmq::key::MAX_CHAR_WIDTH })?;
+            let kt =
+                KeyType::parse(&key_type).ok_or(EngineError::InvalidKeyType { key_type, max_char: twainmq::limits::MAX_CHAR_WIDTH })?;
             let partitions = u32::try_from(partitions)
-                .map_err(|_| EngineError::InvalidPartitionCount { partitions, max: twainmq::config::MAX_PARTITIONS })?;
+                .map_err(|_| EngineError::InvalidPartitionCount { partitions, max: twainmq::limits::MAX_PARTITIONS })?;
             let spec = TopicSpec::new(kt, partitions).with_types(message_types);
             store.create_topic(&name, &spec)?;
             render::emit_text(&mut out, &Created { name, key_type: kt, partitions })
@@ -63,7 +63,7 @@ fn delete(store: &Store, topic: String, yes: bool) -> Result<Deleted> {
         Err(e) => format!("messages not counted: {e}"),
     };
     if !yes {
-        let groups = group::groups_reading(store, &topic)?;
+        let groups = store.groups_reading(&topic)?;
         let groups = if groups.is_empty() {
             "no consumer group reads it".to_string()
         } else {

@@ -2,7 +2,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
-use twainmq::line::{decode_timestamp, encode_timestamp, Codec};
+use twainmq::internals::line::{decode_timestamp, encode_timestamp, Codec};
 use twainmq::{partition_for, Key, KeyType};
 
 fn bench(c: &mut Criterion) {
@@ -50,8 +50,8 @@ fn bench(c: &mut Criterion) {
         }
     }
     let mut deflated = Vec::new();
-    twainmq::deflate::FastDeflate::default().compress(json, &mut deflated);
-    let mut fast = twainmq::deflate::FastDeflate::default();
+    twainmq::internals::deflate::FastDeflate::default().compress(json, &mut deflated);
+    let mut fast = twainmq::internals::deflate::FastDeflate::default();
     c.bench_function("deflate 100 B JSON (fast)", |b| {
         b.iter(|| {
             out.clear();
@@ -61,14 +61,14 @@ fn bench(c: &mut Criterion) {
     c.bench_function("base85 encode 100 B", |b| {
         b.iter(|| {
             out.clear();
-            twainmq::b85::encode_into(black_box(json), &mut out);
+            twainmq::internals::b85::encode_into(black_box(json), &mut out);
         })
     });
-    let text = twainmq::b85::encode(json);
+    let text = twainmq::internals::b85::encode(json);
     c.bench_function("base85 decode 125 chars", |b| {
         b.iter(|| {
             out.clear();
-            twainmq::b85::decode_into(black_box(text.as_bytes()), &mut out).ok();
+            twainmq::internals::b85::decode_into(black_box(text.as_bytes()), &mut out).ok();
         })
     });
     c.bench_function("partitioner u64", |b| b.iter(|| partition_for(black_box(&Key::Int(11_805_601_705_697_281_889)), 12)));

@@ -2,10 +2,10 @@
 
 use serde::Serialize;
 
-use crate::consumer::StartFrom;
 use crate::error::{Error, Result};
-use crate::files::{self, PartitionFile};
-use crate::payload::Payload;
+use crate::format::payload::Payload;
+use crate::log::consumer::StartFrom;
+use crate::log::files::{self, PartitionFile};
 use crate::store::Store;
 
 /// One thing wrong in a store.
@@ -37,7 +37,7 @@ fn name_of(p: &std::path::Path) -> Option<String> {
 /// I/O errors listing the store (problems inside topics are returned, not raised).
 pub fn check_store(store: &Store) -> Result<Vec<Problem>> {
     let mut out = Vec::new();
-    if let crate::fsinfo::FsKind::Network(name) = crate::fsinfo::filesystem_kind(store.root()) {
+    if let crate::sys::kind::FsKind::Network(name) = crate::sys::kind::filesystem_kind(store.root()) {
         out.push(Problem {
             topic: String::new(),
             partition: None,
@@ -49,7 +49,7 @@ pub fn check_store(store: &Store) -> Result<Vec<Problem>> {
         });
     }
     let group_names = store.list_groups()?;
-    let groups = group_names.iter().map(|g| crate::name::group_topic(g));
+    let groups = group_names.iter().map(|g| crate::format::name::group_topic(g));
     for topic in store.list_topics()?.into_iter().chain(groups) {
         // One topic that cannot be read is a problem of that topic; the others are still checked.
         match check_topic(store, &topic) {
@@ -66,10 +66,10 @@ pub fn check_store(store: &Store) -> Result<Vec<Problem>> {
 /// What in a config we read, but 0.2.3 cannot use as it is (it takes the
 /// values as they are: a string for a count raises, two types with one id
 /// decode as one), and group configs whose recorded topic is no topic name.
-fn config_compat(store: &Store, topic: &str, config: &crate::config::TopicConfig) -> Vec<String> {
+fn config_compat(store: &Store, topic: &str, config: &crate::format::config::TopicConfig) -> Vec<String> {
     let mut out = Vec::new();
     // Read as the config was: a regular file, never through a link, bounded (it was just loaded).
-    let Ok(mut file) = crate::files::open_regular(&store.config_path(topic), false) else { return out };
+    let Ok(mut file) = crate::sys::open::open_regular(&store.config_path(topic), false) else { return out };
     let mut bytes = Vec::new();
     if std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, 4 << 20), &mut bytes).is_err() {
         return out;
@@ -96,10 +96,10 @@ fn config_compat(store: &Store, topic: &str, config: &crate::config::TopicConfig
             }
         }
     }
-    if topic.starts_with(crate::name::GROUP_PREFIX) {
+    if topic.starts_with(crate::format::name::GROUP_PREFIX) {
         match config.extra.get("topic") {
             None => {}
-            Some(serde_json::Value::String(t)) if crate::name::validate_topic(t).is_ok() => {}
+            Some(serde_json::Value::String(t)) if crate::format::name::validate_topic(t).is_ok() => {}
             Some(v) => out.push(format!(
                 "the group's recorded \"topic\" is {v}, which is no topic name: the group cannot be used until it is fixed or removed"
             )),
@@ -115,7 +115,7 @@ fn unreadable(topic: &str, e: &Error) -> Problem {
         file: None,
         line: None,
         offset: None,
-        kind: if topic.starts_with(crate::name::GROUP_PREFIX) { "unreadable_group" } else { "unreadable_topic" },
+        kind: if topic.starts_with(crate::format::name::GROUP_PREFIX) { "unreadable_group" } else { "unreadable_topic" },
         message: e.to_string(),
     }
 }
@@ -125,8 +125,8 @@ fn unreadable(topic: &str, e: &Error) -> Problem {
 /// by hand. Members taking such a partition would skip every message up to
 /// the committed offset.
 fn check_commits(store: &Store, group: &str, out: &mut Vec<Problem>) {
-    let Ok(log) = crate::group::read_log(store, group) else { return };
-    let gtopic = crate::name::group_topic(group);
+    let Ok(log) = store.group_log(group) else { return };
+    let gtopic = crate::format::name::group_topic(group);
     let mut push = |partition: Option<u32>, offset: Option<u64>, kind: &'static str, message: String| {
         out.push(Problem { topic: gtopic.clone(), partition, file: None, line: None, offset, kind, message });
     };
@@ -138,7 +138,7 @@ fn check_commits(store: &Store, group: &str, out: &mut Vec<Problem>) {
             format!("{} records of group {group:?} are damaged or of an unknown shape and were skipped (twainmq check lists damaged lines above; other shapes were written by another tool)", log.unreadable),
         );
     }
-    let Ok((Some(topic), _)) = crate::group::group_topic_of(store, group, &log) else { return };
+    let Ok((Some(topic), _)) = store.group_topic_of(group, &log) else { return };
     let Ok(ends) = store.end_offsets(&topic) else { return };
     for (&p, &committed) in &log.commits {
         let end = ends.get(p as usize).copied();
@@ -254,7 +254,7 @@ pub fn check_topic(store: &Store, topic: &str) -> Result<Vec<Problem>> {
                 }
                 Ok(None) => break,
                 // Reported once, by the file check above.
-                Err(Error::CorruptLine { problem: crate::line::Corrupt::TornTail { .. }, .. }) => {}
+                Err(Error::CorruptLine { problem: crate::format::line::Corrupt::TornTail { .. }, .. }) => {}
                 Err(Error::CorruptLine { offset, path, line, problem: what, .. }) => {
                     out.push(problem(Some(p), name_of(&path), Some(line), Some(offset), "damaged_line", what.to_string()));
                 }

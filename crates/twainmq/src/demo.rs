@@ -4,10 +4,11 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use crate::format::key::{Key, KeyType};
+use crate::format::payload::Outgoing;
 use crate::group::{GroupMember, GroupOptions};
-use crate::key::{Key, KeyType};
-use crate::payload::Outgoing;
-use crate::store::{Store, TopicSpec};
+use crate::log::dir::TopicSpec;
+use crate::store::Store;
 use crate::Result;
 
 fn typed(class: &str, v: &serde_json::Value) -> Outgoing {

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::key::KeyType;
+use crate::format::key::KeyType;
 
 /// Why a topic or group name was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,7 +103,7 @@ pub enum Error {
     PartitionOutOfRange { topic: String, partition: u32, partitions: u32 },
 
     #[error("topic {topic:?}, partition {partition}, offset {offset} ({path}, line {line}): {problem}. The line is skipped; run `twainmq check` to list every damaged line")]
-    CorruptLine { topic: String, partition: u32, offset: u64, path: PathBuf, line: u64, problem: crate::line::Corrupt },
+    CorruptLine { topic: String, partition: u32, offset: u64, path: PathBuf, line: u64, problem: crate::format::line::Corrupt },
 
     #[error("message at topic {topic:?}, partition {partition}, offset {offset} is a {found}, not {expected}")]
     WrongPayloadKind { topic: String, partition: u32, offset: u64, expected: String, found: String },
@@ -133,7 +133,7 @@ pub enum Error {
     NotAFile { path: PathBuf, kind: &'static str },
 
     #[error(transparent)]
-    Group(#[from] crate::group::GroupError),
+    Group(#[from] GroupError),
 
     // The cause is part of the message (so the app shows it) and deliberately not
     // a chained `source`, which the CLI would print a second time.
@@ -172,12 +172,12 @@ impl Error {
             Error::TopicDeleted { .. } => "topic_deleted",
             Error::NotAFile { .. } => "not_a_file",
             Error::Group(g) => match g {
-                crate::group::GroupError::TopicMismatch { .. } => "group_topic_mismatch",
-                crate::group::GroupError::PartitionMismatch { .. } => "group_partition_mismatch",
-                crate::group::GroupError::NotAGroup { .. } => "not_a_group",
-                crate::group::GroupError::JoinFailed { .. } => "group_join_failed",
-                crate::group::GroupError::UnknownTopic { .. } => "group_unknown_topic",
-                crate::group::GroupError::NoSuchPartition { .. } => "partition_out_of_range",
+                GroupError::TopicMismatch { .. } => "group_topic_mismatch",
+                GroupError::PartitionMismatch { .. } => "group_partition_mismatch",
+                GroupError::NotAGroup { .. } => "not_a_group",
+                GroupError::JoinFailed { .. } => "group_join_failed",
+                GroupError::UnknownTopic { .. } => "group_unknown_topic",
+                GroupError::NoSuchPartition { .. } => "partition_out_of_range",
             },
             Error::Io { .. } => "io",
         }
@@ -203,6 +203,27 @@ impl Error {
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, cause: std::io::Error) -> Self {
         Error::Io { op, path: path.into(), cause }
     }
+}
+
+/// Consumer-group failures: the group layer's own conditions, carried by
+/// [`Error::Group`]. Defined here, in the leaf module every layer imports,
+/// so that the one [`Error`] can carry them without the base importing the
+/// group layer; the group layer re-exports it as `group::GroupError`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GroupError {
+    #[error("group {group:?} belongs to topic {recorded:?}, not {requested:?}: use another group name for {requested:?}")]
+    TopicMismatch { group: String, recorded: String, requested: String },
+    #[error("group {group:?} covers {group_partitions} partitions but topic {topic:?} has {topic_partitions}: it was made for another topic; use another group name")]
+    PartitionMismatch { group: String, topic: String, group_partitions: u32, topic_partitions: u32 },
+    #[error("topic {topic:?} is not a consumer group log (its message types are not the seven group records)")]
+    NotAGroup { topic: String },
+    #[error("could not join group {group:?} after {attempts} attempts (other members kept taking the same id): retry")]
+    JoinFailed { group: String, attempts: u32 },
+    #[error("group {group:?} is not bound to a topic and no topic matches its {partitions} partitions: pass the topic explicitly")]
+    UnknownTopic { group: String, partitions: u32 },
+    #[error("partition {partition} is not in group {group:?}'s topic {topic:?}, which has {partitions}")]
+    NoSuchPartition { group: String, topic: String, partition: u32, partitions: u32 },
 }
 
 /// The engine's result type.

@@ -1,10 +1,36 @@
 //! TwainMQ engine: reads and writes TwainMQ stores byte-compatibly with the
 //! Python package `twainmq` 0.2.3, so that Python programs and Rust programs
-//! can share one store.
+//! can share one store, and even one consumer group.
 //!
 //! A store is a folder; a topic is a config file `<topic>.twc` and a folder of
-//! day files `<partition>-<YYYYMMDD>_<first offset>.tmf`, one message a line.
-//! See `docs/FORMAT.md` in the repository for the contract.
+//! day files `<partition>-<YYYYMMDD>_<first offset>.tmf`, one message a line;
+//! a consumer group `g` is the topic `--group--g`, a log of its members'
+//! records. `docs/FORMAT.md` in the repository is the contract: the format,
+//! the group protocol, our extensions and every deliberate difference from
+//! 0.2.3, each with the test that pins it.
+//!
+//! # Layers
+//! Each layer imports only from the layers below it:
+//! ```text
+//!   scan, check, demo        whole-log operations: search, consistency check, demo data
+//!        |
+//!   store/                   Store: the public face; validates names, owns the caches
+//!        |
+//!   group/                   records, assignment, state, group-log cache, setup,
+//!        |                   describe, reset, live members
+//!   log/                     file names and listings, line index, reader, consumer,
+//!        |                   seek by time, encode + append = producer, the folder, watcher
+//!   sys/                     file-system kind, file identity, flock, safe opens
+//!        |
+//!   format/                  pure bytes: base85, deflate/inflate, Python JSON, keys,
+//!        |                   lines, payloads, partitioner, names, config contents
+//!   error                    the error vocabulary every layer returns
+//! ```
+//! The public API is what this page lists: [`Store`] and what it hands out
+//! (producers, consumers, readers, group members), the message and key
+//! types, errors, the change watcher, and the `group`, `scan` and `check`
+//! namespaces. Everything else is private; the fuzz targets and benchmarks
+//! reach internals through [`internals`], which is not a stable API.
 //!
 //! # Examples
 //! ```
@@ -20,42 +46,56 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod b85;
-pub mod check;
-pub mod clock;
-pub mod config;
-pub mod consumer;
-pub mod deflate;
-pub mod demo;
-pub mod error;
-pub mod files;
-mod flock;
-pub mod fsinfo;
-pub mod group;
-pub mod index;
-pub mod inflate;
-pub mod key;
-pub mod line;
-pub mod message;
-pub mod name;
-pub mod partitioner;
-pub mod payload;
-pub mod producer;
-pub mod pyjson;
-pub mod reader;
-pub mod scan;
-pub mod store;
-mod wake;
-pub mod watch;
+#![warn(missing_docs)]
 
-pub use clock::{Clock, ManualClock, OffsetClock, SystemClock};
-pub use config::TopicConfig;
-pub use consumer::{Consumer, StartFrom};
-pub use error::{Error, NameProblem, Result};
-pub use key::{Key, KeyType};
-pub use message::{Message, MessageJson};
-pub use partitioner::partition_for;
-pub use payload::{Outgoing, Payload, PayloadJson, TypedMessage, TypedPayload};
-pub use producer::{Delivery, Producer};
-pub use reader::PartitionReader;
-pub use store::{FileInfo, PartitionInfo, Store, TopicDescription, TopicIncarnation, TopicSpec};
+mod error;
+pub(crate) mod format;
+mod log;
+mod store;
+mod sys;
+
+pub mod check;
+pub mod demo;
+pub mod group;
+pub mod scan;
+
+pub use error::{Error, GroupError, NameProblem, Result};
+pub use format::config::TopicConfig;
+pub use format::key::{Key, KeyType};
+pub use format::message::{Message, MessageJson};
+pub use format::partitioner::partition_for;
+pub use format::payload::{Outgoing, Payload, PayloadJson, TypedMessage, TypedPayload};
+pub use log::append::Delivery;
+pub use log::clock::{Clock, ManualClock, OffsetClock, SystemClock};
+pub use log::consumer::{Consumer, StartFrom};
+pub use log::dir::{TopicIncarnation, TopicSpec};
+pub use log::files::Day;
+pub use log::producer::{Partitioner, Producer};
+pub use log::reader::PartitionReader;
+pub use log::watch::{StoreChange, StoreWatcher};
+pub use store::{FileInfo, PartitionInfo, Store, TopicDescription};
+
+/// Names and limits callers validate against before asking the engine (the
+/// app's forms, for one), so that their rules are the engine's.
+pub mod limits {
+    pub use crate::format::config::MAX_PARTITIONS;
+    pub use crate::format::key::MAX_CHAR_WIDTH;
+    pub use crate::format::line::MAX_LINE_BYTES;
+    pub use crate::format::name::{GROUP_PREFIX, MAX_GROUP_NAME, MAX_TOPIC_NAME};
+    pub use crate::log::append::ROLLOVER_GUARD_SECS;
+}
+
+/// Checking names as the engine does.
+pub mod names {
+    pub use crate::format::name::{group_topic, validate_group, validate_new_group, validate_new_topic, validate_topic};
+}
+
+/// Internals for the fuzz targets, benchmarks and tests of this repository:
+/// the format layer's codecs and the group protocol's pure parts. Not a
+/// stable API: anything here may change in any release.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::format::{b85, deflate, inflate, line, pyjson};
+    pub use crate::group::internals::{assign, Offer, Record, TYPES};
+    pub use crate::log::index::LineIndex;
+}

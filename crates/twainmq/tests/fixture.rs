@@ -103,7 +103,7 @@ fn fixture_lines_are_re_encoded_byte_for_byte() {
     // Every line 0.2.3 wrote, decoded and encoded again, gives the same bytes.
     let tmp = common::fixture_store();
     let store = Store::open(tmp.path()).expect("open");
-    let mut codec = twainmq::line::Codec::exact();
+    let mut codec = twainmq::internals::line::Codec::exact();
     let mut checked = 0;
     let groups = store.list_groups().expect("groups").into_iter().map(|g| format!("--group--{g}"));
     for topic in store.list_topics().expect("list").into_iter().chain(groups) {
@@ -113,7 +113,7 @@ fn fixture_lines_are_re_encoded_byte_for_byte() {
             for line in text.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
                 let rec = codec.decode_line(config.key_type, line).expect("decodes");
                 let mut raw = Vec::new();
-                twainmq::line::Codec::payload_bytes(&rec.payload, &mut raw);
+                twainmq::internals::line::Codec::payload_bytes(&rec.payload, &mut raw);
                 let mut again = Vec::new();
                 codec.encode_line(config.key_type, &rec.key, rec.timestamp, &raw, &mut again).expect("encodes");
                 assert_eq!(&again[..again.len() - 1], line, "{topic}");

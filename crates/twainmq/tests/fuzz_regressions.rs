@@ -10,9 +10,10 @@ mod checks;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use twainmq::group::{GroupLog, Record};
-use twainmq::line::decode_payload;
-use twainmq::pyjson::{python_compact, python_pretty};
+use twainmq::group::GroupLog;
+use twainmq::internals::line::decode_payload;
+use twainmq::internals::pyjson::{python_compact, python_pretty};
+use twainmq::internals::Record;
 use twainmq::{Key, Message, Payload, TopicConfig, TypedPayload};
 
 fn corpus_dir(target: &str) -> PathBuf {
@@ -134,7 +135,7 @@ fn finding_config_keeps_extra_key_order() {
 }
 
 fn group_message(key: u32, class: &str, json: &str) -> Message {
-    let type_id = twainmq::group::TYPES.iter().position(|t| *t == class).expect("group type") as u16;
+    let type_id = twainmq::internals::TYPES.iter().position(|t| *t == class).expect("group type") as u16;
     Message {
         topic: "--group--g".into(),
         partition: 0,

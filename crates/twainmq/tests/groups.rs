@@ -5,7 +5,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use twainmq::group::{self, GroupMember, GroupOptions, ResetTo};
+use twainmq::group::{GroupMember, GroupOptions, ResetTo};
 use twainmq::{Key, KeyType, StartFrom, Store, TopicSpec};
 
 fn opts(window_ms: u64) -> GroupOptions {
@@ -55,7 +55,7 @@ fn fixture_group_logs_decode_to_the_right_state() {
             }
         }
     }
-    let log = group::read_log(&store, "workers").expect("log");
+    let log = store.group_log("workers").expect("log");
     assert_eq!(log.commits, want_commits);
     // After member 2 left, the last round gave everything back to member 1.
     let want: Vec<u32> = serde_json::from_value(expected["assignment_after_leave"]["c1"].clone()).expect("c1");
@@ -66,11 +66,11 @@ fn fixture_group_logs_decode_to_the_right_state() {
     assert_eq!(split.assignment[&1], vec![0, 2]);
     assert_eq!(split.assignment[&2], vec![1, 3]);
     assert_eq!(split.confirms, split.assignment);
-    let d = group::describe(&store, "workers").expect("describe");
+    let d = store.describe_group("workers").expect("describe");
     assert_eq!(d.topic.as_deref(), Some("events"));
     assert_eq!(d.lag["0"], 56 - 7);
     // `tail` was created with start_from "now": -1 commits, zero lag.
-    let tail = group::describe(&store, "tail").expect("describe");
+    let tail = store.describe_group("tail").expect("describe");
     assert!(tail.committed.values().all(|o| *o == -1));
     assert!(tail.lag.values().all(|l| *l == 0));
 }
@@ -121,7 +121,7 @@ fn a_group_started_now_begins_at_the_end() {
     p.send_text(7u32, "new").expect("send");
     let seen = run_until(&mut [&mut m], 1.0, |_| false).concat();
     assert_eq!(seen.len(), 1, "only the message written after joining");
-    let log = group::read_log(&store, "fresh").expect("log");
+    let log = store.group_log("fresh").expect("log");
     assert_eq!(log.commits.values().copied().collect::<Vec<_>>(), vec![-1, -1, -1, -1]);
     // The group records its topic; joining it for another topic is refused.
     store.create_topic("other", &TopicSpec::new(KeyType::U32, 4)).expect("create");
@@ -138,31 +138,31 @@ fn resets_to_each_target_and_dry_run() {
     run_until(&mut [&mut m], 0.3, |_| false);
     m.close().expect("close");
     let ends = store.end_offsets("ev").expect("ends");
-    let commits = |s: &Store| group::read_log(s, "r").expect("log").commits;
+    let commits = |s: &Store| s.group_log("r").expect("log").commits;
     assert_eq!(commits(&store).values().map(|o| *o as u64).collect::<Vec<_>>(), ends);
 
-    let plan = group::reset(&store, "r", ResetTo::Earliest, None, true).expect("dry run");
+    let plan = store.reset_group("r", ResetTo::Earliest, None, true).expect("dry run");
     assert!(plan.rows.iter().all(|r| r.after == 0 && r.before == Some(r.end as i64)));
     assert_eq!(commits(&store).values().map(|o| *o as u64).collect::<Vec<_>>(), ends, "dry run wrote nothing");
 
-    group::reset(&store, "r", ResetTo::Earliest, None, false).expect("reset");
+    store.reset_group("r", ResetTo::Earliest, None, false).expect("reset");
     assert!(commits(&store).values().all(|o| *o == 0));
-    group::reset(&store, "r", ResetTo::Offset(5), Some(&[2]), false).expect("reset");
+    store.reset_group("r", ResetTo::Offset(5), Some(&[2]), false).expect("reset");
     assert_eq!(commits(&store)[&2], 5);
     assert_eq!(commits(&store)[&1], 0);
-    group::reset(&store, "r", ResetTo::Latest, Some(&[1]), false).expect("reset");
+    store.reset_group("r", ResetTo::Latest, Some(&[1]), false).expect("reset");
     assert_eq!(commits(&store)[&1] as u64, ends[1]);
-    let err = group::reset(&store, "r", ResetTo::Latest, Some(&[9]), false).expect_err("no partition 9");
+    let err = store.reset_group("r", ResetTo::Latest, Some(&[9]), false).expect_err("no partition 9");
     assert_eq!(err.code(), "partition_out_of_range");
 
     // Time: the first message at or after t.
     let mut r = store.partition_reader("ev", 3, StartFrom::Start).expect("reader");
     let msgs: Vec<_> = std::iter::from_fn(|| r.poll().expect("poll")).collect();
     let t = msgs[10].timestamp;
-    group::reset(&store, "r", ResetTo::Time(t), Some(&[3]), false).expect("reset");
+    store.reset_group("r", ResetTo::Time(t), Some(&[3]), false).expect("reset");
     let first_at = msgs.iter().position(|m| m.timestamp >= t).expect("some") as i64;
     assert_eq!(commits(&store)[&3], first_at);
-    group::reset(&store, "r", ResetTo::Time(4e9), Some(&[3]), false).expect("reset");
+    store.reset_group("r", ResetTo::Time(4e9), Some(&[3]), false).expect("reset");
     assert_eq!(commits(&store)[&3] as u64, ends[3]);
 
     // A member joining now starts where the reset says.
@@ -183,11 +183,11 @@ fn resets_to_each_target_and_dry_run() {
 #[test]
 fn a_group_deleted_and_made_again_by_another_process_is_read_afresh() {
     let (d, store) = setup(50);
-    group::ensure(&store, "ev", "g", StartFrom::Start).expect("ensure");
+    store.ensure_group("ev", "g", StartFrom::Start).expect("ensure");
     for to in [ResetTo::Offset(5), ResetTo::Offset(9), ResetTo::Latest] {
-        group::reset(&store, "g", to, None, false).expect("reset");
+        store.reset_group("g", to, None, false).expect("reset");
     }
-    let before = group::read_log(&store, "g").expect("log");
+    let before = store.group_log("g").expect("log");
     assert_eq!(before.records, 4);
     assert!(before.commits.values().all(|&c| c >= 9), "{:?}", before.commits);
 
@@ -196,8 +196,8 @@ fn a_group_deleted_and_made_again_by_another_process_is_read_afresh() {
     std::fs::remove_file(d.path().join("--group--g.twc")).expect("rm config");
     std::fs::remove_dir_all(d.path().join("--group--g")).expect("rm dir");
     let other = Store::open(d.path()).expect("open again");
-    group::ensure(&other, "ev", "g", StartFrom::Now).expect("ensure again");
-    let after = group::read_log(&store, "g").expect("log after");
+    other.ensure_group("ev", "g", StartFrom::Now).expect("ensure again");
+    let after = store.group_log("g").expect("log after");
     assert_eq!(after.records, 1, "the old group's records are gone");
     assert_eq!(after.commits.values().copied().collect::<Vec<_>>(), vec![-1, -1, -1, -1]);
 }

@@ -248,7 +248,7 @@ fn a_file_dated_after_today_is_appended_to_so_offsets_stay_in_order() {
     let mut p = store.producer("t").expect("producer");
     p.send_text(0u8, "today").expect("send");
     // Another machine, a day ahead, started tomorrow's file.
-    let tomorrow = twainmq::files::Day::from_unix_micros(chrono::Utc::now().timestamp_micros() + DAY);
+    let tomorrow = twainmq::Day::from_unix_micros(chrono::Utc::now().timestamp_micros() + DAY);
     std::fs::write(d.path().join("t").join(format!("0-{tomorrow}_1.tmf")), b"").expect("write");
     let mut p = store.producer("t").expect("producer").with_offsets(true);
     let sent = p.send_text(0u8, "after").expect("send");

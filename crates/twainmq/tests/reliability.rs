@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use twainmq::group::{self, GroupMember, GroupOptions};
+use twainmq::group::{GroupMember, GroupOptions};
 use twainmq::{KeyType, ManualClock, StartFrom, Store, TopicSpec};
 
 /// 2026-11-29T23:59:59Z in microseconds.
@@ -186,7 +186,7 @@ fn deleting_a_topic_deletes_its_groups_and_check_reports_commits_past_the_end() 
     let mut m = GroupMember::join(&store, "t", "g", member_opts()).expect("join");
     assert_eq!(consume_n(&mut m, 200), 200);
     m.close().expect("close");
-    assert_eq!(group::groups_reading(&store, "t").expect("groups"), vec!["g".to_string()]);
+    assert_eq!(store.groups_reading("t").expect("groups"), vec!["g".to_string()]);
     assert_eq!(store.delete_topic("t").expect("delete"), vec!["g".to_string()]);
     assert!(store.list_groups().expect("groups").is_empty());
 
@@ -220,7 +220,7 @@ fn a_dropped_member_commits_nothing_and_close_without_commit_neither() {
     for i in 0..50u32 {
         p.send_text(i, "m").expect("send");
     }
-    let committed = |store: &Store| group::describe(store, "g").expect("describe").committed.get("0").copied();
+    let committed = |store: &Store| store.describe_group("g").expect("describe").committed.get("0").copied();
     let mut m = GroupMember::join(&store, "t", "g", member_opts()).expect("join");
     assert_eq!(consume_n(&mut m, 10), 10);
     drop(m);
@@ -246,7 +246,7 @@ fn auto_rounds_of_zero_neither_recurse_nor_flood_the_group_log() {
         m.poll_timeout(Duration::from_millis(10)).expect("poll");
     }
     m.close().expect("close");
-    let records = group::describe(&store, "g").expect("describe").records;
+    let records = store.describe_group("g").expect("describe").records;
     // At most a round (begin, offer, end, confirm) every 100 ms, plus joining and leaving.
     assert!(records < 80, "{records} records in a second");
 }

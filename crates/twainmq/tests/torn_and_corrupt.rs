@@ -21,7 +21,7 @@ fn append(path: &PathBuf, bytes: &[u8]) {
 }
 
 fn line_for(text: &str) -> Vec<u8> {
-    let mut codec = twainmq::line::Codec::default();
+    let mut codec = twainmq::internals::line::Codec::default();
     let mut line = Vec::new();
     codec.encode_line(KeyType::U8, &1u8.into(), 1.0, text.as_bytes(), &mut line).expect("encode");
     line
@@ -86,13 +86,13 @@ fn a_torn_tail_before_a_later_file_is_reported_and_the_next_file_is_read() {
     let mut r = store.partition_reader("t", 0, StartFrom::Start).expect("reader");
     assert_eq!(r.poll().expect("poll").expect("first").offset, 0);
     match r.poll() {
-        Err(Error::CorruptLine { offset: 1, problem: twainmq::line::Corrupt::TornTail { len: 9 }, .. }) => {}
+        Err(Error::CorruptLine { offset: 1, problem: twainmq::internals::line::Corrupt::TornTail { len: 9 }, .. }) => {}
         other => panic!("expected a torn tail, got {other:?}"),
     }
     let m = r.poll().expect("poll").expect("next day");
     assert_eq!((m.offset, m.text()), (2, Some("next day")));
     // The producer counts the torn line, as 0.2.3 does, when it starts a file.
-    assert_eq!(twainmq::index::LineIndex::default().count(&file).expect("count").python_lines(), 2);
+    assert_eq!(twainmq::internals::LineIndex::default().count(&file).expect("count").python_lines(), 2);
 }
 
 #[test]
@@ -103,7 +103,7 @@ fn an_overlong_garbage_line_is_skipped_without_unbounded_memory() {
     append(&file, &line_for("after"));
     let mut r = store.partition_reader("t", 0, StartFrom::Start).expect("reader");
     assert!(r.poll().expect("poll").is_some());
-    assert!(matches!(r.poll(), Err(Error::CorruptLine { offset: 1, problem: twainmq::line::Corrupt::Overlong { .. }, .. })));
+    assert!(matches!(r.poll(), Err(Error::CorruptLine { offset: 1, problem: twainmq::internals::line::Corrupt::Overlong { .. }, .. })));
     assert_eq!(r.poll().expect("poll").expect("after").text(), Some("after"));
 }
 
@@ -112,7 +112,7 @@ fn unknown_type_ids_decode_generically() {
     let (_d, store, file) = setup();
     let mut raw = vec![0xFB, 0x00, 0x09];
     raw.extend_from_slice(br#"{"a":1}"#);
-    let mut codec = twainmq::line::Codec::default();
+    let mut codec = twainmq::internals::line::Codec::default();
     let mut line = Vec::new();
     codec.encode_line(KeyType::U8, &2u8.into(), 1.0, &raw, &mut line).expect("encode");
     append(&file, &line);

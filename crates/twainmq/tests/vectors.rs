@@ -2,7 +2,7 @@
 
 mod common;
 
-use twainmq::line::{decode_timestamp, encode_timestamp, Codec};
+use twainmq::internals::line::{decode_timestamp, encode_timestamp, Codec};
 use twainmq::{partition_for, Key, KeyType, Outgoing, Payload, TypedPayload};
 
 fn key_of(v: &serde_json::Value) -> Key {
@@ -73,7 +73,7 @@ fn blobs() {
             _ => {
                 let class = p["class"].as_str().expect("class");
                 let type_id = types[class].as_u64().expect("id") as u16;
-                let json = String::from_utf8(twainmq::pyjson::to_compact(&p["fields"]).expect("json")).expect("ascii");
+                let json = String::from_utf8(twainmq::internals::pyjson::to_compact(&p["fields"]).expect("json")).expect("ascii");
                 Payload::Typed(TypedPayload { type_id, class: None, json })
             }
         };

@@ -23,7 +23,7 @@ pub struct Offer {
 ///
 /// # Examples
 /// ```
-/// use twainmq::group::{assign, Offer};
+/// use twainmq::internals::{assign, Offer};
 /// let offers = vec![(1, Offer { own: vec![0, 1, 2, 3], partitions: vec![0, 1, 2, 3] }),
 ///                   (2, Offer { own: vec![], partitions: vec![0, 1, 2, 3] })];
 /// let a = assign(&offers);

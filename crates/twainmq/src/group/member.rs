@@ -4,15 +4,16 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use super::records::Record;
+use super::setup::{ensure_group, group_topic_reader};
 use super::state::{Event, GroupLog};
-use super::{ensure_group, group_topic_reader, GroupError};
-use crate::consumer::{Consumer, StartFrom};
+use super::GroupError;
 use crate::error::{Error, Result};
-use crate::message::Message;
-use crate::producer::Producer;
-use crate::reader::PartitionReader;
-use crate::store::Store;
-use crate::wake::Wake;
+use crate::format::message::Message;
+use crate::log::consumer::{Consumer, StartFrom};
+use crate::log::dir::LogDir;
+use crate::log::producer::Producer;
+use crate::log::reader::PartitionReader;
+use crate::log::wake::Wake;
 
 /// The shortest interval between automatic rounds, whatever
 /// [`GroupOptions::auto_round`] says.
@@ -69,7 +70,7 @@ impl Default for GroupOptions {
 /// # Ok::<(), twainmq::Error>(())
 /// ```
 pub struct GroupMember {
-    store: Store,
+    dir: LogDir,
     topic: String,
     group: String,
     partitions: u32,
@@ -97,23 +98,19 @@ impl std::fmt::Debug for GroupMember {
     }
 }
 
-fn now_secs(store: &Store) -> f64 {
-    store.clock().now_micros() as f64 / 1e6
+fn now_secs(dir: &LogDir) -> f64 {
+    dir.clock().now_micros() as f64 / 1e6
 }
 
 impl GroupMember {
-    /// Join `group` (creating it for `topic` if needed) and open a round.
-    ///
-    /// # Errors
-    /// Invalid names, a missing topic, a group bound to another topic or
-    /// partition count ([`Error::Group`]), join failures, I/O errors.
-    pub fn join(store: &Store, topic: &str, group: &str, opts: GroupOptions) -> Result<GroupMember> {
-        let config = store.topic_config(topic)?;
-        crate::name::validate_topic(topic)?;
-        ensure_group(store, topic, group, config.partitions, opts.start_from)?;
-        let gtopic = crate::name::group_topic(group);
-        let mut reader = group_topic_reader(store, group)?;
-        let mut writer = store.producer_unchecked(&gtopic)?;
+    /// Join as [`GroupMember::join`] does (the store checks the names first).
+    pub(crate) fn join_log(dir: &LogDir, topic: &str, group: &str, opts: GroupOptions) -> Result<GroupMember> {
+        let config = dir.topic_config(topic)?;
+        crate::format::name::validate_topic(topic)?;
+        ensure_group(dir, topic, group, config.partitions, opts.start_from)?;
+        let gtopic = crate::format::name::group_topic(group);
+        let mut reader = group_topic_reader(dir, group)?;
+        let mut writer = dir.producer(&gtopic)?;
         let mut log = GroupLog::default();
         read_all(&mut reader, &mut log, |_, _| {})?;
         if let Some(n) = log.partitions_hint {
@@ -165,9 +162,9 @@ impl GroupMember {
             }
             std::thread::sleep(Duration::from_millis(u64::from(rand::random::<u8>() % 100)));
         };
-        let consumer = store.consumer_of(topic, &[], StartFrom::Start)?;
+        let consumer = dir.consumer_of(topic, &[], StartFrom::Start)?;
         let mut member = GroupMember {
-            store: store.clone(),
+            dir: dir.clone(),
             topic: topic.to_string(),
             group: group.to_string(),
             partitions: config.partitions,
@@ -233,7 +230,7 @@ impl GroupMember {
     }
 
     fn begin_round(&mut self) -> Result<()> {
-        let ends_at = now_secs(&self.store) + self.opts.window.as_secs_f64();
+        let ends_at = now_secs(&self.dir) + self.opts.window.as_secs_f64();
         self.send(&Record::BeginRound { ends_at })?;
         self.last_round = Instant::now();
         Ok(())
@@ -248,7 +245,7 @@ impl GroupMember {
         self.last_heartbeat = Some(Instant::now());
         self.process()?;
         if let Some(r) = self.log.open_round() {
-            if !self.wrote_end && now_secs(&self.store) > r.ends_at {
+            if !self.wrote_end && now_secs(&self.dir) > r.ends_at {
                 let ended = r.begin_offset;
                 self.send(&Record::EndRound)?;
                 self.wrote_end = true;
@@ -299,7 +296,7 @@ impl GroupMember {
     fn confirm(&mut self, assignment: &BTreeMap<u32, Vec<u32>>) -> Result<()> {
         let mine = assignment.get(&self.id).cloned().unwrap_or_default();
         self.consumer.retain(&mine);
-        let config = self.store.topic_config(&self.topic)?;
+        let config = self.dir.topic_config(&self.topic)?;
         for &p in &mine {
             if !self.assigned.contains(&p) {
                 let from = match self.log.commits.get(&p) {
@@ -307,7 +304,7 @@ impl GroupMember {
                     Some(_) => StartFrom::Now,
                     None => StartFrom::Offset(0),
                 };
-                self.consumer.add_reader(PartitionReader::open(&self.store, &self.topic, &config, p, from)?);
+                self.consumer.add_reader(PartitionReader::open(&self.dir, &self.topic, &config, p, from)?);
             }
         }
         tracing::debug!(group = %self.group, id = self.id, partitions = ?mine, "round confirmed");
@@ -352,13 +349,13 @@ impl GroupMember {
                 // Also wake for an open round's end, which no file event announces.
                 (Some(seen), Some(w)) => {
                     let round_end = self.round_open_until().map(|t| {
-                        let left = (t - now_secs(&self.store)).max(0.0) + 0.001;
+                        let left = (t - now_secs(&self.dir)).max(0.0) + 0.001;
                         now + Duration::from_secs_f64(left.min(3600.0))
                     });
                     w.wait(seen, round_end.map_or(deadline, |r| r.min(deadline)));
                 }
                 _ => {
-                    let dirs = [self.store.topic_dir(&self.topic), self.store.topic_dir(&crate::name::group_topic(&self.group))];
+                    let dirs = [self.dir.topic_dir(&self.topic), self.dir.topic_dir(&crate::format::name::group_topic(&self.group))];
                     self.wake = Some(Wake::new(&dirs));
                 }
             }
@@ -426,12 +423,12 @@ impl GroupMember {
             self.process()?;
             let others = self.log.members().keys().any(|id| *id != self.id);
             if others {
-                let ends_at = now_secs(&self.store) + self.opts.window.as_secs_f64();
+                let ends_at = now_secs(&self.dir) + self.opts.window.as_secs_f64();
                 self.send(&Record::BeginRound { ends_at })?;
             } else {
                 // The last member: a round of no offers, ended at once, leaves the group
                 // idle with nobody holding partitions (rather than a round nobody ends).
-                self.send(&Record::BeginRound { ends_at: now_secs(&self.store) })?;
+                self.send(&Record::BeginRound { ends_at: now_secs(&self.dir) })?;
                 self.send(&Record::EndRound)?;
             }
         }

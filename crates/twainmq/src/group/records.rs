@@ -2,8 +2,8 @@
 
 use serde_json::{json, Value};
 
-use crate::message::Message;
-use crate::payload::{Outgoing, Payload};
+use crate::format::message::Message;
+use crate::format::payload::{Outgoing, Payload};
 
 pub const JOINED: &str = "~~TWAIN~~JOINED";
 pub const ABORTJOIN: &str = "~~TWAIN~~ABORTJOIN";

@@ -10,7 +10,7 @@
 //! corrupt; for a stream the fast path accepts, DEFLATE is deterministic and
 //! zlib would produce the same bytes (a property test checks this).
 
-use crate::deflate::{fixed_code, reversed, DIST_BASE, DIST_EXTRA, LEN_BASE, LEN_EXTRA};
+use crate::format::deflate::{fixed_code, reversed, DIST_BASE, DIST_EXTRA, LEN_BASE, LEN_EXTRA};
 
 /// The fixed literal/length code by its next 9 input bits: (symbol, code length).
 const fn fixed_litlen_table() -> [(u16, u8); 512] {
@@ -247,7 +247,7 @@ mod tests {
 
     #[test]
     fn decodes_our_encoder_and_zlibs_fixed_blocks() {
-        let mut enc = crate::deflate::FastDeflate::default();
+        let mut enc = crate::format::deflate::FastDeflate::default();
         for data in [&b""[..], b"a", b"message 1 message 2 message 3", &[0u8; 5000], &[7u8; 300]] {
             let mut z = Vec::new();
             enc.compress(data, &mut z);
@@ -281,7 +281,7 @@ mod tests {
     proptest! {
         #[test]
         fn agrees_with_zlib_on_encoder_output(data in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), any::<u8>()], 0..2000), level in 0u32..10) {
-            let mut enc = crate::deflate::FastDeflate::default();
+            let mut enc = crate::format::deflate::FastDeflate::default();
             let mut z = Vec::new();
             enc.compress(&data, &mut z);
             prop_assert_eq!(fast(&z), Some(data.clone()));
@@ -293,7 +293,7 @@ mod tests {
 
         #[test]
         fn damaged_streams_decode_as_zlib_decodes_them(data in proptest::collection::vec(prop_oneof![Just(b'x'), any::<u8>()], 1..300), at in any::<usize>(), flip in 1u8..=255) {
-            let mut enc = crate::deflate::FastDeflate::default();
+            let mut enc = crate::format::deflate::FastDeflate::default();
             let mut z = Vec::new();
             enc.compress(&data, &mut z);
             let i = at % z.len();

@@ -7,7 +7,7 @@
 //! can never produce a wrong match. Greedy LZ77 with one candidate per 4-byte
 //! hash, emitted as one fixed-Huffman block, or a stored block when that is
 //! smaller. Any inflater decodes it (0.2.3 uses zlib's); it is not
-//! byte-identical to zlib's level 6, which [`crate::line::Codec`] still uses
+//! byte-identical to zlib's level 6, which [`crate::format::line::Codec`] still uses
 //! when asked for 0.2.3's exact bytes or when this output would not fit a line.
 
 const HASH_BITS: u32 = 12;
@@ -74,7 +74,7 @@ pub(crate) const fn reversed(code: u32, bits: u32) -> u32 {
 }
 
 /// The fixed Huffman code of a literal/length symbol (RFC 1951 3.2.6), most
-/// significant bit first, and its length. Shared with [`crate::inflate`].
+/// significant bit first, and its length. Shared with [`crate::format::inflate`].
 pub(crate) const fn fixed_code(sym: u32) -> (u32, u32) {
     match sym {
         0..=143 => (0x30 + sym, 8),
@@ -100,7 +100,7 @@ const fn fixed_litlen() -> ([u16; 288], [u8; 288]) {
 
 const LITLEN: ([u16; 288], [u8; 288]) = fixed_litlen();
 
-/// Length and distance bases and extra bits (RFC 1951 3.2.5), shared with [`crate::inflate`].
+/// Length and distance bases and extra bits (RFC 1951 3.2.5), shared with [`crate::format::inflate`].
 pub(crate) const LEN_BASE: [u16; 29] =
     [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
 pub(crate) const LEN_EXTRA: [u8; 29] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];

@@ -3,12 +3,12 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use crate::config::TopicConfig;
 use crate::error::{Error, Result};
-use crate::message::Message;
-use crate::reader::PartitionReader;
-use crate::store::Store;
-use crate::wake::Wake;
+use crate::format::config::TopicConfig;
+use crate::format::message::Message;
+use crate::log::dir::LogDir;
+use crate::log::reader::PartitionReader;
+use crate::log::wake::Wake;
 
 /// Where a reader starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,11 +35,11 @@ pub struct Consumer {
 }
 
 impl Consumer {
-    pub(crate) fn open(store: &Store, topic: &str, config: &TopicConfig, partitions: &[u32], from: StartFrom) -> Result<Consumer> {
-        let readers = partitions.iter().map(|&p| PartitionReader::open(store, topic, config, p, from)).collect::<Result<Vec<_>>>()?;
+    pub(crate) fn open(log: &LogDir, topic: &str, config: &TopicConfig, partitions: &[u32], from: StartFrom) -> Result<Consumer> {
+        let readers = partitions.iter().map(|&p| PartitionReader::open(log, topic, config, p, from)).collect::<Result<Vec<_>>>()?;
         Ok(Consumer {
             topic: topic.to_string(),
-            dir: store.topic_dir(topic),
+            dir: log.topic_dir(topic),
             last: readers.len().saturating_sub(1),
             readers,
             pending: VecDeque::new(),

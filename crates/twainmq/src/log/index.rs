@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
-use crate::files::LineCount;
-use crate::fsinfo::FileIdentity;
+use crate::log::files::LineCount;
+use crate::sys::identity::FileIdentity;
 
 /// A mark every this many lines.
 pub const STRIDE: u64 = 1024;
@@ -171,7 +171,7 @@ impl LineIndex {
     /// I/O errors; a missing file counts as empty.
     pub fn count(&self, path: &Path) -> Result<LineCount> {
         let mut entry = self.with(path, |e| e.clone());
-        let mut f = match crate::files::open_regular(path, false) {
+        let mut f = match crate::sys::open::open_regular(path, false) {
             Ok(f) => f,
             Err(Error::Io { cause, .. }) if cause.kind() == std::io::ErrorKind::NotFound => {
                 self.with(path, |e| *e = FileIndex::default());
@@ -200,7 +200,7 @@ impl LineIndex {
         let start = pos;
         loop {
             // Skip holes of a sparse file (a 64 GiB file of nothing is counted at once).
-            match crate::files::next_data(&f, pos) {
+            match crate::sys::open::next_data(&f, pos) {
                 Some(d) => {
                     if d != pos {
                         pos = d;
@@ -258,7 +258,7 @@ impl LineIndex {
     ///
     /// # Errors
     /// I/O errors.
-    pub fn end_of(&self, files: &[crate::files::PartitionFile]) -> Result<u64> {
+    pub fn end_of(&self, files: &[crate::log::files::PartitionFile]) -> Result<u64> {
         match files.last() {
             None => Ok(0),
             Some(f) => Ok(f.first.saturating_add(self.count(&f.path)?.complete)),

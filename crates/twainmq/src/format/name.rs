@@ -58,6 +58,19 @@ pub fn validate_group(name: &str) -> Result<(), Error> {
     check_chars(name, MAX_GROUP_NAME).map_err(|problem| Error::InvalidGroupName { name: name.to_string(), problem })
 }
 
+/// Names that may be read: user topics and group logs (`--group--` and a valid
+/// group name), nothing that escapes the store.
+///
+/// # Errors
+/// [`Error::InvalidTopicName`] for a name no topic or group log can have.
+pub fn validate_readable(topic: &str) -> Result<(), Error> {
+    match validate_topic(topic) {
+        Err(Error::InvalidTopicName { problem: NameProblem::GroupPrefix, .. }) => validate_group(&topic[GROUP_PREFIX.len()..])
+            .map_err(|_| Error::InvalidTopicName { name: topic.to_string(), problem: NameProblem::GroupPrefix }),
+        other => other,
+    }
+}
+
 /// Whether `name` ends in `.twc`, in any case.
 fn has_config_suffix(name: &str) -> bool {
     let suffix = ".twc";

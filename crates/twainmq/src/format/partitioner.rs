@@ -9,7 +9,7 @@
 
 use num_bigint::BigUint;
 
-use crate::key::Key;
+use crate::format::key::Key;
 
 const C1: u64 = 0xbf58_476d_1ce4_e5b9;
 const C2: u64 = 0x94d0_49bb_1331_11eb;

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::key::Key;
-use crate::payload::{Payload, PayloadJson, TypedMessage};
+use crate::format::key::Key;
+use crate::format::payload::{Payload, PayloadJson, TypedMessage};
 
 /// One message read from a partition.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,11 +1,9 @@
 //! Topic config files (`<topic>.twc`): read tolerantly, written as 0.2.3 writes them.
 
-use std::path::Path;
-
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-use crate::key::KeyType;
+use crate::format::key::KeyType;
 
 /// Most partitions a topic can be created with.
 pub const MAX_PARTITIONS: u32 = 10_000;
@@ -16,7 +14,7 @@ pub const MAX_PARTITIONS: u32 = 10_000;
 pub const MAX_READ_PARTITIONS: u32 = 100_000;
 
 /// Largest config file read: a real one is under a kilobyte per message type.
-const MAX_CONFIG_BYTES: u64 = 4 << 20;
+pub(crate) const MAX_CONFIG_BYTES: u64 = 4 << 20;
 
 /// A topic's configuration.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,34 +98,7 @@ impl TopicConfig {
             map.insert(k.clone(), v.clone());
         }
         // A map of JSON values always serialises.
-        crate::pyjson::to_indent0(&Value::Object(map)).unwrap_or_default()
-    }
-
-    /// Read and parse the config of `topic` at `path`.
-    ///
-    /// # Errors
-    /// [`Error::TopicNotFound`] when the file is missing, [`Error::CorruptConfig`] when unreadable.
-    pub fn load(topic: &str, path: &Path) -> Result<TopicConfig> {
-        use std::io::Read;
-        let corrupt = |reason: String| Error::CorruptConfig { topic: topic.to_string(), path: path.to_path_buf(), reason };
-        // A regular file only (a FIFO would block the read forever), and no bigger than a config can be.
-        let file = match crate::files::open_regular(path, false) {
-            Ok(f) => f,
-            Err(Error::Io { cause, .. }) if cause.kind() == std::io::ErrorKind::NotFound => {
-                return Err(Error::TopicNotFound { topic: topic.to_string(), path: path.to_path_buf() })
-            }
-            Err(Error::NotAFile { kind, .. }) => return Err(corrupt(format!("it is {kind}, not a file"))),
-            Err(Error::SymlinkRefused { .. }) => {
-                return Err(corrupt("it is a symbolic link: TwainMQ reads nothing through links (they may lead out of the store)".into()))
-            }
-            Err(e) => return Err(e),
-        };
-        let mut bytes = Vec::new();
-        file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes).map_err(|e| Error::io("read", path, e))?;
-        if bytes.len() as u64 > MAX_CONFIG_BYTES {
-            return Err(corrupt(format!("it is over {} MiB, far more than a config holds", MAX_CONFIG_BYTES >> 20)));
-        }
-        TopicConfig::parse(&bytes).map_err(|reason| Error::CorruptConfig { topic: topic.to_string(), path: path.to_path_buf(), reason })
+        crate::format::pyjson::to_indent0(&Value::Object(map)).unwrap_or_default()
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::b85;
+use crate::format::b85;
 
 /// The largest `charN` width a topic can be created with: wider keys would
 /// leave no room in a 4096-byte line for the timestamp and a payload.

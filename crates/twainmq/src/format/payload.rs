@@ -120,7 +120,7 @@ impl Outgoing {
     /// # Errors
     /// When `value` cannot be JSON (e.g. a map with non-string keys).
     pub fn typed(class: impl Into<String>, value: &(impl Serialize + ?Sized)) -> Result<Outgoing, serde_json::Error> {
-        let json = crate::pyjson::to_compact(value)?;
+        let json = crate::format::pyjson::to_compact(value)?;
         Ok(Outgoing::Typed { class: class.into(), json: String::from_utf8(json).unwrap_or_default() })
     }
 
@@ -129,7 +129,7 @@ impl Outgoing {
     /// # Errors
     /// A description of the syntax error.
     pub fn typed_json(class: impl Into<String>, text: &str) -> Result<Outgoing, String> {
-        let json = crate::pyjson::python_compact(text)?;
+        let json = crate::format::pyjson::python_compact(text)?;
         if !json.starts_with('{') {
             return Err("a typed message's fields are a JSON object, like {\"id\": 1}".into());
         }

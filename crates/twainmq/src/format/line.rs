@@ -4,9 +4,9 @@ use std::fmt;
 
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
 
-use crate::b85;
-use crate::key::{Key, KeyType};
-use crate::payload::{Payload, TypedPayload, BYTES_MAGIC, MULTIPART, TYPED_MAGIC};
+use crate::format::b85;
+use crate::format::key::{Key, KeyType};
+use crate::format::payload::{Payload, TypedPayload, BYTES_MAGIC, MULTIPART, TYPED_MAGIC};
 
 /// 0.2.3's limit on a whole line, newline included.
 pub const MAX_LINE_BYTES: usize = 4096;
@@ -73,7 +73,7 @@ pub struct Record {
 /// Reusable deflate/inflate state: creating zlib streams per message is the
 /// dominant cost for small messages, so producers and readers keep one.
 pub struct Codec {
-    fast: crate::deflate::FastDeflate,
+    fast: crate::format::deflate::FastDeflate,
     /// Deflate with zlib at level 6, byte-identical to 0.2.3, instead of the fast encoder.
     exact: bool,
     compress: Compress,
@@ -87,7 +87,7 @@ pub struct Codec {
 impl Default for Codec {
     fn default() -> Self {
         Codec {
-            fast: crate::deflate::FastDeflate::default(),
+            fast: crate::format::deflate::FastDeflate::default(),
             exact: false,
             compress: Compress::new_with_window_bits(Compression::new(6), false, 15),
             decompress: Decompress::new_with_window_bits(false, 15),
@@ -149,7 +149,7 @@ impl Codec {
         timestamp: f64,
         payload: &[u8],
         out: &mut Vec<u8>,
-    ) -> Result<(), crate::key::KeyError> {
+    ) -> Result<(), crate::format::key::KeyError> {
         key_type.encode_into(key, out)?;
         let bits = timestamp.to_bits();
         match self.last_ts {
@@ -169,7 +169,7 @@ impl Codec {
     }
 
     fn deflate(&mut self, data: &[u8]) {
-        if self.exact || data.len() > crate::deflate::MAX_INPUT {
+        if self.exact || data.len() > crate::format::deflate::MAX_INPUT {
             self.deflate_zlib(data);
         } else {
             self.scratch.clear();
@@ -236,9 +236,9 @@ impl Codec {
     fn inflate(&mut self) -> Result<(), Corrupt> {
         // Fixed-Huffman and stored streams (most messages) skip zlib's per-call set-up.
         let len = self.raw.len();
-        self.raw.extend_from_slice(&[0; crate::inflate::PADDING]);
+        self.raw.extend_from_slice(&[0; crate::format::inflate::PADDING]);
         self.scratch.clear();
-        let fast = crate::inflate::fixed_or_stored(&self.raw, len, &mut self.scratch, FAST_INFLATE_LIMIT);
+        let fast = crate::format::inflate::fixed_or_stored(&self.raw, len, &mut self.scratch, FAST_INFLATE_LIMIT);
         self.raw.truncate(len);
         if fast.is_some() {
             return Ok(());
@@ -282,7 +282,7 @@ pub fn decode_payload(raw: &[u8]) -> Result<Payload, Corrupt> {
             }
             let type_id = u16::from_be_bytes([raw[1], raw[2]]);
             let json = std::str::from_utf8(&raw[3..]).map_err(|_| Corrupt::NotUtf8)?;
-            crate::pyjson::python_compact(json).map_err(Corrupt::BadTypedJson)?;
+            crate::format::pyjson::python_compact(json).map_err(Corrupt::BadTypedJson)?;
             Ok(Payload::Typed(TypedPayload { type_id, class: None, json: json.to_string() }))
         }
         Some(b) if MULTIPART.contains(b) => Err(Corrupt::Multipart(*b)),
@@ -338,7 +338,7 @@ mod tests {
         #[test]
         fn typed_lines_round_trip(id in any::<u16>(), n in any::<i64>(), s in "\\PC{0,40}") {
             let fields = serde_json::json!({"n": n, "s": s, "l": [1, 2.5, null, true]});
-            let json = String::from_utf8(crate::pyjson::to_compact(&fields).expect("json")).expect("ascii");
+            let json = String::from_utf8(crate::format::pyjson::to_compact(&fields).expect("json")).expect("ascii");
             roundtrip(KeyType::U64, Key::Int(7), 2.0, Payload::Typed(TypedPayload { type_id: id, class: None, json }));
         }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use notify::{RecursiveMode, Watcher};
 
 use crate::error::{Error, Result};
-use crate::name::GROUP_PREFIX;
+use crate::format::name::GROUP_PREFIX;
 
 /// What changed in a store during one coalescing window.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -488,7 +488,7 @@ mod tests {
         store.producer("late").expect("producer").send_text(5u32, "x").expect("send");
         let c = until(&rx, |c| c.topics.contains("late"));
         assert!(c.topics.contains("late"), "{c:?}");
-        crate::group::ensure(&store, "late", "g", crate::StartFrom::Start).expect("group");
+        store.ensure_group("late", "g", crate::StartFrom::Start).expect("group");
         let c = until(&rx, |c| c.groups.contains("g"));
         assert!(c.groups.contains("g"), "{c:?}");
         while rx.recv_timeout(Duration::from_millis(100)).is_ok() {}

@@ -6,15 +6,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use crate::config::TopicConfig;
-use crate::consumer::StartFrom;
 use crate::error::{Error, Result};
-use crate::files::{self, PartitionFile};
-use crate::key::KeyType;
-use crate::line::{Codec, Corrupt};
-use crate::message::Message;
-use crate::payload::Payload;
-use crate::store::Store;
+use crate::format::config::TopicConfig;
+use crate::format::key::KeyType;
+use crate::format::line::{Codec, Corrupt};
+use crate::format::message::Message;
+use crate::format::payload::Payload;
+use crate::log::consumer::StartFrom;
+use crate::log::dir::LogDir;
+use crate::log::files::{self, PartitionFile};
 
 /// Longest line a reader buffers before declaring it corrupt (lines 0.2.3 can
 /// write are at most 4096 bytes; larger ones are an opt-in extension).
@@ -61,7 +61,7 @@ impl Cursor {
 
     /// Open positioned at line `line` (0-based), which starts at byte `pos`.
     fn open_at(file: PartitionFile, pos: u64, line: u64) -> Result<Cursor> {
-        let mut handle = crate::files::open_regular(&file.path, false)?;
+        let mut handle = crate::sys::open::open_regular(&file.path, false)?;
         if pos > 0 {
             handle.seek(SeekFrom::Start(pos)).map_err(|e| Error::io("seek in", &file.path, e))?;
         }
@@ -111,7 +111,7 @@ impl Cursor {
                 // Inside an overlong line: jump over holes of a sparse file
                 // instead of reading gigabytes of zeros (they hold no newline).
                 if let Ok(pos) = self.handle.stream_position() {
-                    let to = match crate::files::next_data(&self.handle, pos) {
+                    let to = match crate::sys::open::next_data(&self.handle, pos) {
                         Some(d) => d,
                         None => self.handle.metadata().map_or(pos, |m| m.len().max(pos)),
                     };
@@ -151,7 +151,7 @@ pub struct PartitionReader {
     cur: Option<Cursor>,
     /// Offset of the next message to return.
     next: u64,
-    index: crate::index::LineIndex,
+    index: crate::log::index::LineIndex,
     /// Where the last returned line is in the cursor's buffer: (start, end, line number).
     last: Option<(usize, usize, u64)>,
     /// The previous file, watched for late lines (see [`LATE_LINGER`]), and
@@ -160,16 +160,16 @@ pub struct PartitionReader {
     /// The topic's config and folder when the reader was opened: another
     /// config or no folder means the topic was deleted (and maybe made again).
     config_path: PathBuf,
-    topic_identity: Option<(crate::fsinfo::FileIdentity, crate::fsinfo::FileIdentity)>,
+    topic_identity: Option<(crate::sys::identity::FileIdentity, crate::sys::identity::FileIdentity)>,
 }
 
-fn identity_of(path: &std::path::Path) -> Option<crate::fsinfo::FileIdentity> {
-    crate::fsinfo::FileIdentity::at(path)
+fn identity_of(path: &std::path::Path) -> Option<crate::sys::identity::FileIdentity> {
+    crate::sys::identity::FileIdentity::at(path)
 }
 
 /// Whether an open file is still in a folder (not deleted).
 fn still_linked(file: &File) -> bool {
-    crate::files::link_and_size(file).0
+    crate::sys::open::link_and_size(file).0
 }
 
 /// Decode one line into a message of `partition` (names of typed messages from `types`).
@@ -204,18 +204,18 @@ impl std::fmt::Debug for PartitionReader {
 }
 
 impl PartitionReader {
-    pub(crate) fn open(store: &Store, topic: &str, config: &TopicConfig, partition: u32, from: StartFrom) -> Result<PartitionReader> {
+    pub(crate) fn open(log: &LogDir, topic: &str, config: &TopicConfig, partition: u32, from: StartFrom) -> Result<PartitionReader> {
         if partition >= config.partitions {
             return Err(Error::PartitionOutOfRange { topic: topic.to_string(), partition, partitions: config.partitions });
         }
-        let config_path = store.config_path(topic);
-        let topic_identity = identity_of(&config_path).zip(identity_of(&store.topic_dir(topic)));
+        let config_path = log.config_path(topic);
+        let topic_identity = identity_of(&config_path).zip(identity_of(&log.topic_dir(topic)));
         let mut r = PartitionReader {
             late: None,
             config_path,
             topic_identity,
             topic: topic.into(),
-            dir: store.topic_dir(topic),
+            dir: log.topic_dir(topic),
             partition,
             key_type: config.key_type,
             types: Arc::new(config.message_types.clone()),
@@ -224,7 +224,7 @@ impl PartitionReader {
             listed: None,
             cur: None,
             next: 0,
-            index: store.index().clone(),
+            index: log.index().clone(),
             last: None,
         };
         r.seek_to(from)?;
@@ -320,7 +320,7 @@ impl PartitionReader {
         };
         // Jump close to the wanted line with the sparse index instead of reading every line before it.
         let skip = self.next.saturating_sub(file.first);
-        let (pos, line) = if skip >= crate::index::STRIDE { self.index.locate(&file.path, skip)? } else { (0, 0) };
+        let (pos, line) = if skip >= crate::log::index::STRIDE { self.index.locate(&file.path, skip)? } else { (0, 0) };
         match Cursor::open_at(file, pos, line) {
             Ok(c) => {
                 self.cur = Some(c);

@@ -1,0 +1,60 @@
+//! The group logs a store has read, kept so that a refresh reads only the
+//! records written since the last one.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::setup::group_topic_reader;
+use super::state::GroupLog;
+use crate::error::Result;
+use crate::format::name;
+use crate::log::dir::LogDir;
+use crate::log::reader::PartitionReader;
+use crate::sys::identity::FileIdentity;
+
+/// Each group's log reader and the state folded from it so far, with the
+/// identity of the group's config file when it was opened: a group deleted and
+/// made again (by another process) has a new config, and is then read afresh.
+pub(crate) type GroupLogs = Arc<Mutex<HashMap<String, (PartitionReader, GroupLog, FileIdentity)>>>;
+
+/// The group layer's view of a store: its log, and the cache of group logs.
+#[derive(Debug, Clone)]
+pub(crate) struct Groups {
+    pub(crate) log: LogDir,
+    pub(crate) cache: GroupLogs,
+}
+
+impl Groups {
+    pub(crate) fn new(log: LogDir, cache: GroupLogs) -> Groups {
+        Groups { log, cache }
+    }
+
+    /// Drop what is cached of `group` (its log is being deleted).
+    pub(crate) fn forget(&self, group: &str) {
+        self.cache.lock().unwrap_or_else(|p| p.into_inner()).remove(group);
+    }
+}
+
+/// Read a group's whole log.
+///
+/// # Errors
+/// [`Error::GroupNotFound`], [`GroupError::NotAGroup`], I/O errors.
+pub(crate) fn read_log(g: &Groups, group: &str) -> Result<GroupLog> {
+    name::validate_group(group)?;
+    // Folded incrementally: the store keeps each group's reader and state, so a
+    // refresh reads only the records written since the last one.
+    let cache = &g.cache;
+    let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
+    let config = std::fs::metadata(g.log.config_path(&name::group_topic(group))).ok();
+    let identity = config.as_ref().map(FileIdentity::of);
+    let (mut reader, mut log) = match map.remove(group) {
+        Some((reader, log, seen)) if Some(seen) == identity => (reader, log),
+        _ => (group_topic_reader(&g.log, group)?, GroupLog::default()),
+    };
+    super::member::read_all(&mut reader, &mut log, |_, _| {})?;
+    let out = log.clone();
+    if let Some(identity) = identity {
+        map.insert(group.to_string(), (reader, log, identity));
+    }
+    Ok(out)
+}

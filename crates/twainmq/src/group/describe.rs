@@ -1,0 +1,139 @@
+//! A group as inspection shows it: members, assignment, commits, lag, rounds.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::cache::{read_log, Groups};
+use super::records::Record;
+use super::setup::{group_topic_of, group_topic_reader};
+use super::state::RoundView;
+use crate::error::Result;
+use crate::format::name;
+use crate::log::consumer::StartFrom;
+use crate::log::files;
+
+/// A member as inspection shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemberView {
+    pub id: u32,
+    pub partitions: Vec<u32>,
+    /// When it joined (UNIX seconds), if its `JOINED` is in the log.
+    pub joined_at: Option<f64>,
+    /// When it last wrote a record (offers, confirms, commits).
+    pub last_seen_at: Option<f64>,
+}
+
+/// Per-partition progress.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartitionProgress {
+    pub partition: u32,
+    /// Latest commit (-1: "the end when taken"), if any.
+    pub committed: Option<i64>,
+    pub end: u64,
+    pub lag: u64,
+    /// Timestamp of the oldest message not yet committed, if any.
+    pub oldest_unconsumed_at: Option<f64>,
+    pub owner: Option<u32>,
+}
+
+/// Everything inspection knows about a group.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupDescription {
+    pub group: String,
+    /// The topic recorded in the group's config, or the only candidate.
+    pub topic: Option<String>,
+    /// Topics whose partition count matches (for groups 0.2.3 created).
+    pub topic_candidates: Vec<String>,
+    pub members: Vec<MemberView>,
+    /// `"<partition>": offset`.
+    pub committed: BTreeMap<String, i64>,
+    /// `"<partition>": messages not yet committed`.
+    pub lag: BTreeMap<String, u64>,
+    pub partitions: Vec<PartitionProgress>,
+    pub open_round: Option<RoundView>,
+    pub rounds: Vec<RoundView>,
+    pub records: u64,
+    pub unreadable_records: u64,
+    pub last_record_at: Option<f64>,
+}
+
+/// Describe a group from its log: members, assignment, commits, lag, rounds;
+/// `topic` names the topic for a group 0.2.3 created when several could be its own.
+///
+/// # Errors
+/// [`Error::GroupNotFound`], I/O errors.
+pub(crate) fn describe_on(g: &Groups, group: &str, topic: Option<&str>) -> Result<GroupDescription> {
+    let log = read_log(g, group)?;
+    let (found, topic_candidates) = group_topic_of(g, group, &log)?;
+    let topic = topic.map(str::to_string).or(found);
+    let members_map = log.members();
+    let members = members_map
+        .iter()
+        .map(|(id, parts)| MemberView {
+            id: *id,
+            partitions: parts.clone(),
+            joined_at: log.joins.get(id).map(|j| j.1),
+            last_seen_at: log.last_seen.get(id).copied(),
+        })
+        .collect();
+    let mut partitions = Vec::new();
+    if let Some(t) = &topic {
+        if let Ok(config) = g.log.topic_config(t) {
+            let listing = files::list_topic_dir(&g.log.topic_dir(t), config.partitions)?;
+            for (p, pfiles) in listing.partitions.iter().enumerate() {
+                let p = p as u32;
+                let end = g.log.partition_end(pfiles)?;
+                let committed = log.commits.get(&p).copied();
+                let from = match committed {
+                    Some(o) if o >= 0 => o as u64,
+                    Some(_) => end,
+                    None => 0,
+                };
+                let lag = end.saturating_sub(from);
+                let oldest_unconsumed_at = if lag > 0 { first_timestamp_from(g, t, p, from) } else { None };
+                let owner = members_map.iter().find(|(_, ps)| ps.contains(&p)).map(|(id, _)| *id);
+                partitions.push(PartitionProgress { partition: p, committed, end, lag, oldest_unconsumed_at, owner });
+            }
+        }
+    }
+    Ok(GroupDescription {
+        group: group.to_string(),
+        topic,
+        topic_candidates,
+        members,
+        committed: log.commits.iter().map(|(p, o)| (p.to_string(), *o)).collect(),
+        lag: partitions.iter().map(|p| (p.partition.to_string(), p.lag)).collect(),
+        partitions,
+        open_round: log.open_round().cloned(),
+        rounds: log.rounds.clone(),
+        records: log.records,
+        unreadable_records: log.unreadable,
+        last_record_at: log.last_record_at,
+    })
+}
+
+fn first_timestamp_from(g: &Groups, topic: &str, partition: u32, offset: u64) -> Option<f64> {
+    let mut r = g.log.partition_reader(topic, partition, StartFrom::Offset(offset)).ok()?;
+    for _ in 0..16 {
+        match r.poll() {
+            Ok(Some(m)) => return Some(m.timestamp),
+            Ok(None) => return None,
+            Err(_) => continue,
+        }
+    }
+    None
+}
+
+/// Open a round in a group from outside it (as key 0), so that the members
+/// re-assign partitions; members that died take no part and lose theirs.
+///
+/// # Errors
+/// [`Error::GroupNotFound`], I/O errors.
+pub(crate) fn trigger_round(g: &Groups, group: &str, window: std::time::Duration) -> Result<()> {
+    name::validate_group(group)?;
+    group_topic_reader(&g.log, group)?;
+    let ends_at = g.log.clock().now_micros() as f64 / 1e6 + window.as_secs_f64();
+    let mut w = g.log.producer(&name::group_topic(group))?;
+    w.send(&crate::Key::Int(0), &Record::BeginRound { ends_at }.to_outgoing()).map(|_| ())
+}

@@ -1,0 +1,134 @@
+//! Making a group's log, checking it fits its topic, and finding the topic a
+//! group reads.
+
+use super::cache::{read_log, Groups};
+use super::records::{self, Record, TYPES};
+use super::state::GroupLog;
+use super::GroupError;
+use crate::error::{Error, Result};
+use crate::format::key::KeyType;
+use crate::format::name;
+use crate::log::consumer::StartFrom;
+use crate::log::dir::{LogDir, TopicSpec};
+use crate::log::reader::PartitionReader;
+
+pub(crate) fn group_topic_reader(log: &LogDir, group: &str) -> Result<PartitionReader> {
+    let gtopic = name::group_topic(group);
+    let config = crate::format::config::TopicConfig::load(&gtopic, &log.config_path(&gtopic)).map_err(|e| match e {
+        Error::TopicNotFound { path, .. } => Error::GroupNotFound { group: group.to_string(), path },
+        e => e,
+    })?;
+    if config.type_id(records::COMMIT).is_none() || config.type_id(records::BEGINREBAL).is_none() {
+        return Err(GroupError::NotAGroup { topic: gtopic }.into());
+    }
+    PartitionReader::open(log, &gtopic, &config, 0, StartFrom::Start)
+}
+
+/// Create the group for `topic` if it does not exist; check it fits `topic` if it does.
+pub(crate) fn ensure_group(log: &LogDir, topic: &str, group: &str, partitions: u32, start: StartFrom) -> Result<()> {
+    name::validate_group(group)?;
+    let gtopic = name::group_topic(group);
+    match crate::format::config::TopicConfig::load(&gtopic, &log.config_path(&gtopic)) {
+        Ok(config) => {
+            if let Some(recorded) = config.extra.get("topic").and_then(|v| v.as_str()) {
+                if recorded != topic {
+                    return Err(
+                        GroupError::TopicMismatch { group: group.into(), recorded: recorded.into(), requested: topic.into() }.into()
+                    );
+                }
+            }
+            Ok(())
+        }
+        Err(Error::TopicNotFound { .. }) => {
+            name::validate_new_group(group)?;
+            let spec = TopicSpec::new(KeyType::U32, 1).with_types(TYPES);
+            let mut extra = serde_json::Map::new();
+            extra.insert("topic".into(), topic.into());
+            match log.create_topic(&gtopic, &spec, extra) {
+                Ok(_) => {
+                    let init = if start == StartFrom::Now { -1 } else { 0 };
+                    let offsets = (0..partitions).map(|p| (p, init)).collect();
+                    let mut w = log.producer(&gtopic)?;
+                    w.send(&crate::Key::Int(0), &Record::Commit { offsets }.to_outgoing())?;
+                    Ok(())
+                }
+                // Another process is creating it: wait until its config is in place.
+                Err(Error::TopicExists { .. }) => {
+                    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+                    loop {
+                        match crate::format::config::TopicConfig::load(&gtopic, &log.config_path(&gtopic)) {
+                            Ok(_) => return Ok(()),
+                            Err(Error::TopicNotFound { .. }) if std::time::Instant::now() < deadline => {
+                                std::thread::sleep(std::time::Duration::from_millis(5));
+                            }
+                            Err(e) => return Err(e),
+                        }
+                    }
+                }
+                Err(e) => Err(e),
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Create `group` for `topic` if it does not exist (as a first member would), or
+/// check that an existing one fits the topic.
+///
+/// # Errors
+/// Invalid names, a group bound to another topic, I/O errors.
+pub(crate) fn ensure(g: &Groups, topic: &str, group: &str, start: StartFrom) -> Result<()> {
+    let config = g.log.topic_config(topic)?;
+    ensure_group(&g.log, topic, group, config.partitions, start)
+}
+
+/// The topic a group reads: recorded in its config, else the only topic whose
+/// partition count matches.
+///
+/// # Errors
+/// [`Error::GroupNotFound`], I/O errors.
+pub(crate) fn group_topic_of(g: &Groups, group: &str, log: &GroupLog) -> Result<(Option<String>, Vec<String>)> {
+    let gtopic = name::group_topic(group);
+    let config = crate::format::config::TopicConfig::load(&gtopic, &g.log.config_path(&gtopic))?;
+    let recorded = config.extra.get("topic").and_then(|v| v.as_str()).map(str::to_string);
+    let mut candidates = Vec::new();
+    if let Some(n) = log.partitions_hint {
+        for t in g.log.list_topics()? {
+            if g.log.topic_config(&t).is_ok_and(|c| c.partitions == n) {
+                candidates.push(t);
+            }
+        }
+    }
+    let topic = recorded.or_else(|| (candidates.len() == 1).then(|| candidates[0].clone()));
+    Ok((topic, candidates))
+}
+
+/// The groups that read `topic`: those whose config records it, and those
+/// 0.2.3 made (no recorded topic) for which it is the only topic of their
+/// partition count. Deleting the topic deletes them too, as Kafka drops a
+/// deleted topic's committed offsets: their commits would otherwise apply to
+/// a topic made again under the same name. Groups that cannot be read are
+/// left out.
+///
+/// # Errors
+/// [`Error::Io`] when the store cannot be listed.
+pub(crate) fn groups_reading(g: &Groups, topic: &str) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for group in g.log.list_groups()? {
+        if name::validate_group(&group).is_err() {
+            continue;
+        }
+        let gtopic = name::group_topic(&group);
+        let Ok(config) = crate::format::config::TopicConfig::load(&gtopic, &g.log.config_path(&gtopic)) else { continue };
+        let reads = match config.extra.get("topic").and_then(|v| v.as_str()) {
+            Some(recorded) => recorded == topic,
+            None => {
+                read_log(g, &group).and_then(|log| group_topic_of(g, &group, &log)).is_ok_and(|(found, _)| found.as_deref() == Some(topic))
+            }
+        };
+        if reads {
+            out.push(group);
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,21 @@
+//! The log layer: partitions as folders of day files, one message a line.
+//! Above the format and platform layers; knows nothing of consumer groups.
+//!
+//! `files` (partition file names and listings) -> `index` (line counts and
+//! seek marks) -> `reader` (one partition), `consumer` (several) and `seek`
+//! (by time); `encode` (messages to lines, in parallel for batches) and
+//! `append` (day files, rollover, torn tails, locks) under `producer`; `dir`
+//! (the store folder: configs, topics, the clock); `watch` (change events).
+
+pub(crate) mod append;
+pub(crate) mod clock;
+pub(crate) mod consumer;
+pub(crate) mod dir;
+pub(crate) mod encode;
+pub(crate) mod files;
+pub(crate) mod index;
+pub(crate) mod producer;
+pub(crate) mod reader;
+pub(crate) mod seek;
+pub(crate) mod wake;
+pub(crate) mod watch;

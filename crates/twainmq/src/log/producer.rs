@@ -1,0 +1,246 @@
+//! The producer: messages in, lines out. It picks each message's partition,
+//! has `encode` make the lines and `append` write them.
+
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::format::config::TopicConfig;
+use crate::format::key::Key;
+use crate::format::line::MAX_LINE_BYTES;
+use crate::format::partitioner::partition_for;
+use crate::format::payload::{Outgoing, TypedMessage};
+use crate::log::append::{Appender, Delivery};
+use crate::log::clock::Clock;
+use crate::log::dir::LogDir;
+use crate::log::encode::{EncodeCtx, Encoders, PayloadRef};
+
+/// A custom partitioner: `(key, partitions) -> partition`.
+pub type Partitioner = Box<dyn FnMut(&Key, u32) -> u32 + Send>;
+
+/// Appends messages to a topic.
+///
+/// Each line goes out in a single `write` on a file opened with `O_APPEND`
+/// (`FILE_APPEND_DATA` on Windows), so producers in other processes, 0.2.3's
+/// included, never interleave inside a line. The file descriptor of each
+/// partition's day file stays open until the UTC day changes.
+///
+/// The day rollover is an agreement between our producers (docs/FORMAT.md):
+/// a new day's file, whose first offset is the previous file's line count, is
+/// made only under an exclusive `flock` of that previous file (and of the
+/// topic folder, which orders two makers); an append to a file within
+/// [`ROLLOVER_GUARD_SECS`] of the end of its day holds a shared lock on it and
+/// first checks that no later file exists (joining it if one does). So no
+/// line of ours lands in a file after the next file was counted, whatever the
+/// producers' clocks say, as long as they are less than the guard apart.
+///
+/// A message is reported sent only once it is in the store: after each write
+/// the file is checked to still be linked (not deleted with its topic); a
+/// file deleted alone is replaced and the write made again, a deleted or
+/// replaced topic is [`Error::TopicDeleted`].
+pub struct Producer {
+    appender: Appender,
+    topic: String,
+    config: TopicConfig,
+    partitioner: Option<Partitioner>,
+    clock: Arc<dyn Clock>,
+    encoders: Encoders,
+    exact: bool,
+    line: Vec<u8>,
+    /// Per-partition buffers reused by `send_batch`, one set per encoding thread.
+    batch_bufs: Vec<Vec<u8>>,
+    batch_bufs2: Vec<Vec<u8>>,
+    batch_parts: Vec<u32>,
+}
+
+impl std::fmt::Debug for Producer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Producer").field("topic", &self.topic).finish_non_exhaustive()
+    }
+}
+
+impl Producer {
+    pub(crate) fn open(log: &LogDir, topic: &str) -> Result<Producer> {
+        let config = log.topic_config(topic)?;
+        let appender = Appender::open(log, topic, config.partitions)?;
+        Ok(Producer {
+            appender,
+            topic: topic.to_string(),
+            config,
+            partitioner: None,
+            clock: log.clock(),
+            encoders: Encoders::new(std::thread::available_parallelism().is_ok_and(|n| n.get() > 1)),
+            exact: false,
+            line: Vec::with_capacity(MAX_LINE_BYTES),
+            batch_bufs: Vec::new(),
+            batch_bufs2: Vec::new(),
+            batch_parts: Vec::new(),
+        })
+    }
+
+    /// Encode large batches (512 messages or more) on two threads when the
+    /// machine has a second core (the default); `false` keeps all work on the
+    /// calling thread.
+    pub fn with_parallel_batches(mut self, on: bool) -> Self {
+        self.encoders.parallel = on && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        self
+    }
+
+    /// Replace 0.2.3's partitioner with `f(key, partitions)`.
+    pub fn with_partitioner(mut self, f: impl FnMut(&Key, u32) -> u32 + Send + 'static) -> Self {
+        self.partitioner = Some(Box::new(f));
+        self
+    }
+
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+
+    /// Record each message's byte position so [`Producer::resolve_offset`] can
+    /// find its offset (one extra `lseek` per send).
+    pub fn with_offsets(mut self, on: bool) -> Self {
+        self.appender.locate = on;
+        self
+    }
+
+    /// Write lines byte-identical to 0.2.3's (zlib level 6) instead of using
+    /// the faster encoder. Both are read by every reader, 0.2.3's included.
+    pub fn with_exact_bytes(mut self, exact: bool) -> Self {
+        self.exact = exact;
+        self.encoders.set_exact(exact);
+        self
+    }
+
+    pub fn config(&self) -> &TopicConfig {
+        &self.config
+    }
+
+    /// Send a text message.
+    ///
+    /// # Errors
+    /// Key errors, [`Error::MessageTooLong`], I/O errors.
+    pub fn send_text(&mut self, key: impl Into<Key>, text: &str) -> Result<Delivery> {
+        self.send_ref(&key.into(), PayloadRef::Text(text))
+    }
+
+    /// Send a bytes message.
+    ///
+    /// # Errors
+    /// Key errors, [`Error::MessageTooLong`], I/O errors.
+    pub fn send_bytes(&mut self, key: impl Into<Key>, bytes: &[u8]) -> Result<Delivery> {
+        self.send_ref(&key.into(), PayloadRef::Bytes(bytes))
+    }
+
+    /// Send a typed message under its `TYPE_NAME`, which the topic must declare.
+    ///
+    /// # Errors
+    /// [`Error::UnknownMessageType`], [`Error::TypedEncode`], key and size errors.
+    pub fn send_typed<T: TypedMessage>(&mut self, key: impl Into<Key>, msg: &T) -> Result<Delivery> {
+        let out = Outgoing::typed(T::TYPE_NAME, msg).map_err(|cause| Error::TypedEncode { name: T::TYPE_NAME.to_string(), cause })?;
+        self.send(&key.into(), &out)
+    }
+
+    /// Send any outgoing payload.
+    ///
+    /// # Errors
+    /// Key, type, size and I/O errors; the store is unchanged on error.
+    pub fn send(&mut self, key: &Key, payload: &Outgoing) -> Result<Delivery> {
+        let payload = self.ctx().resolve(payload)?;
+        self.send_ref(key, payload)
+    }
+
+    fn ctx(&self) -> EncodeCtx<'_> {
+        EncodeCtx { topic: &self.topic, config: &self.config, exact: self.exact }
+    }
+
+    pub fn parse_key(&self, text: &str) -> Result<Key> {
+        let key = Key::parse(text, self.config.key_type).map_err(|e| self.ctx().key_error(&Key::Str(text.to_string()), e))?;
+        let mut scratch = Vec::new();
+        self.config.key_type.encode_into(&key, &mut scratch).map_err(|e| self.ctx().key_error(&key, e))?;
+        Ok(key)
+    }
+
+    fn partition_of(&mut self, key: &Key) -> Result<u32> {
+        let n = self.config.partitions;
+        let p = match &mut self.partitioner {
+            Some(f) => f(key, n),
+            None => partition_for(key, n),
+        };
+        if p >= n {
+            return Err(Error::BadPartitioner { topic: self.topic.clone(), partition: p, partitions: n });
+        }
+        Ok(p)
+    }
+
+    /// Encode the line for `payload`, stamped `now`, into `self.line`, returning its partition.
+    fn encode(&mut self, key: &Key, payload: PayloadRef<'_>, now: i64) -> Result<u32> {
+        let partition = self.partition_of(key)?;
+        let ctx = EncodeCtx { topic: &self.topic, config: &self.config, exact: self.exact };
+        self.line.clear();
+        self.encoders.enc.encode(&ctx, key, payload, now, &mut self.line)?;
+        Ok(partition)
+    }
+
+    fn send_ref(&mut self, key: &Key, payload: PayloadRef<'_>) -> Result<Delivery> {
+        let now = self.clock.now_micros();
+        let partition = self.encode(key, payload, now)?;
+        let line = std::mem::take(&mut self.line);
+        let result = self.appender.append(partition, now, &line);
+        self.line = line;
+        result
+    }
+
+    /// Send many messages, appending each partition's lines with as few `write`s
+    /// as possible (one per partition per 64 KiB). Each `write` holds whole
+    /// lines, so concurrent readers and writers still see whole lines.
+    /// Returns how many were sent. Nothing is written if any message is invalid.
+    /// The messages of one batch share one timestamp: the time of the call.
+    ///
+    /// # Errors
+    /// The first invalid message's error ([`Error::is_invalid_message`]): then
+    /// nothing was written. Or an error while appending: then each partition
+    /// holds a prefix, possibly empty, of the batch's lines for it.
+    pub fn send_batch(&mut self, messages: &[(Key, Outgoing)]) -> Result<usize> {
+        let now = self.clock.now_micros();
+        // Partitions first, here: a custom partitioner runs on this thread only.
+        let mut parts = std::mem::take(&mut self.batch_parts);
+        parts.clear();
+        let chosen = messages.iter().try_for_each(|(key, _)| self.partition_of(key).map(|p| parts.push(p)));
+        let n = self.config.partitions as usize;
+        let mut bufs = std::mem::take(&mut self.batch_bufs);
+        let mut bufs2 = std::mem::take(&mut self.batch_bufs2);
+        for b in [&mut bufs, &mut bufs2] {
+            b.resize_with(n, Vec::new);
+            b.iter_mut().for_each(Vec::clear);
+        }
+        let result = chosen
+            .and_then(|()| {
+                let ctx = EncodeCtx { topic: &self.topic, config: &self.config, exact: self.exact };
+                let dir = self.appender.dir();
+                self.encoders.encode_batch(&ctx, &dir, messages, &parts, now, &mut bufs, &mut bufs2)
+            })
+            .and_then(|()| {
+                for (b, b2) in bufs.iter_mut().zip(&bufs2) {
+                    b.extend_from_slice(b2);
+                }
+                self.appender.append_batch(&bufs, now)
+            });
+        // Keep the buffers (and their capacity) for the next batch.
+        self.batch_parts = parts;
+        self.batch_bufs = bufs;
+        self.batch_bufs2 = bufs2;
+        result.map(|()| messages.len())
+    }
+
+    /// The offset of a delivered message, found by counting the lines before it.
+    /// Counting resumes where the last call stopped, so resolving every send
+    /// only reads what other producers appended in between.
+    ///
+    /// # Errors
+    /// [`Error::Io`]; an error too when the platform gave no byte position.
+    pub fn resolve_offset(&mut self, d: &Delivery) -> Result<u64> {
+        self.appender.resolve_offset(d)
+    }
+
+    /// Close the open files (also done on drop).
+    pub fn close(self) {}
+}

@@ -1,0 +1,116 @@
+//! Describing a topic: its partitions, files, line counts and offsets.
+
+use std::fs;
+use std::path::Path;
+use std::time::SystemTime;
+
+use serde::Serialize;
+
+use super::Store;
+use crate::error::Result;
+use crate::format::key::KeyType;
+use crate::log::files;
+
+/// Per-file facts for describe.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileInfo {
+    pub name: String,
+    pub day: String,
+    pub first: u64,
+    /// Complete lines.
+    pub lines: u64,
+    /// Bytes after the last newline (a line being written or torn by a crash).
+    pub partial_bytes: u64,
+    pub bytes: u64,
+    /// Last modification, UNIX seconds.
+    pub modified: Option<f64>,
+}
+
+/// Per-partition facts for describe.
+#[derive(Debug, Clone, Serialize)]
+pub struct PartitionInfo {
+    pub partition: u32,
+    /// Offset of the first line still on disk.
+    pub start: u64,
+    /// Offset the next message will get.
+    pub end: u64,
+    pub bytes: u64,
+    pub files: Vec<FileInfo>,
+}
+
+/// What `describe` reports about a topic.
+#[derive(Debug, Clone, Serialize)]
+pub struct TopicDescription {
+    pub name: String,
+    pub key_type: KeyType,
+    pub partitions: u32,
+    pub message_types: serde_json::Map<String, serde_json::Value>,
+    pub messages: u64,
+    pub bytes: u64,
+    /// Latest modification of any partition file, UNIX seconds.
+    pub last_write: Option<f64>,
+    pub partition_details: Vec<PartitionInfo>,
+    /// Entries in the topic folder that are not partition files (0.2.3 may misread them).
+    pub unknown_files: Vec<String>,
+    /// Keys of the config that 0.2.3 does not know.
+    pub extra_config: serde_json::Map<String, serde_json::Value>,
+}
+
+fn unix_secs(t: SystemTime) -> Option<f64> {
+    t.duration_since(SystemTime::UNIX_EPOCH).ok().map(|d| d.as_secs_f64())
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+impl Store {
+    /// Files, line counts and offsets of every partition.
+    ///
+    /// # Errors
+    /// [`Error::TopicNotFound`], [`Error::CorruptConfig`], [`Error::Io`].
+    pub fn describe_topic(&self, topic: &str) -> Result<TopicDescription> {
+        let config = self.topic_config(topic)?;
+        let dir = self.topic_dir(topic);
+        let listing = files::list_topic_dir(&dir, config.partitions)?;
+        let mut details = Vec::with_capacity(listing.partitions.len());
+        let (mut messages, mut bytes, mut last_write) = (0u64, 0u64, None::<f64>);
+        for (p, pfiles) in listing.partitions.iter().enumerate() {
+            let mut infos = Vec::with_capacity(pfiles.len());
+            for f in pfiles {
+                let count = self.log().index().count(&f.path)?;
+                let modified = fs::metadata(&f.path).ok().and_then(|m| m.modified().ok()).and_then(unix_secs);
+                if let Some(m) = modified {
+                    last_write = Some(last_write.map_or(m, |l: f64| l.max(m)));
+                }
+                infos.push(FileInfo {
+                    name: file_name(&f.path),
+                    day: f.day.to_string(),
+                    first: f.first,
+                    lines: count.complete,
+                    partial_bytes: count.partial_bytes,
+                    bytes: count.bytes,
+                    modified,
+                });
+            }
+            let start = infos.first().map_or(0, |f| f.first);
+            let end = infos.last().map_or(0, |f| f.first.saturating_add(f.lines));
+            let pbytes: u64 = infos.iter().map(|f| f.bytes).sum();
+            messages += infos.iter().map(|f| f.lines).sum::<u64>();
+            bytes += pbytes;
+            details.push(PartitionInfo { partition: p as u32, start, end, bytes: pbytes, files: infos });
+        }
+        Ok(TopicDescription {
+            name: topic.to_string(),
+            key_type: config.key_type,
+            partitions: config.partitions,
+            message_types: config.message_types.iter().map(|(n, i)| (n.clone(), (*i).into())).collect(),
+            messages,
+            bytes,
+            last_write,
+            partition_details: details,
+            unknown_files: listing.unknown.iter().map(|p| file_name(p)).collect(),
+            extra_config: config.extra.clone(),
+        })
+    }
+}
