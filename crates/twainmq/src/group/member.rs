@@ -13,7 +13,7 @@ use crate::log::consumer::{Consumer, StartFrom};
 use crate::log::dir::LogDir;
 use crate::log::producer::Producer;
 use crate::log::reader::PartitionReader;
-use crate::log::wake::Wake;
+use crate::log::watch::Wake;
 
 /// The shortest interval between automatic rounds, whatever
 /// [`GroupOptions::auto_round`] says.

@@ -8,7 +8,7 @@ use crate::format::config::TopicConfig;
 use crate::format::message::Message;
 use crate::log::dir::LogDir;
 use crate::log::reader::PartitionReader;
-use crate::log::wake::Wake;
+use crate::log::watch::Wake;
 
 /// Where a reader starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

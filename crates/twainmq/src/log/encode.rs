@@ -169,19 +169,19 @@ impl Encoders {
         self.enc2.codec.set_exact(exact);
     }
 
-    /// Encode `messages` into per-partition buffers: the first half into `bufs`
-    /// and, for a large batch on a machine with a second core, the second half
-    /// on another thread into `bufs2` (each partition's lines stay in order
-    /// when `bufs2[p]` follows `bufs[p]`).
+    /// Encode `messages` (whose partitions are `parts`) into per-partition
+    /// buffers: the first half into `bufs.0` and, for a large batch on a
+    /// machine with a second core, the second half on another thread into
+    /// `bufs.1` (each partition's lines stay in order when `bufs.1[p]` follows
+    /// `bufs.0[p]`). `dir` (the topic's folder) names the failure of a helper
+    /// thread that panicked.
     pub(crate) fn encode_batch(
         &mut self,
         ctx: &EncodeCtx<'_>,
         dir: &std::path::Path,
-        messages: &[(Key, Outgoing)],
-        parts: &[u32],
+        (messages, parts): (&[(Key, Outgoing)], &[u32]),
         now: i64,
-        bufs: &mut [Vec<u8>],
-        bufs2: &mut [Vec<u8>],
+        (bufs, bufs2): (&mut [Vec<u8>], &mut [Vec<u8>]),
     ) -> Result<()> {
         const PARALLEL_MIN: usize = 512;
         let large = messages.len() >= PARALLEL_MIN;

@@ -5,7 +5,7 @@
 //! seek marks) -> `reader` (one partition), `consumer` (several) and `seek`
 //! (by time); `encode` (messages to lines, in parallel for batches) and
 //! `append` (day files, rollover, torn tails, locks) under `producer`; `dir`
-//! (the store folder: configs, topics, the clock); `watch` (change events).
+//! (the store folder: configs, topics, the clock); `watch` (change events: one watcher for the app, followers and members).
 
 pub(crate) mod append;
 pub(crate) mod clock;
@@ -17,5 +17,4 @@ pub(crate) mod index;
 pub(crate) mod producer;
 pub(crate) mod reader;
 pub(crate) mod seek;
-pub(crate) mod wake;
 pub(crate) mod watch;

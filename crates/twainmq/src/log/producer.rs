@@ -216,7 +216,7 @@ impl Producer {
             .and_then(|()| {
                 let ctx = EncodeCtx { topic: &self.topic, config: &self.config, exact: self.exact };
                 let dir = self.appender.dir();
-                self.encoders.encode_batch(&ctx, &dir, messages, &parts, now, &mut bufs, &mut bufs2)
+                self.encoders.encode_batch(&ctx, &dir, (messages, &parts), now, (&mut bufs, &mut bufs2))
             })
             .and_then(|()| {
                 for (b, b2) in bufs.iter_mut().zip(&bufs2) {

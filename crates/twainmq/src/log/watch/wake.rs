@@ -1,0 +1,105 @@
+//! Waking blocked readers when a topic's files change, instead of sleeping in a loop.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use super::{Change, FolderWatch, Scope, Sink};
+
+/// Upper bound on one wait: file systems without change events (network
+/// shares) are still polled this often.
+const SAFETY_POLL: Duration = Duration::from_millis(50);
+
+/// A count of change batches, and the condition waiters block on.
+#[derive(Default)]
+struct Signal {
+    count: Mutex<u64>,
+    moved: Condvar,
+}
+
+impl Sink for Signal {
+    fn changes(&self, batch: &[Change<'_>]) {
+        if batch.is_empty() {
+            return;
+        }
+        *self.count.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        self.moved.notify_all();
+    }
+}
+
+/// Counts change events in some folders; waiters block until the count moves.
+pub(crate) struct Wake {
+    signal: Arc<Signal>,
+    _watch: Option<FolderWatch>,
+}
+
+impl std::fmt::Debug for Wake {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Wake")
+    }
+}
+
+impl Wake {
+    /// Watch `dirs` (not recursively). Without a working watcher, waits fall back to short sleeps.
+    pub(crate) fn new(dirs: &[PathBuf]) -> Wake {
+        let signal = Arc::new(Signal::default());
+        let watch = FolderWatch::start(Scope::Folders(dirs.to_vec()), signal.clone())
+            .map_err(|e| tracing::debug!(error = %e, "no file watcher; polling instead"))
+            .ok();
+        Wake { signal, _watch: watch }
+    }
+
+    /// The current change count: take it before checking for data, then wait on it.
+    pub(crate) fn seq(&self) -> u64 {
+        *self.signal.count.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Block until the count differs from `seen`, `deadline` passes, or the safety interval elapses.
+    pub(crate) fn wait(&self, seen: u64, deadline: Instant) {
+        let now = Instant::now();
+        let until = deadline.min(now + SAFETY_POLL);
+        let mut guard = self.signal.count.lock().unwrap_or_else(|p| p.into_inner());
+        while *guard == seen {
+            let now = Instant::now();
+            if now >= until {
+                return;
+            }
+            guard = match self.signal.moved.wait_timeout(guard, until - now) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_append_wakes_a_waiter_long_before_its_deadline() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let wake = Wake::new(&[dir.path().to_path_buf()]);
+        let seen = wake.seq();
+        let path = dir.path().join("f");
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            std::fs::write(path, b"x\n").expect("write");
+        });
+        let started = Instant::now();
+        while wake.seq() == seen && started.elapsed() < Duration::from_secs(5) {
+            wake.wait(seen, Instant::now() + Duration::from_secs(5));
+        }
+        writer.join().expect("writer");
+        assert_ne!(wake.seq(), seen, "the write was not seen");
+        assert!(started.elapsed() < Duration::from_secs(2), "woken only by polling: {:?}", started.elapsed());
+    }
+
+    #[test]
+    fn without_a_folder_to_watch_waits_are_short_polls() {
+        let wake = Wake::new(&[PathBuf::from("/nonexistent/twainmq-wake-test")]);
+        let started = Instant::now();
+        wake.wait(wake.seq(), Instant::now() + Duration::from_secs(10));
+        assert!(started.elapsed() < Duration::from_secs(1), "a wait without events outlived the safety poll");
+    }
+}
