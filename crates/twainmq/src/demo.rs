@@ -4,12 +4,12 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use crate::error::Result;
 use crate::format::key::{Key, KeyType};
 use crate::format::payload::Outgoing;
 use crate::group::{GroupMember, GroupOptions};
 use crate::log::dir::TopicSpec;
 use crate::store::Store;
-use crate::Result;
 
 fn typed(class: &str, v: &serde_json::Value) -> Outgoing {
     Outgoing::typed(class, v).unwrap_or(Outgoing::Text(v.to_string()))

@@ -24,7 +24,8 @@
 //!        |
 //!   format/                  pure bytes: base85, deflate/inflate, Python JSON, keys,
 //!        |                   lines, payloads, partitioner, names, config contents
-//!   error                    the error vocabulary every layer returns
+//!   error                    the error vocabulary every layer returns (it names
+//!                            format types, so it sits beside format)
 //! ```
 //! The public API is what this page lists: [`Store`] and what it hands out
 //! (producers, consumers, readers, group members), the message and key

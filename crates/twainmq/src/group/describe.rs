@@ -135,5 +135,5 @@ pub(crate) fn trigger_round(g: &Groups, group: &str, window: std::time::Duration
     group_topic_reader(&g.log, group)?;
     let ends_at = g.log.clock().now_micros() as f64 / 1e6 + window.as_secs_f64();
     let mut w = g.log.producer(&name::group_topic(group))?;
-    w.send(&crate::Key::Int(0), &Record::BeginRound { ends_at }.to_outgoing()).map(|_| ())
+    w.send(&crate::format::key::Key::Int(0), &Record::BeginRound { ends_at }.to_outgoing()).map(|_| ())
 }

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use super::options::GroupOptions;
 use super::records::Record;
 use super::setup::{ensure_group, group_topic_reader};
 use super::state::{Event, GroupLog};
@@ -18,39 +19,6 @@ use crate::log::watch::Wake;
 /// The shortest interval between automatic rounds, whatever
 /// [`GroupOptions::auto_round`] says.
 const MIN_AUTO_ROUND: Duration = Duration::from_millis(100);
-
-/// How a member behaves. The defaults are 0.2.3's.
-#[derive(Debug, Clone)]
-pub struct GroupOptions {
-    /// How long a round stays open for offers (0.2.3: 60 s).
-    pub window: Duration,
-    /// Where a new group starts (`Start` or `Now`); ignored for existing groups.
-    pub start_from: StartFrom,
-    /// Start a round this often, so that dead members' partitions move (off in 0.2.3).
-    pub auto_round: Option<Duration>,
-    /// Commit read positions on [`GroupMember::close`] and on drop.
-    pub commit_on_close: bool,
-    /// On close, open a round so the others take over our partitions.
-    pub rebalance_on_leave: bool,
-    /// Read group records at most this often while polling (0.2.3: every poll).
-    pub heartbeat_every: Duration,
-    /// Join attempts before giving up (0.2.3: 4).
-    pub join_attempts: u32,
-}
-
-impl Default for GroupOptions {
-    fn default() -> Self {
-        GroupOptions {
-            window: Duration::from_secs(60),
-            start_from: StartFrom::Start,
-            auto_round: None,
-            commit_on_close: true,
-            rebalance_on_leave: true,
-            heartbeat_every: Duration::from_millis(10),
-            join_attempts: 10,
-        }
-    }
-}
 
 /// A member of a consumer group: joins, takes part in rounds, reads the
 /// partitions assigned to it, commits.
@@ -134,7 +102,7 @@ impl GroupMember {
                 None => (1..u32::MAX).find(|id| !log.joins.contains_key(id) && !log.last_seen.contains_key(id)).unwrap_or(u32::MAX),
             };
             let tag: u64 = rand::random();
-            writer.send(&crate::Key::Int(id.into()), &Record::Joined { tag }.to_outgoing())?;
+            writer.send(&crate::format::key::Key::Int(id.into()), &Record::Joined { tag }.to_outgoing())?;
             // The first JOINED after our position decides: ours, or someone else's (then retry).
             let deadline = Instant::now() + Duration::from_secs(30);
             let mut first_joined = None;
@@ -155,7 +123,7 @@ impl GroupMember {
                 break id;
             }
             if let Some(theirs) = first_joined {
-                writer.send(&crate::Key::Int(id.into()), &Record::AbortJoin { tag: theirs }.to_outgoing())?;
+                writer.send(&crate::format::key::Key::Int(id.into()), &Record::AbortJoin { tag: theirs }.to_outgoing())?;
             }
             if attempts >= opts.join_attempts {
                 return Err(GroupError::JoinFailed { group: group.to_string(), attempts }.into());
@@ -216,7 +184,7 @@ impl GroupMember {
     }
 
     fn send(&mut self, r: &Record) -> Result<()> {
-        self.writer.send(&crate::Key::Int(self.id.into()), &r.to_outgoing()).map(|_| ())
+        self.writer.send(&crate::format::key::Key::Int(self.id.into()), &r.to_outgoing()).map(|_| ())
     }
 
     /// Open a round (0.2.3's `trigger_rebal`): all live members offer, and after
@@ -458,8 +426,8 @@ pub(crate) fn read_all(reader: &mut PartitionReader, log: &mut GroupLog, mut f: 
         match reader.poll() {
             Ok(Some(m)) => {
                 let key = match m.key {
-                    crate::Key::Int(k) => u32::try_from(k).unwrap_or(u32::MAX),
-                    crate::Key::Str(_) => continue,
+                    crate::format::key::Key::Int(k) => u32::try_from(k).unwrap_or(u32::MAX),
+                    crate::format::key::Key::Str(_) => continue,
                 };
                 match Record::from_message(&m) {
                     Some(r) => {

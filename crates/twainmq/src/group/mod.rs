@@ -15,6 +15,7 @@ pub(crate) mod assign;
 mod cache;
 mod describe;
 mod member;
+mod options;
 pub(crate) mod records;
 mod reset;
 mod setup;
@@ -22,7 +23,8 @@ mod state;
 
 pub use crate::error::GroupError;
 pub use describe::{GroupDescription, MemberView, PartitionProgress};
-pub use member::{GroupMember, GroupOptions};
+pub use member::GroupMember;
+pub use options::GroupOptions;
 pub use reset::{ResetPlan, ResetRow, ResetTo};
 pub use state::{Event, GroupLog, OfferView, RoundView};
 

@@ -120,7 +120,7 @@ pub(crate) fn reset_on(
     if !dry_run && !rows.is_empty() {
         let offsets = rows.iter().map(|r| (r.partition, i64::try_from(r.after).unwrap_or(i64::MAX))).collect();
         let mut w = g.log.producer(&name::group_topic(group))?;
-        w.send(&crate::Key::Int(0), &Record::Commit { offsets }.to_outgoing())?;
+        w.send(&crate::format::key::Key::Int(0), &Record::Commit { offsets }.to_outgoing())?;
     }
     Ok(ResetPlan { group: group.into(), topic, rows, live_members, applied: !dry_run })
 }

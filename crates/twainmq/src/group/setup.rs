@@ -49,7 +49,7 @@ pub(crate) fn ensure_group(log: &LogDir, topic: &str, group: &str, partitions: u
                     let init = if start == StartFrom::Now { -1 } else { 0 };
                     let offsets = (0..partitions).map(|p| (p, init)).collect();
                     let mut w = log.producer(&gtopic)?;
-                    w.send(&crate::Key::Int(0), &Record::Commit { offsets }.to_outgoing())?;
+                    w.send(&crate::format::key::Key::Int(0), &Record::Commit { offsets }.to_outgoing())?;
                     Ok(())
                 }
                 // Another process is creating it: wait until its config is in place.

@@ -2,14 +2,15 @@
 //! Above the format and platform layers; knows nothing of consumer groups.
 //!
 //! `files` (partition file names and listings) -> `index` (line counts and
-//! seek marks) -> `reader` (one partition), `consumer` (several) and `seek`
+//! seek marks) -> `cursor` (lines of one file) -> `reader` (one partition), `consumer` (several) and `seek`
 //! (by time); `encode` (messages to lines, in parallel for batches) and
-//! `append` (day files, rollover, torn tails, locks) under `producer`; `dir`
+//! `append` (day files, rollover, locks) with `torn` (ending lines torn by crashes) under `producer`; `dir`
 //! (the store folder: configs, topics, the clock); `watch` (change events: one watcher for the app, followers and members).
 
 pub(crate) mod append;
 pub(crate) mod clock;
 pub(crate) mod consumer;
+pub(crate) mod cursor;
 pub(crate) mod dir;
 pub(crate) mod encode;
 pub(crate) mod files;
@@ -17,4 +18,5 @@ pub(crate) mod index;
 pub(crate) mod producer;
 pub(crate) mod reader;
 pub(crate) mod seek;
+pub(crate) mod torn;
 pub(crate) mod watch;

@@ -1,7 +1,6 @@
 //! Reading one partition: whole lines only, across day files, tolerant of torn tails.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -13,13 +12,10 @@ use crate::format::line::{Codec, Corrupt};
 use crate::format::message::Message;
 use crate::format::payload::Payload;
 use crate::log::consumer::StartFrom;
+use crate::log::cursor::{Cursor, Next};
 use crate::log::dir::LogDir;
 use crate::log::files::{self, PartitionFile};
 
-/// Longest line a reader buffers before declaring it corrupt (lines 0.2.3 can
-/// write are at most 4096 bytes; larger ones are an opt-in extension).
-const MAX_READ_LINE: usize = 1 << 20;
-const READ_CHUNK: usize = 64 << 10;
 /// A directory listing is trusted to be complete only this long after the
 /// directory's modification time (coarse mtime granularity on some file systems).
 const MTIME_SLACK: Duration = Duration::from_secs(3);
@@ -31,108 +27,6 @@ const MTIME_SLACK: Duration = Duration::from_secs(3);
 const LATE_LINGER: Duration = Duration::from_secs(120);
 /// How often a lingering file's age is looked at.
 const LATE_CHECK_EVERY: Duration = Duration::from_secs(1);
-
-struct Cursor {
-    file: PartitionFile,
-    handle: File,
-    buf: Vec<u8>,
-    start: usize,
-    end: usize,
-    /// Offset of the next line in this file.
-    line_offset: u64,
-    /// 1-based line number of the next line in this file.
-    line_no: u64,
-    /// Bytes of an overlong line being discarded.
-    discarding: usize,
-}
-
-enum Next {
-    /// A complete line at `buf[start..end]` (without `\n`).
-    Line(usize, usize),
-    Overlong(usize),
-    /// End of the data written so far; the count is bytes of an unfinished line.
-    Eof(usize),
-}
-
-impl Cursor {
-    fn open(file: PartitionFile) -> Result<Cursor> {
-        Cursor::open_at(file, 0, 0)
-    }
-
-    /// Open positioned at line `line` (0-based), which starts at byte `pos`.
-    fn open_at(file: PartitionFile, pos: u64, line: u64) -> Result<Cursor> {
-        let mut handle = crate::sys::open::open_regular(&file.path, false)?;
-        if pos > 0 {
-            handle.seek(SeekFrom::Start(pos)).map_err(|e| Error::io("seek in", &file.path, e))?;
-        }
-        Ok(Cursor {
-            line_offset: file.first + line,
-            file,
-            handle,
-            buf: vec![0; READ_CHUNK],
-            start: 0,
-            end: 0,
-            line_no: line + 1,
-            discarding: 0,
-        })
-    }
-
-    fn next(&mut self) -> Result<Next> {
-        loop {
-            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
-                let (s, e) = (self.start, self.start + i);
-                self.start = e + 1;
-                if self.discarding > 0 {
-                    let len = self.discarding + i;
-                    self.discarding = 0;
-                    return Ok(Next::Overlong(len));
-                }
-                return Ok(Next::Line(s, e));
-            }
-            if self.discarding > 0 {
-                self.discarding += self.end - self.start;
-                self.start = self.end;
-            }
-            if self.start > 0 {
-                self.buf.copy_within(self.start..self.end, 0);
-                self.end -= self.start;
-                self.start = 0;
-            }
-            if self.end == self.buf.len() {
-                if self.buf.len() < MAX_READ_LINE {
-                    let len = self.buf.len() * 2;
-                    self.buf.resize(len, 0);
-                } else {
-                    self.discarding = self.end;
-                    self.end = 0;
-                }
-            }
-            if self.discarding > 0 {
-                // Inside an overlong line: jump over holes of a sparse file
-                // instead of reading gigabytes of zeros (they hold no newline).
-                if let Ok(pos) = self.handle.stream_position() {
-                    let to = match crate::sys::open::next_data(&self.handle, pos) {
-                        Some(d) => d,
-                        None => self.handle.metadata().map_or(pos, |m| m.len().max(pos)),
-                    };
-                    self.discarding = self.discarding.saturating_add(usize::try_from(to - pos).unwrap_or(usize::MAX));
-                    self.handle.seek(SeekFrom::Start(to)).map_err(|e| Error::io("seek in", &self.file.path, e))?;
-                }
-            }
-            let n = loop {
-                match self.handle.read(&mut self.buf[self.end..]) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(Error::io("read", &self.file.path, e)),
-                }
-            };
-            if n == 0 {
-                return Ok(Next::Eof(self.discarding + self.end - self.start));
-            }
-            self.end += n;
-        }
-    }
-}
 
 /// Reads one partition of a topic in offset order.
 ///
