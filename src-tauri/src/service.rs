@@ -14,45 +14,12 @@ use crate::transport::*;
 pub const MAX_PAGE: u32 = 2000;
 
 pub fn topic_summary(store: &Store, name: &str) -> TopicSummary {
-    match store.describe_topic(name) {
-        Ok(d) => TopicSummary {
-            name: name.to_string(),
-            key_type: d.key_type.to_string(),
-            partitions: d.partitions,
-            message_types: d.message_types.keys().cloned().collect(),
-            messages: d.messages.to_string(),
-            bytes: d.bytes.to_string(),
-            last_write: d.last_write,
-            error: None,
-        },
-        Err(e) => TopicSummary {
-            name: name.to_string(),
-            key_type: String::new(),
-            partitions: 0,
-            message_types: Vec::new(),
-            messages: "0".into(),
-            bytes: "0".into(),
-            last_write: None,
-            error: Some(e.to_string()),
-        },
-    }
+    store.topic_summary(name, true).into()
 }
 
 pub fn store_info(store: &Store) -> Result<StoreInfo, ErrorDto> {
-    let topics = store.list_topics()?.iter().map(|t| topic_summary(store, t)).collect();
-    let mut groups = Vec::new();
-    for g in store.list_groups()? {
-        let summary = match store.describe_group_on(&g, None) {
-            Ok(d) => GroupSummary {
-                name: g.clone(),
-                topic: d.topic.clone(),
-                members: d.members.len() as u32,
-                lag: d.partitions.iter().map(|p| p.lag).sum::<u64>().to_string(),
-            },
-            Err(_) => GroupSummary { name: g.clone(), topic: None, members: 0, lag: "0".into() },
-        };
-        groups.push(summary);
-    }
+    let topics = store.topic_summaries(true)?.into_iter().map(Into::into).collect();
+    let groups = store.group_summaries()?.into_iter().map(Into::into).collect();
     Ok(StoreInfo { root: store.root().display().to_string(), topics, groups, watching: false })
 }
 

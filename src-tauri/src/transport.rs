@@ -38,12 +38,56 @@ pub struct TopicSummary {
     pub error: Option<String>,
 }
 
+impl From<twainmq::TopicSummary> for TopicSummary {
+    fn from(s: twainmq::TopicSummary) -> Self {
+        let none = twainmq::TopicTotals { messages: 0, bytes: 0, last_write: None };
+        let (totals, error) = match s.totals {
+            Some(Ok(t)) => (t, None),
+            Some(Err(e)) => (none, Some(e)),
+            None => (none, None),
+        };
+        match s.config {
+            Ok(c) => TopicSummary {
+                name: s.name,
+                key_type: c.key_type.to_string(),
+                partitions: c.partitions,
+                message_types: c.message_types.iter().map(|(n, _)| n.clone()).collect(),
+                messages: totals.messages.to_string(),
+                bytes: totals.bytes.to_string(),
+                last_write: totals.last_write,
+                error,
+            },
+            Err(error) => TopicSummary {
+                name: s.name,
+                key_type: String::new(),
+                partitions: 0,
+                message_types: Vec::new(),
+                messages: "0".into(),
+                bytes: "0".into(),
+                last_write: None,
+                error: Some(error),
+            },
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Type)]
 pub struct GroupSummary {
     pub name: String,
     pub topic: Option<String>,
     pub members: u32,
     pub lag: String,
+}
+
+impl From<twainmq::GroupSummary> for GroupSummary {
+    fn from(g: twainmq::GroupSummary) -> Self {
+        match g.state {
+            Ok(s) => {
+                GroupSummary { name: g.name, topic: s.topic, members: u32::try_from(s.members).unwrap_or(u32::MAX), lag: s.lag.to_string() }
+            }
+            Err(_) => GroupSummary { name: g.name, topic: None, members: 0, lag: "0".into() },
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Type)]

@@ -37,15 +37,13 @@ pub(crate) fn run(store: &Store, cmd: GroupsCmd) -> Result<()> {
 /// Every group with its topic and members; a group whose log cannot be read
 /// is a row saying why, not the end of the listing.
 fn list(store: &Store) -> Result<GroupList> {
-    let mut rows = Vec::new();
-    for g in store.list_groups()? {
-        let row = match store.group_log(&g).and_then(|log| store.group_topic_of(&g, &log).map(|t| (log, t))) {
-            Ok((log, (topic, _))) => {
-                GroupRow::Group { group: g, topic, members: log.members().len(), round_open: log.open_round().is_some() }
-            }
-            Err(e) => GroupRow::Unreadable { group: g, error: e.to_string() },
-        };
-        rows.push(row);
-    }
+    let rows = store
+        .group_summaries()?
+        .into_iter()
+        .map(|g| match g.state {
+            Ok(s) => GroupRow::Group { group: g.name, topic: s.topic, members: s.members, round_open: s.round_open },
+            Err(error) => GroupRow::Unreadable { group: g.name, error },
+        })
+        .collect();
     Ok(GroupList(rows))
 }

@@ -34,17 +34,18 @@ pub(crate) fn run(store: &Store, cmd: TopicsCmd) -> Result<()> {
 /// warning), not the end of the listing.
 fn list(store: &Store) -> Result<TopicList> {
     let mut rows = Vec::new();
-    for name in store.list_topics()? {
-        match store.topic_config(&name) {
+    for summary in store.topic_summaries(false)? {
+        let name = summary.name;
+        match summary.config {
             Ok(c) => rows.push(TopicRow::Topic {
                 name,
                 key_type: c.key_type.to_string(),
                 partitions: c.partitions,
                 message_types: c.message_types.iter().map(|(n, _)| n.clone()).collect(),
             }),
-            Err(e) => {
-                eprintln!("warning: {e}");
-                rows.push(TopicRow::Unreadable { name, error: e.to_string() });
+            Err(error) => {
+                eprintln!("warning: {error}");
+                rows.push(TopicRow::Unreadable { name, error });
             }
         }
     }

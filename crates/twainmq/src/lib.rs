@@ -74,7 +74,7 @@ pub use log::files::Day;
 pub use log::producer::{Partitioner, Producer};
 pub use log::reader::PartitionReader;
 pub use log::watch::{StoreChange, StoreWatcher};
-pub use store::{FileInfo, PartitionInfo, Store, TopicDescription};
+pub use store::{FileInfo, GroupState, GroupSummary, PartitionInfo, Store, TopicDescription, TopicSummary, TopicTotals};
 
 /// Names and limits callers validate against before asking the engine (the
 /// app's forms, for one), so that their rules are the engine's.

@@ -3,6 +3,7 @@
 //! ([`crate::log`]) and the group layer ([`crate::group`]) do the work.
 
 mod groups;
+mod summary;
 mod topics;
 
 use std::fs;
@@ -20,6 +21,7 @@ use crate::log::files::Day;
 use crate::log::producer::Producer;
 use crate::log::reader::PartitionReader;
 
+pub use summary::{GroupState, GroupSummary, TopicSummary, TopicTotals};
 pub use topics::{FileInfo, PartitionInfo, TopicDescription};
 
 /// A TwainMQ store rooted at a folder.
