@@ -101,7 +101,7 @@ impl<'a> Source<'a> {
 }
 
 // ---------------------------------------------------------------------------
-// Reference models, written from FORMAT.md and Python's sources, independently
+// Reference models, written from docs/FORMAT.md and Python's sources, independently
 // of the engine's code.
 
 /// Python's `base64.b85decode`, except that a length of 5k+1 is an error (the
@@ -178,7 +178,7 @@ fn corrupt_kind(c: &Corrupt) -> &'static str {
     }
 }
 
-/// The payload the raw (inflated) bytes stand for, per FORMAT.md. Typed JSON
+/// The payload the raw (inflated) bytes stand for, per docs/FORMAT.md. Typed JSON
 /// validity is the engine's `python_compact` (the `pyjson` target checks that
 /// against its own model).
 pub fn ref_payload(raw: &[u8]) -> Result<Payload, &'static str> {
@@ -213,7 +213,7 @@ fn key_bytes(kt: KeyType) -> usize {
 /// A decoded line: key, timestamp bits, payload.
 pub type RefRecord = (Key, u64, Payload);
 
-/// Decode `KEY TS BLOB` (no newline) per FORMAT.md.
+/// Decode `KEY TS BLOB` (no newline) per docs/FORMAT.md.
 pub fn ref_decode_line(kt: KeyType, line: &[u8]) -> Result<RefRecord, &'static str> {
     let kc = (key_bytes(kt) * 5).div_ceil(4);
     if line.len() < kc + 10 {
@@ -971,7 +971,7 @@ pub fn assign(data: &[u8]) {
 /// Partitions per member id.
 type Assignment = BTreeMap<u32, Vec<u32>>;
 
-/// What FORMAT.md says a group log means, kept the simple way.
+/// What docs/FORMAT.md says a group log means, kept the simple way.
 #[derive(Default)]
 struct GroupModel {
     open: bool,
