@@ -153,12 +153,15 @@ impl GroupMember {
         Ok(member)
     }
 
+    /// This member's id in the group (the key of its records).
     pub fn id(&self) -> u32 {
         self.id
     }
+    /// The group this member belongs to.
     pub fn group(&self) -> &str {
         &self.group
     }
+    /// The topic the group reads.
     pub fn topic(&self) -> &str {
         &self.topic
     }
@@ -268,7 +271,7 @@ impl GroupMember {
         for &p in &mine {
             if !self.assigned.contains(&p) {
                 let from = match self.log.commits.get(&p) {
-                    Some(&o) if o >= 0 => StartFrom::Offset(o as u64),
+                    Some(&o) if o >= 0 => StartFrom::Offset(o.unsigned_abs()),
                     Some(_) => StartFrom::Now,
                     None => StartFrom::Offset(0),
                 };

@@ -129,14 +129,14 @@ impl Appender {
 
     pub(crate) fn append_batch(&mut self, per_partition: &[Vec<u8>], now: i64) -> Result<()> {
         const CHUNK: usize = 64 << 10;
-        for (p, buf) in per_partition.iter().enumerate() {
+        for (p, buf) in (0u32..).zip(per_partition) {
             let mut start = 0;
             while start < buf.len() {
                 // Cut at the last newline within CHUNK so every write is whole lines.
                 let limit = (start + CHUNK).min(buf.len());
                 let end =
                     if limit == buf.len() { limit } else { memchr::memrchr(b'\n', &buf[start..limit]).map_or(limit, |i| start + i + 1) };
-                self.append(p as u32, now, &buf[start..end])?;
+                self.append(p, now, &buf[start..end])?;
                 start = end;
             }
         }
@@ -379,7 +379,7 @@ impl Appender {
                 continue;
             }
             f.seek(SeekFrom::Start(counted_pos)).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
-            let want = ((pos - counted_pos) as usize).min(buf.len());
+            let want = usize::try_from(pos - counted_pos).unwrap_or(usize::MAX).min(buf.len());
             let n = f.read(&mut buf[..want]).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
             if n == 0 {
                 break;

@@ -91,6 +91,7 @@ impl Producer {
         self
     }
 
+    /// The topic this producer writes to.
     pub fn topic(&self) -> &str {
         &self.topic
     }
@@ -110,6 +111,7 @@ impl Producer {
         self
     }
 
+    /// The topic's config as it was when the producer was opened.
     pub fn config(&self) -> &TopicConfig {
         &self.config
     }
@@ -152,6 +154,11 @@ impl Producer {
         EncodeCtx { topic: &self.topic, config: &self.config, exact: self.exact }
     }
 
+    /// Parse `text` as a key of this topic's key type (digits for `uN`, the
+    /// text itself for `charN`), checked to fit it.
+    ///
+    /// # Errors
+    /// [`Error::KeyOutOfRange`], [`Error::KeyTooLong`], [`Error::KeyWrongKind`].
     pub fn parse_key(&self, text: &str) -> Result<Key> {
         let key = Key::parse(text, self.config.key_type).map_err(|e| self.ctx().key_error(&Key::Str(text.to_string()), e))?;
         let mut scratch = Vec::new();

@@ -125,10 +125,12 @@ impl PartitionReader {
         Ok(r)
     }
 
+    /// The partition this reader reads.
     pub fn partition(&self) -> u32 {
         self.partition
     }
 
+    /// The topic this reader reads.
     pub fn topic(&self) -> &str {
         &self.topic
     }

@@ -23,6 +23,7 @@ pub struct StoreChange {
 }
 
 impl StoreChange {
+    /// Nothing changed.
     pub fn is_empty(&self) -> bool {
         self.topics.is_empty() && self.groups.is_empty() && !self.structure
     }
