@@ -19,7 +19,10 @@ pub(crate) const MAX_CONFIG_BYTES: u64 = 4 << 20;
 /// A topic's configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicConfig {
+    /// The key type, stored as `key_width` (see [`KeyType::width`]).
     pub key_type: KeyType,
+    /// Partition count: 1 to [`MAX_READ_PARTITIONS`] for a config read from
+    /// disk, at most [`MAX_PARTITIONS`] for a topic created here.
     pub partitions: u32,
     /// Type names and ids, in file order.
     pub message_types: Vec<(String, u16)>,
