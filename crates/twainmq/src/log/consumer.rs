@@ -47,6 +47,7 @@ impl Consumer {
         })
     }
 
+    /// The topic's name.
     pub fn topic(&self) -> &str {
         &self.topic
     }

@@ -14,13 +14,17 @@ use crate::log::files;
 /// Per-file facts for describe.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileInfo {
+    /// The file's name, `<partition>-<YYYYMMDD>_<first>.tmf`.
     pub name: String,
+    /// The UTC day in its name, `YYYYMMDD`.
     pub day: String,
+    /// Offset of its first line, from its name.
     pub first: u64,
     /// Complete lines.
     pub lines: u64,
     /// Bytes after the last newline (a line being written or torn by a crash).
     pub partial_bytes: u64,
+    /// The file's size in bytes.
     pub bytes: u64,
     /// Last modification, UNIX seconds.
     pub modified: Option<f64>,
@@ -29,26 +33,36 @@ pub struct FileInfo {
 /// Per-partition facts for describe.
 #[derive(Debug, Clone, Serialize)]
 pub struct PartitionInfo {
+    /// The partition.
     pub partition: u32,
     /// Offset of the first line still on disk.
     pub start: u64,
     /// Offset the next message will get.
     pub end: u64,
+    /// Size of its files together, in bytes.
     pub bytes: u64,
+    /// Its files, in reading order.
     pub files: Vec<FileInfo>,
 }
 
 /// What `describe` reports about a topic.
 #[derive(Debug, Clone, Serialize)]
 pub struct TopicDescription {
+    /// The topic's name.
     pub name: String,
+    /// Its key type.
     pub key_type: KeyType,
+    /// Its partition count.
     pub partitions: u32,
+    /// Type name to type id, in the config's order.
     pub message_types: serde_json::Map<String, serde_json::Value>,
+    /// Complete lines in all its partition files (damaged ones included).
     pub messages: u64,
+    /// Size of all its partition files, in bytes.
     pub bytes: u64,
     /// Latest modification of any partition file, UNIX seconds.
     pub last_write: Option<f64>,
+    /// Each partition, in order.
     pub partition_details: Vec<PartitionInfo>,
     /// Entries in the topic folder that are not partition files (0.2.3 may misread them).
     pub unknown_files: Vec<String>,
