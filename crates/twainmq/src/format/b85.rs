@@ -10,6 +10,8 @@ const ALPHABET: &[u8; 85] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn
 
 const INVALID: u8 = 0xFF;
 
+// i < 85 fits a u8 (`u8::try_from` is not const).
+#[allow(clippy::cast_possible_truncation)]
 const fn reverse_table() -> [u8; 256] {
     let mut t = [INVALID; 256];
     let mut i = 0;

@@ -205,7 +205,7 @@ impl Codec {
         self.scratch.clear();
         self.scratch.reserve(data.len() + data.len() / 1000 + 64);
         loop {
-            let before_in = self.compress.total_in() as usize;
+            let before_in = taken(self.compress.total_in(), data.len());
             // Deflate into spare capacity; grow if it ran out before finishing.
             let status = self.compress.compress_vec(&data[before_in..], &mut self.scratch, FlushCompress::Finish);
             match status {
@@ -270,7 +270,7 @@ impl Codec {
         self.scratch.reserve(self.raw.len() * 4 + 64);
         loop {
             let (in_before, out_before) = (self.decompress.total_in(), self.decompress.total_out());
-            let consumed = in_before as usize;
+            let consumed = taken(in_before, self.raw.len());
             let status = self
                 .decompress
                 .decompress_vec(&self.raw[consumed..], &mut self.scratch, FlushDecompress::Finish)
@@ -283,12 +283,19 @@ impl Codec {
             }
             let progressed = self.decompress.total_in() != in_before || self.decompress.total_out() != out_before;
             let out_full = self.scratch.len() == self.scratch.capacity();
-            if !out_full && (!progressed || self.decompress.total_in() as usize >= self.raw.len()) {
+            if !out_full && (!progressed || taken(self.decompress.total_in(), self.raw.len()) >= self.raw.len()) {
                 return Err(Corrupt::Inflate("the stream ends early".into()));
             }
             self.scratch.reserve(self.scratch.capacity().max(256));
         }
     }
+}
+
+/// How much of an input of `len` bytes a zlib stream has consumed, from its
+/// `total_in` since the last reset: never more than `len` (zlib reads only
+/// the input it is given), so the clamp only keeps slicing in bounds.
+fn taken(total_in: u64, len: usize) -> usize {
+    usize::try_from(total_in).map_or(len, |n| n.min(len))
 }
 
 /// Interpret raw payload bytes.

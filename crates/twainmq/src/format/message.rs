@@ -34,7 +34,10 @@ impl Message {
         if !micros.is_finite() || micros.abs() > 9.0e18 {
             return None;
         }
-        chrono::DateTime::from_timestamp_micros(micros as i64)
+        // Whole (rounded) and at most 9.0e18 < 2^63 in magnitude: converts exactly.
+        #[allow(clippy::cast_possible_truncation)]
+        let micros = micros as i64;
+        chrono::DateTime::from_timestamp_micros(micros)
     }
 
     /// The text of a text message.

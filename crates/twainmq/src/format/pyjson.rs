@@ -60,13 +60,12 @@ pub fn python_float_repr(v: f64) -> String {
     let (sign, mantissa) = mantissa.strip_prefix('-').map_or(("", mantissa), |m| ("-", m));
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
     if (-4..16).contains(&exp) {
+        // Digits before the decimal point: -3 to 16.
         let point = exp + 1;
-        let body = if point <= 0 {
-            format!("0.{}{}", "0".repeat(point.unsigned_abs() as usize), digits)
-        } else if point as usize >= digits.len() {
-            format!("{}{}.0", digits, "0".repeat(point as usize - digits.len()))
-        } else {
-            format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+        let body = match usize::try_from(point) {
+            Err(_) | Ok(0) => format!("0.{}{}", "0".repeat(point.unsigned_abs() as usize), digits),
+            Ok(point) if point >= digits.len() => format!("{}{}.0", digits, "0".repeat(point - digits.len())),
+            Ok(point) => format!("{}.{}", &digits[..point], &digits[point..]),
         };
         format!("{sign}{body}")
     } else {
