@@ -233,8 +233,8 @@ pub fn check_topic(store: &Store, topic: &str) -> Result<Vec<Problem>> {
         let partition = r.path.file_name().and_then(|n| n.to_str()).and_then(|n| n.split_once('-')).and_then(|(p, _)| p.parse().ok());
         out.push(problem(partition, name_of(&r.path), None, None, r.kind, r.reason.to_string()));
     }
-    for (p, pfiles) in listing.partitions.iter().enumerate() {
-        let p = p as u32;
+    // The listing has one entry per partition, 0 to config.partitions - 1.
+    for (p, pfiles) in (0..config.partitions).zip(&listing.partitions) {
         check_files(store, topic, p, pfiles, &mut out)?;
         let mut reader = match store.partition_reader(topic, p, StartFrom::Start) {
             Ok(r) => r,

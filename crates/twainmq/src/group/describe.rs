@@ -97,13 +97,13 @@ pub(crate) fn describe_on(g: &Groups, group: &str, topic: Option<&str>) -> Resul
     if let Some(t) = &topic {
         if let Ok(config) = g.log.topic_config(t) {
             let listing = files::list_topic_dir(&g.log.topic_dir(t), config.partitions)?;
-            for (p, pfiles) in listing.partitions.iter().enumerate() {
-                let p = p as u32;
+            // The listing has one entry per partition, 0 to config.partitions - 1.
+            for (p, pfiles) in (0..config.partitions).zip(&listing.partitions) {
                 let end = g.log.partition_end(pfiles)?;
                 let committed = log.commits.get(&p).copied();
+                // A negative commit (-1) means the end when taken.
                 let from = match committed {
-                    Some(o) if o >= 0 => o as u64,
-                    Some(_) => end,
+                    Some(o) => u64::try_from(o).unwrap_or(end),
                     None => 0,
                 };
                 let lag = end.saturating_sub(from);

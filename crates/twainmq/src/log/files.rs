@@ -28,7 +28,8 @@ impl Day {
     /// The day of a date; years outside 0 to 9999 are clamped to them (a
     /// file name has four digits for the year).
     pub fn from_date(d: NaiveDate) -> Day {
-        Day(d.year().clamp(0, 9999) as u32 * 10000 + d.month() * 100 + d.day())
+        // Clamped to 0..=9999, the year is its own absolute value.
+        Day(d.year().clamp(0, 9999).unsigned_abs() * 10000 + d.month() * 100 + d.day())
     }
 
     /// The date, or `None` when `YYYYMMDD` is not a valid one.

@@ -96,7 +96,8 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
 /// FNV-1a of the bytes of `f` in `[end - TAIL_CHECK, end)`.
 fn tail_hash(f: &mut File, end: u64) -> std::io::Result<u64> {
     let start = end.saturating_sub(TAIL_CHECK);
-    let mut buf = vec![0u8; (end - start) as usize];
+    // end - start <= TAIL_CHECK (64), so the conversion never fails.
+    let mut buf = vec![0u8; usize::try_from(end - start).map_err(std::io::Error::other)?];
     f.seek(SeekFrom::Start(start))?;
     f.read_exact(&mut buf)?;
     Ok(fnv1a(&buf))

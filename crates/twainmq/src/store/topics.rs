@@ -89,7 +89,8 @@ impl Store {
         let listing = files::list_topic_dir(&dir, config.partitions)?;
         let mut details = Vec::with_capacity(listing.partitions.len());
         let (mut messages, mut bytes, mut last_write) = (0u64, 0u64, None::<f64>);
-        for (p, pfiles) in listing.partitions.iter().enumerate() {
+        // The listing has one entry per partition, 0 to config.partitions - 1.
+        for (p, pfiles) in (0..config.partitions).zip(&listing.partitions) {
             let mut infos = Vec::with_capacity(pfiles.len());
             for f in pfiles {
                 let count = self.log().index().count(&f.path)?;
@@ -112,7 +113,7 @@ impl Store {
             let pbytes: u64 = infos.iter().map(|f| f.bytes).sum();
             messages += infos.iter().map(|f| f.lines).sum::<u64>();
             bytes += pbytes;
-            details.push(PartitionInfo { partition: p as u32, start, end, bytes: pbytes, files: infos });
+            details.push(PartitionInfo { partition: p, start, end, bytes: pbytes, files: infos });
         }
         Ok(TopicDescription {
             name: topic.to_string(),
