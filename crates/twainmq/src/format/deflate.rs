@@ -280,7 +280,7 @@ mod tests {
         let mut d = flate2::Decompress::new(false);
         let mut out = Vec::with_capacity(data.len() * 8 + 1024);
         loop {
-            let before = d.total_in() as usize;
+            let before = usize::try_from(d.total_in()).expect("within the input");
             match d.decompress_vec(&data[before..], &mut out, flate2::FlushDecompress::Finish).expect("valid deflate") {
                 flate2::Status::StreamEnd => return out,
                 _ => out.reserve(out.capacity()),

@@ -301,7 +301,7 @@ mod tests {
         for line in [0, 1, 1023, 1024, 3000, 4999] {
             let (at, n) = idx.locate(&p, line).expect("locate");
             assert!(n <= line && line - n < STRIDE);
-            assert_eq!(at, starts[n as usize]);
+            assert_eq!(at, starts[usize::try_from(n).expect("a line number")]);
         }
         // A torn last line counts as a line for 0.2.3 (its `readlines`), not for readers.
         assert_eq!(c.python_lines(), 5001);
