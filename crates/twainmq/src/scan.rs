@@ -178,8 +178,10 @@ pub fn search(
     Ok((Finish::Done, progress))
 }
 
-/// The first offset at or after UNIX time `t` in a partition: see
-/// [`crate::log::seek::offset_at_time`], which this is, for a store.
+/// The first offset at or after UNIX time `t` in a partition, `None` when no
+/// message is that late. Found by the line index's seek marks, reading only
+/// timestamps: exact when timestamps grow with offsets, a first crossing when
+/// they do not.
 ///
 /// # Errors
 /// I/O errors.

@@ -21,8 +21,8 @@ pub(crate) const MAX_CONFIG_BYTES: u64 = 4 << 20;
 pub struct TopicConfig {
     /// The key type, stored as `key_width` (see [`KeyType::width`]).
     pub key_type: KeyType,
-    /// Partition count: 1 to [`MAX_READ_PARTITIONS`] for a config read from
-    /// disk, at most [`MAX_PARTITIONS`] for a topic created here.
+    /// Partition count: 1 to 100,000 for a config read from disk (more is
+    /// refused as corrupt), at most [`MAX_PARTITIONS`] for a topic created here.
     pub partitions: u32,
     /// Type names and ids, in file order.
     pub message_types: Vec<(String, u16)>,

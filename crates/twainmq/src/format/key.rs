@@ -110,7 +110,7 @@ impl KeyType {
     /// Encode `key` in base85 and append it to `out`.
     ///
     /// # Errors
-    /// [`KeyError`] when the key does not fit this type.
+    /// Why the key does not fit this type: out of range, too long, or of the wrong kind.
     pub fn encode_into(self, key: &Key, out: &mut Vec<u8>) -> Result<(), KeyError> {
         match (self, key) {
             (KeyType::Char(n), Key::Str(s)) => {

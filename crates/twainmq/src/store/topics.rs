@@ -82,7 +82,8 @@ impl Store {
     /// Files, line counts and offsets of every partition.
     ///
     /// # Errors
-    /// [`Error::TopicNotFound`], [`Error::CorruptConfig`], [`Error::Io`].
+    /// [`Error::TopicNotFound`](crate::Error::TopicNotFound),
+    /// [`Error::CorruptConfig`](crate::Error::CorruptConfig), [`Error::Io`](crate::Error::Io).
     pub fn describe_topic(&self, topic: &str) -> Result<TopicDescription> {
         let config = self.topic_config(topic)?;
         let dir = self.topic_dir(topic);
