@@ -11,11 +11,17 @@ use crate::store::Store;
 /// One thing wrong in a store.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Problem {
+    /// The topic it is in (a group's is `--group--<group>`); empty for the
+    /// store as a whole (`network_filesystem`).
     pub topic: String,
+    /// The partition, when it is in one (for a group's commits: of the
+    /// group's topic).
     pub partition: Option<u32>,
+    /// The file's name (not its path), when it is in one.
     pub file: Option<String>,
     /// 1-based line in `file`.
     pub line: Option<u64>,
+    /// The offset it is about: a damaged line's or message's, or a commit's.
     pub offset: Option<u64>,
     /// A stable code: `corrupt_config`, `unknown_file`, `symlink`, `not_a_file`,
     /// `damaged_name`, `damaged_line`, `unfinished_line`, `offset_gap`,
@@ -24,6 +30,7 @@ pub struct Problem {
     /// `unreadable_group_records`, `config_not_for_023`, `unreadable_topic`,
     /// `unreadable_group`, `unreadable_partition`.
     pub kind: &'static str,
+    /// What is wrong and what to do about it, for people.
     pub message: String,
 }
 
@@ -226,8 +233,8 @@ pub fn check_topic(store: &Store, topic: &str) -> Result<Vec<Problem>> {
         let partition = r.path.file_name().and_then(|n| n.to_str()).and_then(|n| n.split_once('-')).and_then(|(p, _)| p.parse().ok());
         out.push(problem(partition, name_of(&r.path), None, None, r.kind, r.reason.to_string()));
     }
-    for (p, pfiles) in listing.partitions.iter().enumerate() {
-        let p = p as u32;
+    // The listing has one entry per partition, 0 to config.partitions - 1.
+    for (p, pfiles) in (0..config.partitions).zip(&listing.partitions) {
         check_files(store, topic, p, pfiles, &mut out)?;
         let mut reader = match store.partition_reader(topic, p, StartFrom::Start) {
             Ok(r) => r,

@@ -25,7 +25,10 @@ impl Rng {
         self.0
     }
     fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[(self.next() % items.len() as u64) as usize]
+        // The remainder is below items.len(), a usize.
+        #[allow(clippy::cast_possible_truncation)]
+        let i = (self.next() % items.len() as u64) as usize;
+        &items[i]
     }
 }
 

@@ -1,49 +1,14 @@
 //! The engine's error type: one enum, structured fields, messages that say what to do.
 
+mod group;
+mod name;
+
 use std::path::PathBuf;
 
+pub use group::GroupError;
+pub use name::NameProblem;
+
 use crate::format::key::KeyType;
-
-/// Why a topic or group name was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum NameProblem {
-    /// The name is empty.
-    Empty,
-    /// The name is longer than the limit (in bytes).
-    TooLong { len: usize, max: usize },
-    /// A character outside `A-Z a-z 0-9 _ . -`.
-    BadChar { ch: char, index: usize },
-    /// `.` or `..`, which would escape the store folder.
-    DotName,
-    /// A topic name starting with `--group--`, reserved for consumer groups.
-    GroupPrefix,
-    /// A new name ending in `.twc` (in any case): its folder would be taken
-    /// for the config of the topic named without the suffix.
-    ConfigSuffix,
-    /// A new name of the form `.NAME.twc.tmp-N`, the store's temporary config files.
-    TempName,
-}
-
-impl std::fmt::Display for NameProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            NameProblem::Empty => write!(f, "it is empty"),
-            NameProblem::TooLong { len, max } => write!(f, "it is {len} bytes long, over the limit of {max}"),
-            NameProblem::BadChar { ch, index } => write!(f, "character {ch:?} at position {index} is not allowed"),
-            NameProblem::DotName => write!(f, "\".\" and \"..\" name folders outside the topic"),
-            NameProblem::GroupPrefix => write!(f, "names starting with \"--group--\" are reserved for consumer groups"),
-            NameProblem::ConfigSuffix => write!(
-                f,
-                "a new name may not end in \".twc\" (in any case): its folder would look like the config file of the topic named without it. Drop or change the suffix"
-            ),
-            NameProblem::TempName => write!(
-                f,
-                "names starting with \".\" and containing \".twc.tmp\" are the store's temporary files. Pick another name"
-            ),
-        }
-    }
-}
 
 /// Every way an engine operation can fail.
 ///
@@ -52,93 +17,320 @@ impl std::fmt::Display for NameProblem {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// A topic name (given to create, open or delete a topic) breaks the naming rules.
     #[error("invalid topic name {name:?}: {problem}. Use 1-200 characters from A-Z a-z 0-9 _ . - (not \".\" or \"..\", not starting with \"--group--\", not ending in \".twc\")")]
-    InvalidTopicName { name: String, problem: NameProblem },
+    InvalidTopicName {
+        /// The name as given.
+        name: String,
+        /// Which rule it breaks.
+        problem: NameProblem,
+    },
 
+    /// A consumer group name breaks the naming rules (those of topic names, and
+    /// at most [`crate::limits::MAX_GROUP_NAME`] bytes).
     #[error("invalid consumer group name {name:?}: {problem}. Use 1-191 characters from A-Z a-z 0-9 _ . -")]
-    InvalidGroupName { name: String, problem: NameProblem },
+    InvalidGroupName {
+        /// The name as given.
+        name: String,
+        /// Which rule it breaks.
+        problem: NameProblem,
+    },
 
+    /// Creating a topic with a `charN` key type whose N is 0 or over
+    /// [`crate::limits::MAX_CHAR_WIDTH`].
     #[error("invalid key type {key_type:?}: use u8, u16, u32, u64 or charN with N from 1 to {max_char}")]
-    InvalidKeyType { key_type: String, max_char: u16 },
+    InvalidKeyType {
+        /// The key type as given, e.g. `char0`.
+        key_type: String,
+        /// The largest N accepted.
+        max_char: u16,
+    },
 
+    /// Creating a topic with 0 partitions or more than [`crate::limits::MAX_PARTITIONS`].
     #[error("invalid partition count {partitions}: a topic needs from 1 to {max} partitions")]
-    InvalidPartitionCount { partitions: u64, max: u32 },
+    InvalidPartitionCount {
+        /// The count asked for.
+        partitions: u64,
+        /// The largest count accepted.
+        max: u32,
+    },
 
+    /// Creating a topic with a message type name that is empty, over 200 bytes,
+    /// contains a control character or comma, has surrounding white space or
+    /// is listed twice; or with more than 65,535 types.
     #[error("invalid message type name {name:?}: {reason}")]
-    InvalidMessageTypeName { name: String, reason: &'static str },
+    InvalidMessageTypeName {
+        /// The type name (empty when the list as a whole is refused).
+        name: String,
+        /// Which rule it breaks.
+        reason: &'static str,
+    },
 
+    /// Opening a store whose folder does not exist (or is not a folder).
     #[error("there is no folder at {path}: create it first, or check the path (a store is a folder)")]
-    StoreNotFound { path: PathBuf },
+    StoreNotFound {
+        /// The store's path as given.
+        path: PathBuf,
+    },
 
+    /// Creating a topic whose config file or folder already exists (0.2.3 also
+    /// takes a lone folder for an existing topic).
     #[error("topic {topic:?} already exists in {root}: pick another name, or delete it first")]
-    TopicExists { topic: String, root: PathBuf },
+    TopicExists {
+        /// The topic's name.
+        topic: String,
+        /// The store's folder.
+        root: PathBuf,
+    },
 
+    /// Using a topic that has no config file `<topic>.twc`.
     #[error("topic {topic:?} does not exist: no config file at {path}. Create it first (twainmq topics create {topic})")]
-    TopicNotFound { topic: String, path: PathBuf },
+    TopicNotFound {
+        /// The topic's name.
+        topic: String,
+        /// The config file's path that was looked for.
+        path: PathBuf,
+    },
 
+    /// Describing, resetting or deleting a consumer group that has no log
+    /// (no config file `--group--<group>.twc`).
     #[error("consumer group {group:?} does not exist: no config file at {path}")]
-    GroupNotFound { group: String, path: PathBuf },
+    GroupNotFound {
+        /// The group's name.
+        group: String,
+        /// The group log's config file path that was looked for.
+        path: PathBuf,
+    },
 
+    /// A topic's config file cannot be read as one: not JSON, a key missing or
+    /// out of range, or not a regular file.
     #[error("the config file {path} of topic {topic:?} is corrupt: {reason}. Restore it from a backup, or rewrite it as {{\"key_width\": 2, \"partitions\": 1, \"message_types\": {{}}}} with the topic's real values")]
-    CorruptConfig { topic: String, path: PathBuf, reason: String },
+    CorruptConfig {
+        /// The topic's name.
+        topic: String,
+        /// The config file's path.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
 
+    /// Sending an integer key larger than the topic's `uN` key type holds.
     #[error("key {key} does not fit key type {key_type} of topic {topic:?}: the largest {key_type} key is {max}")]
-    KeyOutOfRange { topic: String, key: String, key_type: KeyType, max: u64 },
+    KeyOutOfRange {
+        /// The topic's name.
+        topic: String,
+        /// The key, as text.
+        key: String,
+        /// The topic's key type.
+        key_type: KeyType,
+        /// The largest key of that type.
+        max: u64,
+    },
 
+    /// Sending a string key longer, in UTF-8, than the topic's `charN` key type.
     #[error("key {key:?} is {bytes} bytes in UTF-8, too long for key type {key_type} of topic {topic:?} (at most {max} bytes)")]
-    KeyTooLong { topic: String, key: String, key_type: KeyType, bytes: usize, max: usize },
+    KeyTooLong {
+        /// The topic's name.
+        topic: String,
+        /// The key.
+        key: String,
+        /// The topic's key type.
+        key_type: KeyType,
+        /// The key's length in UTF-8 bytes.
+        bytes: usize,
+        /// N, the most bytes a key of that type holds.
+        max: usize,
+    },
 
+    /// A key of the wrong kind for the topic: a string for integer keys, text
+    /// that is not a whole number, or a string key ending in NUL (NUL pads
+    /// keys on disk, so it would not read back).
     #[error("key {key:?} is not valid for key type {key_type} of topic {topic:?}: {reason}")]
-    KeyWrongKind { topic: String, key: String, key_type: KeyType, reason: &'static str },
+    KeyWrongKind {
+        /// The topic's name.
+        topic: String,
+        /// The key, as text.
+        key: String,
+        /// The topic's key type.
+        key_type: KeyType,
+        /// What is wrong with the key.
+        reason: &'static str,
+    },
 
+    /// Sending a typed message whose type name the topic's config does not declare.
     #[error("message type {name:?} is not declared by topic {topic:?} (declared: {known:?}). Create the topic with --message-types {name}, or send one of the declared types")]
-    UnknownMessageType { topic: String, name: String, known: Vec<String> },
+    UnknownMessageType {
+        /// The topic's name.
+        topic: String,
+        /// The type name sent.
+        name: String,
+        /// The type names the topic declares, in config order.
+        known: Vec<String>,
+    },
 
+    /// Sending a message whose encoded line would pass 0.2.3's line limit
+    /// ([`crate::limits::MAX_LINE_BYTES`], newline included).
     #[error(
         "message is {len} bytes as a line, over the {max}-byte limit of topic {topic:?}: shorten it or split it into several messages"
     )]
-    MessageTooLong { topic: String, len: usize, max: usize },
+    MessageTooLong {
+        /// The topic's name.
+        topic: String,
+        /// The encoded line's length in bytes, newline included.
+        len: usize,
+        /// The limit in bytes.
+        max: usize,
+    },
 
+    /// Reading a partition the topic does not have, or seeking a consumer in a
+    /// partition it does not read.
     #[error("partition {partition} does not exist in topic {topic:?}, which has {partitions} (0 to {last})", last = partitions.saturating_sub(1))]
-    PartitionOutOfRange { topic: String, partition: u32, partitions: u32 },
+    PartitionOutOfRange {
+        /// The topic's name.
+        topic: String,
+        /// The partition asked for.
+        partition: u32,
+        /// How many partitions the topic has (for a consumer's seek: how many
+        /// it reads).
+        partitions: u32,
+    },
 
+    /// A complete line of a partition file is not a valid message. The reader
+    /// has already moved past it: polling again returns the next line.
     #[error("topic {topic:?}, partition {partition}, offset {offset} ({path}, line {line}): {problem}. The line is skipped; run `twainmq check` to list every damaged line")]
-    CorruptLine { topic: String, partition: u32, offset: u64, path: PathBuf, line: u64, problem: crate::format::line::Corrupt },
+    CorruptLine {
+        /// The topic's name.
+        topic: String,
+        /// The partition.
+        partition: u32,
+        /// The offset the line occupies.
+        offset: u64,
+        /// The partition file's path.
+        path: PathBuf,
+        /// The line's number in that file, from 1.
+        line: u64,
+        /// What is wrong with the line.
+        problem: crate::format::line::Corrupt,
+    },
 
+    /// [`crate::Message::decode`] on a message that is not a typed message of
+    /// the type asked for.
     #[error("message at topic {topic:?}, partition {partition}, offset {offset} is a {found}, not {expected}")]
-    WrongPayloadKind { topic: String, partition: u32, offset: u64, expected: String, found: String },
+    WrongPayloadKind {
+        /// The topic's name.
+        topic: String,
+        /// The message's partition.
+        partition: u32,
+        /// The message's offset.
+        offset: u64,
+        /// What was asked for, e.g. `typed message Event`.
+        expected: String,
+        /// What the message is, e.g. `str` or `typed message Order`.
+        found: String,
+    },
 
+    /// A value sent as a typed message cannot be written as JSON (e.g. a map
+    /// with non-string keys).
     #[error("typed message {name:?} could not be encoded as JSON: {cause}")]
-    TypedEncode { name: String, cause: serde_json::Error },
+    TypedEncode {
+        /// The message type's name.
+        name: String,
+        /// `serde_json`'s error.
+        cause: serde_json::Error,
+    },
 
+    /// A typed message's fields do not deserialize into the Rust type asked for.
     #[error("message at topic {topic:?}, partition {partition}, offset {offset} could not be decoded as {name}: {cause}")]
-    TypedDecode { topic: String, partition: u32, offset: u64, name: String, cause: serde_json::Error },
+    TypedDecode {
+        /// The topic's name.
+        topic: String,
+        /// The message's partition.
+        partition: u32,
+        /// The message's offset.
+        offset: u64,
+        /// The message type's name.
+        name: String,
+        /// `serde_json`'s error.
+        cause: serde_json::Error,
+    },
 
+    /// A custom partitioner returned a partition the topic does not have.
     #[error("partitioner returned partition {partition} for topic {topic:?}, which has {partitions}: a partitioner must return 0 to {last}", last = partitions.saturating_sub(1))]
-    BadPartitioner { topic: String, partition: u32, partitions: u32 },
+    BadPartitioner {
+        /// The topic's name.
+        topic: String,
+        /// The partition it returned.
+        partition: u32,
+        /// How many partitions the topic has.
+        partitions: u32,
+    },
 
+    /// A topic folder, config or partition file is a symbolic link: the engine
+    /// never reads, writes or deletes through one (it may lead out of the store).
     #[error("{path} is a symbolic link: TwainMQ never deletes or writes through links. Remove the link by hand if that is what you want")]
-    SymlinkRefused { path: PathBuf },
+    SymlinkRefused {
+        /// The link's path.
+        path: PathBuf,
+    },
 
+    /// An append wrote only part of its bytes (typically a full disk); the
+    /// next append ends the half-written line first, so it is not glued to.
     #[error("short write to {path}: {written} of {len} bytes. The disk may be full; free space and retry")]
-    ShortWrite { path: PathBuf, written: usize, len: usize },
+    ShortWrite {
+        /// The partition file's path.
+        path: PathBuf,
+        /// Bytes written.
+        written: usize,
+        /// Bytes that should have been written.
+        len: usize,
+    },
 
+    /// A search's regular expression does not compile (or is too large).
     #[error("invalid regular expression {pattern:?}: {reason}")]
-    InvalidRegex { pattern: String, reason: String },
+    InvalidRegex {
+        /// The pattern as given.
+        pattern: String,
+        /// The `regex` crate's explanation.
+        reason: String,
+    },
 
+    /// A topic was deleted, or deleted and made again, by another process
+    /// while a producer, reader or group member used it; that handle stops
+    /// for good (open a new one for the topic as it is now).
     #[error("topic {topic:?} was deleted or replaced by another process while in use ({path} is no longer its file): nothing more is written to or read from the old files. Start again to use the topic as it is now")]
-    TopicDeleted { topic: String, path: PathBuf },
+    TopicDeleted {
+        /// The topic's name.
+        topic: String,
+        /// The file or folder found to be no longer the topic's.
+        path: PathBuf,
+    },
 
+    /// A path where a regular file (or a topic folder) belongs is a FIFO,
+    /// socket, device or folder: the engine never opens one.
     #[error("{path} is not a regular file ({kind}): TwainMQ reads and writes only regular files. Move it out of the store")]
-    NotAFile { path: PathBuf, kind: &'static str },
+    NotAFile {
+        /// The entry's path.
+        path: PathBuf,
+        /// What it is instead, e.g. `a FIFO`, `a folder`.
+        kind: &'static str,
+    },
 
+    /// A consumer-group failure: see [`GroupError`].
     #[error(transparent)]
     Group(#[from] GroupError),
 
+    /// A file-system operation failed (not found, permission denied, disk full, ...).
     // The cause is part of the message (so the app shows it) and deliberately not
     // a chained `source`, which the CLI would print a second time.
     #[error("could not {op} {path}: {cause}")]
-    Io { op: &'static str, path: PathBuf, cause: std::io::Error },
+    Io {
+        /// What was being done, as a verb: `read`, `write`, `append to`, `list`, ...
+        op: &'static str,
+        /// The file or folder it was done to.
+        path: PathBuf,
+        /// The operating system's error.
+        cause: std::io::Error,
+    },
 }
 
 impl Error {
@@ -203,27 +395,6 @@ impl Error {
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, cause: std::io::Error) -> Self {
         Error::Io { op, path: path.into(), cause }
     }
-}
-
-/// Consumer-group failures: the group layer's own conditions, carried by
-/// [`Error::Group`]. Defined here, in the leaf module every layer imports,
-/// so that the one [`Error`] can carry them without the base importing the
-/// group layer; the group layer re-exports it as `group::GroupError`.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum GroupError {
-    #[error("group {group:?} belongs to topic {recorded:?}, not {requested:?}: use another group name for {requested:?}")]
-    TopicMismatch { group: String, recorded: String, requested: String },
-    #[error("group {group:?} covers {group_partitions} partitions but topic {topic:?} has {topic_partitions}: it was made for another topic; use another group name")]
-    PartitionMismatch { group: String, topic: String, group_partitions: u32, topic_partitions: u32 },
-    #[error("topic {topic:?} is not a consumer group log (its message types are not the seven group records)")]
-    NotAGroup { topic: String },
-    #[error("could not join group {group:?} after {attempts} attempts (other members kept taking the same id): retry")]
-    JoinFailed { group: String, attempts: u32 },
-    #[error("group {group:?} is not bound to a topic and no topic matches its {partitions} partitions: pass the topic explicitly")]
-    UnknownTopic { group: String, partitions: u32 },
-    #[error("partition {partition} is not in group {group:?}'s topic {topic:?}, which has {partitions}")]
-    NoSuchPartition { group: String, topic: String, partition: u32, partitions: u32 },
 }
 
 /// The engine's result type.

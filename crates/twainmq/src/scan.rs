@@ -19,6 +19,8 @@ pub struct Query {
     pub text: Option<String>,
     /// `text` is a regular expression.
     pub regex: bool,
+    /// Match `text` with case as given; otherwise both sides are lower-cased
+    /// (Unicode-aware).
     pub case_sensitive: bool,
     /// Only these partitions (all when `None`).
     pub partitions: Option<Vec<u32>>,
@@ -27,15 +29,21 @@ pub struct Query {
 /// Progress of a scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Progress {
+    /// Messages read so far (damaged lines are skipped, not counted).
     pub scanned: u64,
+    /// Messages in the partitions searched when the scan began, from each
+    /// one's first offset on disk to its end.
     pub total: u64,
+    /// Matches so far.
     pub hits: u64,
 }
 
 /// How a scan ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Finish {
+    /// Every partition was read to the end it had when the scan began.
     Done,
+    /// The `cancel` flag was set.
     Cancelled,
     /// Stopped at the hit limit.
     Limit,
@@ -170,8 +178,10 @@ pub fn search(
     Ok((Finish::Done, progress))
 }
 
-/// The first offset at or after UNIX time `t` in a partition: see
-/// [`crate::log::seek::offset_at_time`], which this is, for a store.
+/// The first offset at or after UNIX time `t` in a partition, `None` when no
+/// message is that late. Found by the line index's seek marks, reading only
+/// timestamps: exact when timestamps grow with offsets, a first crossing when
+/// they do not.
 ///
 /// # Errors
 /// I/O errors.

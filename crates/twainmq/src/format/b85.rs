@@ -10,6 +10,8 @@ const ALPHABET: &[u8; 85] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn
 
 const INVALID: u8 = 0xFF;
 
+// i < 85 fits a u8 (`u8::try_from` is not const).
+#[allow(clippy::cast_possible_truncation)]
 const fn reverse_table() -> [u8; 256] {
     let mut t = [INVALID; 256];
     let mut i = 0;
@@ -25,12 +27,25 @@ static REVERSE: [u8; 256] = reverse_table();
 /// Why a base85 string could not be decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum B85Error {
-    /// A byte outside the alphabet, at this index.
-    BadChar { index: usize, byte: u8 },
-    /// A 5-character hunk (starting at this index) encodes more than 32 bits.
-    Overflow { index: usize },
-    /// The length leaves one dangling character, which no input encodes to.
-    BadLength { len: usize },
+    /// A byte outside the alphabet.
+    BadChar {
+        /// Its position in the text, from 0.
+        index: usize,
+        /// The byte.
+        byte: u8,
+    },
+    /// A 5-character hunk encodes more than 32 bits.
+    Overflow {
+        /// Position of the hunk's first character, from 0.
+        index: usize,
+    },
+    /// The length leaves one dangling character, which no input encodes to
+    /// (or, decoding into a fixed buffer, the text decodes to more bytes than
+    /// it holds, or to other than the 8 bytes of a timestamp).
+    BadLength {
+        /// The text's length in characters.
+        len: usize,
+    },
 }
 
 impl std::fmt::Display for B85Error {

@@ -19,7 +19,10 @@ pub(crate) const MAX_CONFIG_BYTES: u64 = 4 << 20;
 /// A topic's configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TopicConfig {
+    /// The key type, stored as `key_width` (see [`KeyType::width`]).
     pub key_type: KeyType,
+    /// Partition count: 1 to 100,000 for a config read from disk (more is
+    /// refused as corrupt), at most [`MAX_PARTITIONS`] for a topic created here.
     pub partitions: u32,
     /// Type names and ids, in file order.
     pub message_types: Vec<(String, u16)>,
@@ -29,11 +32,13 @@ pub struct TopicConfig {
 
 impl TopicConfig {
     /// A config with message types numbered 0, 1, ... in the given order, as 0.2.3 numbers them.
+    /// Ids are 16 bits: names past the 65,536th all get 65535 (creating a
+    /// topic refuses more than 65,535 types, so it never gets there).
     pub fn new(key_type: KeyType, partitions: u32, message_types: &[String]) -> Self {
         TopicConfig {
             key_type,
             partitions,
-            message_types: message_types.iter().enumerate().map(|(i, n)| (n.clone(), i as u16)).collect(),
+            message_types: message_types.iter().enumerate().map(|(i, n)| (n.clone(), u16::try_from(i).unwrap_or(u16::MAX))).collect(),
             extra: Map::new(),
         }
     }
@@ -105,10 +110,21 @@ impl TopicConfig {
 /// An integer, also from an integral float or a digit string (0.2.3 applies `int()` to partitions).
 fn int_of(v: &Value) -> Option<i64> {
     match v {
-        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e15).map(|f| f as i64)),
+        Value::Number(n) => n.as_i64().or_else(|| n.as_f64().and_then(integral)),
         Value::String(s) => s.trim().parse().ok(),
         _ => None,
     }
+}
+
+/// An integral float as an integer, if it is one below 10^15 in magnitude.
+fn integral(f: f64) -> Option<i64> {
+    if f.fract() != 0.0 || f.abs() >= 1e15 {
+        return None;
+    }
+    // Whole and below 10^15 < 2^63 in magnitude: converts exactly.
+    #[allow(clippy::cast_possible_truncation)]
+    let i = f as i64;
+    Some(i)
 }
 
 /// Check a message type name for a new topic.

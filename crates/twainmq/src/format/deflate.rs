@@ -53,7 +53,7 @@ impl Bits<'_> {
     #[inline(always)]
     fn word(&mut self) {
         if self.n >= 32 {
-            self.buf[self.pos..self.pos + 4].copy_from_slice(&(self.acc as u32).to_le_bytes());
+            self.buf[self.pos..self.pos + 4].copy_from_slice(&self.acc.to_le_bytes()[..4]);
             self.pos += 4;
             self.acc >>= 32;
             self.n -= 32;
@@ -85,6 +85,8 @@ pub(crate) const fn fixed_code(sym: u32) -> (u32, u32) {
 }
 
 /// The fixed Huffman code of each literal/length symbol, reversed, and its length.
+// Codes are at most 9 bits and lengths at most 9, so both fit (`try_from` is not const).
+#[allow(clippy::cast_possible_truncation)]
 const fn fixed_litlen() -> ([u16; 288], [u8; 288]) {
     let mut code = [0u16; 288];
     let mut len = [0u8; 288];
@@ -112,6 +114,9 @@ pub(crate) const DIST_EXTRA: [u8; 30] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 
 
 /// For each match length 0..=258: its symbol's code followed by its extra
 /// bits, as one value, and the total bit count (lengths below 3 are unused).
+// A code of at most 8 bits below at most 5 extra bits is under 2^13, and
+// len - base < 32: all fit (`try_from` is not const).
+#[allow(clippy::cast_possible_truncation)]
 const fn length_codes() -> ([u16; 259], [u8; 259]) {
     let mut value = [0u16; 259];
     let mut bits = [0u8; 259];
@@ -144,6 +149,8 @@ fn matched(b: &mut Bits, len: usize, dist: usize) {
     // Fewer than 32 queued, plus at most 31 for the match.
     b.put(u32::from(LENGTHS.0[len]), u32::from(LENGTHS.1[len]));
     // Distance codes: 0-3 for 1-4, then two codes per power of two.
+    // 1 <= dist <= MAX_DIST (32768), checked by the caller.
+    #[allow(clippy::cast_possible_truncation)]
     let d = (dist - 1) as u32;
     let (code, extra_bits, extra) = if d < 4 {
         (d, 0, 0)
@@ -212,7 +219,10 @@ impl FastDeflate {
             let here = load32(data, i);
             let h = hash(here);
             let cand = usize::from(self.table[h]);
-            self.table[h] = i as u16;
+            // i < data.len() <= MAX_INPUT = u16::MAX: `compress` sends only such inputs here.
+            #[allow(clippy::cast_possible_truncation)]
+            let pos = i as u16;
+            self.table[h] = pos;
             // A candidate at or after `i` is stale (left by an earlier input).
             if cand < i && i - cand <= MAX_DIST && load32(data, cand) == here {
                 let dist = i - cand;
@@ -222,7 +232,10 @@ impl FastDeflate {
                 let stop = (i + len).min(end.saturating_sub(MIN_MATCH - 1));
                 let mut j = i + 1;
                 while j < stop && j < i + 8 {
-                    self.table[hash(load32(data, j))] = j as u16;
+                    // j < stop <= data.len() <= u16::MAX, as for `pos`.
+                    #[allow(clippy::cast_possible_truncation)]
+                    let pos = j as u16;
+                    self.table[hash(load32(data, j))] = pos;
                     j += 1;
                 }
                 i += len;
@@ -249,6 +262,8 @@ fn stored(data: &[u8], out: &mut Vec<u8>) {
     }
     while let Some(c) = chunks.next() {
         out.push(u8::from(chunks.peek().is_none()));
+        // Chunks of at most 65535 bytes.
+        #[allow(clippy::cast_possible_truncation)]
         let len = c.len() as u16;
         out.extend_from_slice(&len.to_le_bytes());
         out.extend_from_slice(&(!len).to_le_bytes());
@@ -265,7 +280,7 @@ mod tests {
         let mut d = flate2::Decompress::new(false);
         let mut out = Vec::with_capacity(data.len() * 8 + 1024);
         loop {
-            let before = d.total_in() as usize;
+            let before = usize::try_from(d.total_in()).expect("within the input");
             match d.decompress_vec(&data[before..], &mut out, flate2::FlushDecompress::Finish).expect("valid deflate") {
                 flate2::Status::StreamEnd => return out,
                 _ => out.reserve(out.capacity()),

@@ -13,6 +13,8 @@
 use crate::format::deflate::{fixed_code, reversed, DIST_BASE, DIST_EXTRA, LEN_BASE, LEN_EXTRA};
 
 /// The fixed literal/length code by its next 9 input bits: (symbol, code length).
+// Symbols are below 288 and lengths at most 9 (`try_from` is not const).
+#[allow(clippy::cast_possible_truncation)]
 const fn fixed_litlen_table() -> [(u16, u8); 512] {
     let mut t = [(0u16, 0u8); 512];
     let mut s = 0u32;
@@ -30,6 +32,8 @@ const fn fixed_litlen_table() -> [(u16, u8); 512] {
 }
 
 /// The fixed distance code (5 bits, reversed) to its symbol.
+// c < 32 (`try_from` is not const).
+#[allow(clippy::cast_possible_truncation)]
 const fn fixed_dist_table() -> [u8; 32] {
     let mut t = [0u8; 32];
     let mut c = 0;
@@ -66,6 +70,13 @@ impl Bits<'_> {
         self.p += 7 - (self.n as usize >> 3);
         self.n |= 56;
         Some(())
+    }
+    /// The next `bits` bits, not consumed. Callers take the extra bits of a
+    /// length or distance: at most 13, so the value is below 2^13.
+    #[inline(always)]
+    #[allow(clippy::cast_possible_truncation)]
+    fn peek(&self, bits: u32) -> usize {
+        (self.buf & ((1 << bits) - 1)) as usize
     }
     #[inline(always)]
     fn consume(&mut self, bits: u32) {
@@ -153,8 +164,9 @@ fn decode(input: &[u8], len: usize, buf: &mut [u8]) -> Result<usize, Fail> {
                 }
                 let (sym, clen) = LITLEN[(b.buf & 511) as usize];
                 b.consume(u32::from(clen));
-                if sym < 256 {
-                    *buf.get_mut(o).ok_or(Fail::NoRoom)? = sym as u8;
+                // Symbols below 256 are literals.
+                if let Ok(lit) = u8::try_from(sym) {
+                    *buf.get_mut(o).ok_or(Fail::NoRoom)? = lit;
                     o += 1;
                     continue;
                 }
@@ -166,7 +178,7 @@ fn decode(input: &[u8], len: usize, buf: &mut [u8]) -> Result<usize, Fail> {
                     return Err(Fail::Decline);
                 }
                 let eb = u32::from(LEN_EXTRA[li]);
-                let n = usize::from(LEN_BASE[li]) + (b.buf & ((1 << eb) - 1)) as usize;
+                let n = usize::from(LEN_BASE[li]) + b.peek(eb);
                 b.consume(eb);
                 let di = usize::from(DIST[(b.buf & 31) as usize]);
                 if di >= 30 {
@@ -174,7 +186,7 @@ fn decode(input: &[u8], len: usize, buf: &mut [u8]) -> Result<usize, Fail> {
                 }
                 b.consume(5);
                 let deb = u32::from(DIST_EXTRA[di]);
-                let dist = usize::from(DIST_BASE[di]) + (b.buf & ((1 << deb) - 1)) as usize;
+                let dist = usize::from(DIST_BASE[di]) + b.peek(deb);
                 b.consume(deb);
                 if dist > o {
                     return Err(Fail::Decline);

@@ -11,9 +11,13 @@ pub const MAX_CHAR_WIDTH: u16 = 3257;
 /// A topic's key type, stored in its config as `key_width`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KeyType {
+    /// Integer keys 0 to 255: one byte, 2 base85 characters (`key_width` 1).
     U8,
+    /// Integer keys 0 to 65,535: two bytes, 3 characters (`key_width` 2).
     U16,
+    /// Integer keys 0 to 2^32 - 1: four bytes, 5 characters (`key_width` 4).
     U32,
+    /// Integer keys 0 to 2^64 - 1: eight bytes, 10 characters (`key_width` 8).
     U64,
     /// A UTF-8 string of at most this many bytes, NUL-padded on disk.
     Char(u16),
@@ -98,6 +102,7 @@ impl KeyType {
         }
     }
 
+    /// Whether keys are integers (`uN`) rather than strings (`charN`).
     pub fn is_int(self) -> bool {
         !matches!(self, KeyType::Char(_))
     }
@@ -105,7 +110,7 @@ impl KeyType {
     /// Encode `key` in base85 and append it to `out`.
     ///
     /// # Errors
-    /// [`KeyError`] when the key does not fit this type.
+    /// Why the key does not fit this type: out of range, too long, or of the wrong kind.
     pub fn encode_into(self, key: &Key, out: &mut Vec<u8>) -> Result<(), KeyError> {
         match (self, key) {
             (KeyType::Char(n), Key::Str(s)) => {
@@ -193,7 +198,11 @@ impl serde::Serialize for KeyType {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(untagged)]
 pub enum Key {
+    /// An integer key, for `uN` topics; at most the type's [`KeyType::max_int`].
+    /// Sent to a `charN` topic, it is taken as its decimal text.
     Int(u64),
+    /// A string key, for `charN` topics: UTF-8 of at most N bytes, not ending
+    /// in NUL (NUL pads keys on disk, so trailing NULs do not read back).
     Str(String),
 }
 

@@ -21,26 +21,44 @@ const MAX_INFLATED: usize = 64 << 20;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Corrupt {
+    /// Too short to hold a key and a timestamp.
     TooShort {
+        /// The line's length in bytes, newline excluded.
         len: usize,
+        /// Characters of the key and timestamp: the shortest valid line.
         min: usize,
     },
+    /// The timestamp or payload characters are not valid base85.
     NotBase85 {
+        /// `timestamp` or `payload`.
         field: &'static str,
+        /// What the base85 decoder found (see [`b85::B85Error`]).
         detail: String,
     },
+    /// The key characters do not decode to a key of the topic's type (why).
     BadKey(String),
+    /// The payload is not a complete raw DEFLATE stream, or inflates past
+    /// 64 MiB (zlib's reason, or ours).
     Inflate(String),
+    /// The payload starts with one of the markers 0xF8 to 0xFA, which 0.2.3
+    /// reserves for multipart messages and never writes (the marker).
     Multipart(u8),
+    /// The payload starts with a marker 0.2.3 does not define: 0xFD to 0xFF
+    /// (the marker).
     UnknownMagic(u8),
+    /// A text payload, or a typed payload's JSON, that is not valid UTF-8.
     NotUtf8,
+    /// A typed payload without a type id, or whose fields are not JSON in the
+    /// dialect Python reads (the parser's reason).
     BadTypedJson(String),
     /// A line without its `\n` that can never be completed, because a later file exists.
     TornTail {
+        /// Bytes after the file's last newline.
         len: usize,
     },
     /// A line longer than any reader accepts (no newline within the limit).
     Overlong {
+        /// The line's length in bytes, newline excluded.
         len: usize,
     },
 }
@@ -65,8 +83,11 @@ impl fmt::Display for Corrupt {
 /// A decoded line before its type id is given a name.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Record {
+    /// The message's key.
     pub key: Key,
+    /// UNIX time in seconds, exactly as stored.
     pub timestamp: f64,
+    /// The payload; a typed one has no `class` yet (the topic config names it).
     pub payload: Payload,
 }
 
@@ -133,6 +154,7 @@ impl Codec {
         self.exact = exact;
     }
 
+    /// Whether lines are deflated byte-identically to 0.2.3 (see [`Codec::exact`]).
     pub fn is_exact(&self) -> bool {
         self.exact
     }
@@ -183,7 +205,7 @@ impl Codec {
         self.scratch.clear();
         self.scratch.reserve(data.len() + data.len() / 1000 + 64);
         loop {
-            let before_in = self.compress.total_in() as usize;
+            let before_in = taken(self.compress.total_in(), data.len());
             // Deflate into spare capacity; grow if it ran out before finishing.
             let status = self.compress.compress_vec(&data[before_in..], &mut self.scratch, FlushCompress::Finish);
             match status {
@@ -248,7 +270,7 @@ impl Codec {
         self.scratch.reserve(self.raw.len() * 4 + 64);
         loop {
             let (in_before, out_before) = (self.decompress.total_in(), self.decompress.total_out());
-            let consumed = in_before as usize;
+            let consumed = taken(in_before, self.raw.len());
             let status = self
                 .decompress
                 .decompress_vec(&self.raw[consumed..], &mut self.scratch, FlushDecompress::Finish)
@@ -261,12 +283,19 @@ impl Codec {
             }
             let progressed = self.decompress.total_in() != in_before || self.decompress.total_out() != out_before;
             let out_full = self.scratch.len() == self.scratch.capacity();
-            if !out_full && (!progressed || self.decompress.total_in() as usize >= self.raw.len()) {
+            if !out_full && (!progressed || taken(self.decompress.total_in(), self.raw.len()) >= self.raw.len()) {
                 return Err(Corrupt::Inflate("the stream ends early".into()));
             }
             self.scratch.reserve(self.scratch.capacity().max(256));
         }
     }
+}
+
+/// How much of an input of `len` bytes a zlib stream has consumed, from its
+/// `total_in` since the last reset: never more than `len` (zlib reads only
+/// the input it is given), so the clamp only keeps slicing in bounds.
+fn taken(total_in: u64, len: usize) -> usize {
+    usize::try_from(total_in).map_or(len, |n| n.min(len))
 }
 
 /// Interpret raw payload bytes.

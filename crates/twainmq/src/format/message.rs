@@ -11,12 +11,19 @@ use crate::format::payload::{Payload, PayloadJson, TypedMessage};
 /// One message read from a partition.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Message {
+    /// The topic's name (shared by every message a reader returns).
     pub topic: Arc<str>,
+    /// The partition it was read from.
     pub partition: u32,
+    /// Its offset in the partition: its file's first offset plus its line's
+    /// index in that file, from 0, as 0.2.3 counts.
     pub offset: u64,
+    /// The key it was sent with.
     pub key: Key,
     /// UNIX time in seconds (UTC), exactly as stored.
     pub timestamp: f64,
+    /// What it carries; a typed payload's `class` is the name the topic's
+    /// config gives its type id (`None` if it gives none).
     pub payload: Payload,
 }
 
@@ -27,7 +34,10 @@ impl Message {
         if !micros.is_finite() || micros.abs() > 9.0e18 {
             return None;
         }
-        chrono::DateTime::from_timestamp_micros(micros as i64)
+        // Whole (rounded) and at most 9.0e18 < 2^63 in magnitude: converts exactly.
+        #[allow(clippy::cast_possible_truncation)]
+        let micros = micros as i64;
+        chrono::DateTime::from_timestamp_micros(micros)
     }
 
     /// The text of a text message.
@@ -81,9 +91,14 @@ impl Message {
 /// A message as JSON: the CLI's `consume --json` line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MessageJson {
+    /// As [`Message::partition`].
     pub partition: u32,
+    /// As [`Message::offset`].
     pub offset: u64,
+    /// The key: a JSON number for integer keys, a string for string keys.
     pub key: Key,
+    /// UNIX time in seconds, exactly as stored.
     pub timestamp: f64,
+    /// The payload in its JSON shape.
     pub payload: PayloadJson,
 }

@@ -44,14 +44,12 @@ fn partition_u64(x: u64, n: u32) -> u32 {
     let y = u128::from(a) * u128::from(C1);
     // z = y ^ (y >> 27) < 2^128; w = z * C2 < 2^192, as limbs w2:w1:w0.
     let z = y ^ (y >> 27);
-    let z_lo = z as u64;
-    let z_hi = (z >> 64) as u64;
-    let p_lo = u128::from(z_lo) * u128::from(C2);
-    let p_hi = u128::from(z_hi) * u128::from(C2);
-    let w0 = p_lo as u64;
-    let mid = (p_lo >> 64) + (p_hi & u128::from(u64::MAX));
-    let w1 = mid as u64;
-    let w2 = ((p_hi >> 64) + (mid >> 64)) as u64;
+    let (z_lo, z_hi) = limbs(z);
+    let (w0, p_lo_hi) = limbs(u128::from(z_lo) * u128::from(C2));
+    let (p_hi_lo, p_hi_hi) = limbs(u128::from(z_hi) * u128::from(C2));
+    let (w1, carry) = limbs(u128::from(p_lo_hi) + u128::from(p_hi_lo));
+    // z_hi * C2 < 2^64 * C2, so p_hi_hi < C2 and p_hi_hi + carry <= C2 < 2^64.
+    let w2 = p_hi_hi + carry;
     // v = w ^ (w >> 31).
     let s0 = (w0 >> 31) | (w1 << 33);
     let s1 = (w1 >> 31) | (w2 << 33);
@@ -62,7 +60,15 @@ fn partition_u64(x: u64, n: u32) -> u32 {
     let mut r = u128::from(v2) % n;
     r = ((r << 64) | u128::from(v1)) % n;
     r = ((r << 64) | u128::from(v0)) % n;
-    r as u32
+    // r < n <= u32::MAX, so the fallback is never taken.
+    u32::try_from(r).unwrap_or(0)
+}
+
+/// The low and high 64-bit halves of `x`.
+// The low half is the truncation, by design; the high one is below 2^64.
+#[allow(clippy::cast_possible_truncation)]
+fn limbs(x: u128) -> (u64, u64) {
+    (x as u64, (x >> 64) as u64)
 }
 
 fn partition_big(x: BigUint, n: u32) -> u32 {

@@ -23,6 +23,8 @@ pub enum Payload {
 /// A typed message: its type id, the name the topic config gives that id, and its fields.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypedPayload {
+    /// The type id written after the 0xFB marker (2 bytes, big-endian): the
+    /// number the topic's `message_types` gives the type name.
     pub type_id: u16,
     /// `None` when the topic's `message_types` has no name for `type_id`.
     pub class: Option<String>,
@@ -74,15 +76,27 @@ impl Serialize for RawJson {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum PayloadJson {
+    /// A text payload.
     #[serde(rename = "str")]
-    Str { value: String },
+    Str {
+        /// The text.
+        value: String,
+    },
+    /// A bytes payload.
     #[serde(rename = "bytes")]
-    Bytes { hex: String },
+    Bytes {
+        /// The bytes in lower-case hex.
+        hex: String,
+    },
+    /// A typed payload.
     #[serde(rename = "dataclass")]
     Dataclass {
+        /// The type name; `null` when the topic's config names no type with its id.
         class: Option<String>,
+        /// Written only when `class` is `null`: the id no type name is given.
         #[serde(skip_serializing_if = "Option::is_none")]
         type_id: Option<u16>,
+        /// The fields, verbatim as stored (see [`TypedPayload::json`]).
         fields: RawJson,
     },
 }
@@ -104,12 +118,17 @@ impl From<&Payload> for PayloadJson {
 /// What can be sent: the payload before type names are resolved to ids.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outgoing {
+    /// UTF-8 text (0.2.3: `str`).
     Text(String),
+    /// Raw bytes (0.2.3: `bytes`).
     Bytes(Vec<u8>),
     /// A typed message by type name (the producer maps it to the topic's id),
     /// with its fields as compact JSON text (see [`TypedPayload::json`]).
     Typed {
+        /// The type name; the topic's config must declare it.
         class: String,
+        /// The fields: a JSON object, compact, with `ensure_ascii` escapes, as
+        /// [`Outgoing::typed`] and [`Outgoing::typed_json`] make it.
         json: String,
     },
 }
@@ -186,6 +205,8 @@ impl Outgoing {
 /// impl twainmq::TypedMessage for Event { const TYPE_NAME: &'static str = "Event"; }
 /// ```
 pub trait TypedMessage: Serialize + serde::de::DeserializeOwned {
+    /// The type name the topic's config declares: 0.2.3's
+    /// `__message_type__`, or the dataclass's name when it has none.
     const TYPE_NAME: &'static str;
 }
 

@@ -16,7 +16,10 @@ use crate::log::files;
 /// A member as inspection shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct MemberView {
+    /// The member's id (its key in the group log).
     pub id: u32,
+    /// What the last completed round gave it, sorted; empty for a member that
+    /// joined since.
     pub partitions: Vec<u32>,
     /// When it joined (UNIX seconds), if its `JOINED` is in the log.
     pub joined_at: Option<f64>,
@@ -27,34 +30,47 @@ pub struct MemberView {
 /// Per-partition progress.
 #[derive(Debug, Clone, Serialize)]
 pub struct PartitionProgress {
+    /// The partition.
     pub partition: u32,
     /// Latest commit (-1: "the end when taken"), if any.
     pub committed: Option<i64>,
+    /// The partition's end: the offset its next message will get.
     pub end: u64,
+    /// Messages from the committed offset to `end`: all of them without a
+    /// commit, none for -1.
     pub lag: u64,
     /// Timestamp of the oldest message not yet committed, if any.
     pub oldest_unconsumed_at: Option<f64>,
+    /// The member that holds it by the last completed round, if any.
     pub owner: Option<u32>,
 }
 
 /// Everything inspection knows about a group.
 #[derive(Debug, Clone, Serialize)]
 pub struct GroupDescription {
+    /// The group's name.
     pub group: String,
     /// The topic recorded in the group's config, or the only candidate.
     pub topic: Option<String>,
     /// Topics whose partition count matches (for groups 0.2.3 created).
     pub topic_candidates: Vec<String>,
+    /// Members now: the last completed round's, and those who joined since it began.
     pub members: Vec<MemberView>,
     /// `"<partition>": offset`.
     pub committed: BTreeMap<String, i64>,
     /// `"<partition>": messages not yet committed`.
     pub lag: BTreeMap<String, u64>,
+    /// Each partition of `topic`, in order; empty when the topic is not known.
     pub partitions: Vec<PartitionProgress>,
+    /// The round open now, if any.
     pub open_round: Option<RoundView>,
+    /// Rounds in log order: the last 200.
     pub rounds: Vec<RoundView>,
+    /// Records in the group log.
     pub records: u64,
+    /// Lines of the group log skipped: damaged, or not one of the seven records.
     pub unreadable_records: u64,
+    /// When the latest record was written, UNIX seconds.
     pub last_record_at: Option<f64>,
 }
 
@@ -81,13 +97,13 @@ pub(crate) fn describe_on(g: &Groups, group: &str, topic: Option<&str>) -> Resul
     if let Some(t) = &topic {
         if let Ok(config) = g.log.topic_config(t) {
             let listing = files::list_topic_dir(&g.log.topic_dir(t), config.partitions)?;
-            for (p, pfiles) in listing.partitions.iter().enumerate() {
-                let p = p as u32;
+            // The listing has one entry per partition, 0 to config.partitions - 1.
+            for (p, pfiles) in (0..config.partitions).zip(&listing.partitions) {
                 let end = g.log.partition_end(pfiles)?;
                 let committed = log.commits.get(&p).copied();
+                // A negative commit (-1) means the end when taken.
                 let from = match committed {
-                    Some(o) if o >= 0 => o as u64,
-                    Some(_) => end,
+                    Some(o) => u64::try_from(o).unwrap_or(end),
                     None => 0,
                 };
                 let lag = end.saturating_sub(from);

@@ -19,26 +19,41 @@ pub const TYPES: [&str; 7] = [JOINED, ABORTJOIN, REBALOFFER, REBALCONFIRM, BEGIN
 /// One group record.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
+    /// `JOINED`: a member claims the id it is written under.
     Joined {
+        /// A random number the member chose, so that it can tell its own claim
+        /// from another's for the same id (the first `JOINED` of an id wins).
         tag: u64,
     },
+    /// `ABORTJOIN`: a member gives up an id another member claimed first.
     AbortJoin {
+        /// The tag of the `JOINED` that won the id.
         tag: u64,
     },
+    /// `REBALOFFER`: a member's offer in the open round.
     Offer {
+        /// Partitions it holds now.
         own: Vec<u32>,
+        /// Partitions it is willing to take: 0.2.3 offers all, 0 to N-1.
         partitions: Vec<u32>,
     },
+    /// `REBALCONFIRM`: what a member took when a round ended.
     Confirm {
+        /// Its partitions, sorted.
         partitions: Vec<u32>,
     },
-    /// Opens a round that ends at this UNIX time.
+    /// `BEGINREBAL`: opens a round.
     BeginRound {
+        /// When the round ends, UNIX seconds by the writer's clock (0.2.3:
+        /// now + 60 s).
         ends_at: f64,
     },
+    /// `ENDREBAL`: ends the open round; only the first after its `BEGINREBAL` counts.
     EndRound,
-    /// `(partition, next offset)`; -1 means "the partition's end when taken".
+    /// `COMMIT`: consumed positions.
     Commit {
+        /// `(partition, next offset)` pairs; -1 means "the partition's end
+        /// when taken". The latest per partition, in log order, wins.
         offsets: Vec<(u32, i64)>,
     },
 }

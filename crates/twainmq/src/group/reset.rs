@@ -13,8 +13,11 @@ use crate::log::files;
 /// Where a reset moves committed offsets to.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ResetTo {
+    /// The partition's first offset still on disk.
     Earliest,
+    /// The partition's end: nothing left to consume.
     Latest,
+    /// This offset, clamped to the partition's first offset on disk and its end.
     Offset(u64),
     /// The first message at or after this UNIX time (the end if none).
     Time(f64),
@@ -47,21 +50,31 @@ impl ResetTo {
 /// One partition's row in a reset plan.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResetRow {
+    /// The partition.
     pub partition: u32,
+    /// Its committed offset before the reset (-1: "the end when taken"),
+    /// `None` if it had none.
     pub before: Option<i64>,
+    /// The offset the reset commits.
     pub after: u64,
+    /// The partition's first offset on disk.
     pub start: u64,
+    /// The partition's end: the offset its next message will get.
     pub end: u64,
 }
 
 /// What a reset does (or did).
 #[derive(Debug, Clone, Serialize)]
 pub struct ResetPlan {
+    /// The group's name.
     pub group: String,
+    /// The group's topic.
     pub topic: String,
+    /// One row per partition reset, in partition order.
     pub rows: Vec<ResetRow>,
     /// Members holding partitions now: their next commit overrides the reset.
     pub live_members: Vec<u32>,
+    /// Whether the `COMMIT` was written: `false` for a dry run.
     pub applied: bool,
 }
 

@@ -18,10 +18,15 @@ const MAX_HISTORY: usize = 200;
 /// One member's offer in a round, with when it was written.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OfferView {
+    /// The member's id (the record's key).
     pub id: u32,
+    /// Partitions it held when it offered.
     pub own: Vec<u32>,
+    /// Partitions it is willing to take.
     pub partitions: Vec<u32>,
+    /// When it was written, UNIX seconds by the writer's clock.
     pub at: f64,
+    /// Its offset in the group log.
     pub offset: u64,
 }
 
@@ -30,13 +35,18 @@ pub struct OfferView {
 pub struct RoundView {
     /// Offset of its `BEGINREBAL` in the group log.
     pub begin_offset: u64,
+    /// Who wrote the `BEGINREBAL`: a member's id, or 0 for a round opened
+    /// from outside the group ([`crate::Store::trigger_round`]).
     pub started_by: u32,
+    /// When the `BEGINREBAL` was written, UNIX seconds.
     pub started_at: f64,
     /// When the round ends (UNIX seconds), by the starter's clock.
     pub ends_at: f64,
+    /// The offers that count, one per member (its latest), in the order written.
     pub offers: Vec<OfferView>,
     /// `None` while open.
     pub ended_at: Option<f64>,
+    /// Who wrote the `ENDREBAL` that ended it; `None` while open.
     pub ended_by: Option<u32>,
     /// A later `BEGINREBAL` replaced this round before it ended.
     pub superseded: bool,
@@ -49,10 +59,27 @@ pub struct RoundView {
 /// What a record changed, for a live member to react to.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
-    RoundBegan { ends_at: f64 },
-    RoundEnded { assignment: BTreeMap<u32, Vec<u32>> },
-    Joined { id: u32, tag: u64 },
+    /// A `BEGINREBAL` opened a round.
+    RoundBegan {
+        /// When the round ends, UNIX seconds by its writer's clock.
+        ends_at: f64,
+    },
+    /// The open round's first `ENDREBAL`.
+    RoundEnded {
+        /// What every member computes from the round's offers: member id to
+        /// its partitions, sorted.
+        assignment: BTreeMap<u32, Vec<u32>>,
+    },
+    /// A `JOINED` record.
+    Joined {
+        /// The id claimed (the record's key).
+        id: u32,
+        /// The claimant's tag.
+        tag: u64,
+    },
+    /// A `COMMIT` record.
     Committed,
+    /// Anything else: offers, confirms, `ABORTJOIN`, an `ENDREBAL` with no round open.
     Other,
 }
 
@@ -65,6 +92,7 @@ pub struct GroupLog {
     pub max_key: Option<u32>,
     /// First `JOINED` per id: (tag, time, offset).
     pub joins: BTreeMap<u32, (u64, f64, u64)>,
+    /// Rounds in log order: the last 200 (older ones are dropped).
     pub rounds: Vec<RoundView>,
     open: Option<usize>,
     /// The last round that ended, kept apart from the bounded history: its
@@ -73,8 +101,11 @@ pub struct GroupLog {
     offers: Vec<(u32, Offer)>,
     /// Partition count the group was created for (from its first commit), if known.
     pub partitions_hint: Option<u32>,
+    /// Records folded.
     pub records: u64,
+    /// When the latest record was written, UNIX seconds.
     pub last_record_at: Option<f64>,
+    /// Lines of the group log skipped: damaged, or not one of the seven records.
     pub unreadable: u64,
     /// Time of the last record written under each key (a live member writes
     /// at least in every round and on every commit).

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 /// Current UNIX time in microseconds (0.2.3's resolution).
 pub trait Clock: Send + Sync + Debug {
+    /// Microseconds since the UNIX epoch (negative before it).
     fn now_micros(&self) -> i64;
 }
 
@@ -33,12 +34,16 @@ fn system_micros() -> i64 {
 pub struct ManualClock(Arc<AtomicI64>);
 
 impl ManualClock {
+    /// A clock showing `micros` (UNIX microseconds) until set or advanced;
+    /// clones share it.
     pub fn new(micros: i64) -> Self {
         ManualClock(Arc::new(AtomicI64::new(micros)))
     }
+    /// Show `micros` from now on.
     pub fn set(&self, micros: i64) {
         self.0.store(micros, Ordering::SeqCst);
     }
+    /// Move by `micros` (backward if negative).
     pub fn advance(&self, micros: i64) {
         self.0.fetch_add(micros, Ordering::SeqCst);
     }

@@ -47,6 +47,7 @@ impl Consumer {
         })
     }
 
+    /// The topic's name.
     pub fn topic(&self) -> &str {
         &self.topic
     }
@@ -78,7 +79,12 @@ impl Consumer {
         self.pending.retain(|m| m.partition != partition);
         match self.readers.iter_mut().find(|r| r.partition() == partition) {
             Some(r) => r.seek_to(from),
-            None => Err(Error::PartitionOutOfRange { topic: self.topic.clone(), partition, partitions: self.readers.len() as u32 }),
+            // One reader per partition of a u32 count: the saturation is never reached.
+            None => Err(Error::PartitionOutOfRange {
+                topic: self.topic.clone(),
+                partition,
+                partitions: u32::try_from(self.readers.len()).unwrap_or(u32::MAX),
+            }),
         }
     }
 

@@ -25,10 +25,14 @@ impl Day {
         Day::from_date(date)
     }
 
+    /// The day of a date; years outside 0 to 9999 are clamped to them (a
+    /// file name has four digits for the year).
     pub fn from_date(d: NaiveDate) -> Day {
-        Day(d.year().clamp(0, 9999) as u32 * 10000 + d.month() * 100 + d.day())
+        // Clamped to 0..=9999, the year is its own absolute value.
+        Day(d.year().clamp(0, 9999).unsigned_abs() * 10000 + d.month() * 100 + d.day())
     }
 
+    /// The date, or `None` when `YYYYMMDD` is not a valid one.
     pub fn date(self) -> Option<NaiveDate> {
         NaiveDate::from_ymd_opt((self.0 / 10000) as i32, (self.0 / 100) % 100, self.0 % 100)
     }

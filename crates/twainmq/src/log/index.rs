@@ -96,7 +96,8 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
 /// FNV-1a of the bytes of `f` in `[end - TAIL_CHECK, end)`.
 fn tail_hash(f: &mut File, end: u64) -> std::io::Result<u64> {
     let start = end.saturating_sub(TAIL_CHECK);
-    let mut buf = vec![0u8; (end - start) as usize];
+    // end - start <= TAIL_CHECK (64), so the conversion never fails.
+    let mut buf = vec![0u8; usize::try_from(end - start).map_err(std::io::Error::other)?];
     f.seek(SeekFrom::Start(start))?;
     f.read_exact(&mut buf)?;
     Ok(fnv1a(&buf))
@@ -300,7 +301,7 @@ mod tests {
         for line in [0, 1, 1023, 1024, 3000, 4999] {
             let (at, n) = idx.locate(&p, line).expect("locate");
             assert!(n <= line && line - n < STRIDE);
-            assert_eq!(at, starts[n as usize]);
+            assert_eq!(at, starts[usize::try_from(n).expect("a line number")]);
         }
         // A torn last line counts as a line for 0.2.3 (its `readlines`), not for readers.
         assert_eq!(c.python_lines(), 5001);

@@ -19,7 +19,11 @@ pub(crate) fn offset_at_time(log: &LogDir, topic: &str, partition: u32, t: f64) 
     use std::io::{Read, Seek, SeekFrom};
     let config = log.topic_config(topic)?;
     let pfiles = files::list_partition(&log.topic_dir(topic), partition)?;
-    let day = files::Day::from_unix_micros((t * 1e6) as i64);
+    // `as` saturates (NaN gives 0). The day only lets files of earlier days be
+    // skipped; a time past chrono's range gets year 0 (or 1970), before every file.
+    #[allow(clippy::cast_possible_truncation)]
+    let micros = (t * 1e6) as i64;
+    let day = files::Day::from_unix_micros(micros);
     let kc = config.key_type.encoded_len();
     let ts_end = kc + crate::format::line::TS_CHARS;
     let index = log.index();

@@ -14,13 +14,17 @@ use crate::log::files;
 /// Per-file facts for describe.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileInfo {
+    /// The file's name, `<partition>-<YYYYMMDD>_<first>.tmf`.
     pub name: String,
+    /// The UTC day in its name, `YYYYMMDD`.
     pub day: String,
+    /// Offset of its first line, from its name.
     pub first: u64,
     /// Complete lines.
     pub lines: u64,
     /// Bytes after the last newline (a line being written or torn by a crash).
     pub partial_bytes: u64,
+    /// The file's size in bytes.
     pub bytes: u64,
     /// Last modification, UNIX seconds.
     pub modified: Option<f64>,
@@ -29,26 +33,36 @@ pub struct FileInfo {
 /// Per-partition facts for describe.
 #[derive(Debug, Clone, Serialize)]
 pub struct PartitionInfo {
+    /// The partition.
     pub partition: u32,
     /// Offset of the first line still on disk.
     pub start: u64,
     /// Offset the next message will get.
     pub end: u64,
+    /// Size of its files together, in bytes.
     pub bytes: u64,
+    /// Its files, in reading order.
     pub files: Vec<FileInfo>,
 }
 
 /// What `describe` reports about a topic.
 #[derive(Debug, Clone, Serialize)]
 pub struct TopicDescription {
+    /// The topic's name.
     pub name: String,
+    /// Its key type.
     pub key_type: KeyType,
+    /// Its partition count.
     pub partitions: u32,
+    /// Type name to type id, in the config's order.
     pub message_types: serde_json::Map<String, serde_json::Value>,
+    /// Complete lines in all its partition files (damaged ones included).
     pub messages: u64,
+    /// Size of all its partition files, in bytes.
     pub bytes: u64,
     /// Latest modification of any partition file, UNIX seconds.
     pub last_write: Option<f64>,
+    /// Each partition, in order.
     pub partition_details: Vec<PartitionInfo>,
     /// Entries in the topic folder that are not partition files (0.2.3 may misread them).
     pub unknown_files: Vec<String>,
@@ -68,14 +82,16 @@ impl Store {
     /// Files, line counts and offsets of every partition.
     ///
     /// # Errors
-    /// [`Error::TopicNotFound`], [`Error::CorruptConfig`], [`Error::Io`].
+    /// [`Error::TopicNotFound`](crate::Error::TopicNotFound),
+    /// [`Error::CorruptConfig`](crate::Error::CorruptConfig), [`Error::Io`](crate::Error::Io).
     pub fn describe_topic(&self, topic: &str) -> Result<TopicDescription> {
         let config = self.topic_config(topic)?;
         let dir = self.topic_dir(topic);
         let listing = files::list_topic_dir(&dir, config.partitions)?;
         let mut details = Vec::with_capacity(listing.partitions.len());
         let (mut messages, mut bytes, mut last_write) = (0u64, 0u64, None::<f64>);
-        for (p, pfiles) in listing.partitions.iter().enumerate() {
+        // The listing has one entry per partition, 0 to config.partitions - 1.
+        for (p, pfiles) in (0..config.partitions).zip(&listing.partitions) {
             let mut infos = Vec::with_capacity(pfiles.len());
             for f in pfiles {
                 let count = self.log().index().count(&f.path)?;
@@ -98,7 +114,7 @@ impl Store {
             let pbytes: u64 = infos.iter().map(|f| f.bytes).sum();
             messages += infos.iter().map(|f| f.lines).sum::<u64>();
             bytes += pbytes;
-            details.push(PartitionInfo { partition: p as u32, start, end, bytes: pbytes, files: infos });
+            details.push(PartitionInfo { partition: p, start, end, bytes: pbytes, files: infos });
         }
         Ok(TopicDescription {
             name: topic.to_string(),

@@ -39,7 +39,7 @@ pub fn filesystem_kind(path: &std::path::Path) -> FsKind {
         match rustix::fs::statfs(path) {
             // `f_type`'s integer type differs between architectures.
             #[allow(clippy::unnecessary_cast)]
-            Ok(s) if s.f_type as i64 as u32 == FUSE_SUPER_MAGIC => fuse_kind(path),
+            Ok(s) if magic32(s.f_type as i64) == FUSE_SUPER_MAGIC => fuse_kind(path),
             #[allow(clippy::unnecessary_cast)]
             Ok(s) => kind_of_magic(s.f_type as i64),
             Err(_) => FsKind::Unknown,
@@ -71,7 +71,7 @@ const FUSE_UNTOLD: FsKind = FsKind::Network("fuse (not known to be on a local di
 /// number alone cannot tell a local disk from a remote one, so it is counted
 /// as network here; `filesystem_kind` asks the mount table first.
 pub fn kind_of_magic(magic: i64) -> FsKind {
-    match magic as u32 {
+    match magic32(magic) {
         0x6969 => FsKind::Network("nfs"),
         0xFF53_4D42 => FsKind::Network("cifs"),
         0xFE53_4D42 => FsKind::Network("smb2"),
@@ -84,6 +84,14 @@ pub fn kind_of_magic(magic: i64) -> FsKind {
         FUSE_SUPER_MAGIC => FUSE_UNTOLD,
         _ => FsKind::Local,
     }
+}
+
+/// The low 32 bits of an `f_type`, where the magic numbers are: an
+/// architecture whose `f_type` is a signed 32-bit integer gives `0xFF53_4D42`
+/// (cifs) as a negative number, sign-extended to 64 bits.
+fn magic32(f_type: i64) -> u32 {
+    let [a, b, c, d, ..] = f_type.to_le_bytes();
+    u32::from_le_bytes([a, b, c, d])
 }
 
 /// A FUSE path's kind, from the mount that holds it in `/proc/self/mountinfo`.
@@ -229,6 +237,8 @@ mod tests {
     fn magic_numbers() {
         assert_eq!(kind_of_magic(0x6969), FsKind::Network("nfs"));
         assert_eq!(kind_of_magic(0xFF53_4D42), FsKind::Network("cifs"));
+        // A signed 32-bit `f_type` (0xFF53_4D42 as i32), sign-extended.
+        assert_eq!(kind_of_magic(-0x00AC_B2BE), FsKind::Network("cifs"));
         assert_eq!(kind_of_magic(0xEF53), FsKind::Local); // ext4
         assert!(kind_of_magic(0x6573_5546).is_network()); // FUSE, without the mount table
         #[cfg(target_os = "linux")]
