@@ -28,6 +28,8 @@ bindings: app
 lint: ui
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+	# The engine's public docs: every item documented (missing_docs is denied) and every link resolving.
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p twainmq --no-deps --locked
 
 unit: ui
 	$(CARGO) test --workspace --locked

@@ -47,7 +47,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
+// Every narrowing or sign-dropping cast is checked or states its invariant.
+#![warn(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 
 mod error;
 pub(crate) mod format;

@@ -5,7 +5,7 @@
 //! `"topic"` key in its config, which 0.2.3 ignores. The protocol is written
 //! down in `docs/FORMAT.md` ("Consumer groups").
 //!
-//! Layer: above the log ([`crate::log`]), below the store. Inside:
+//! Layer: above the log (`log/`), below the store. Inside:
 //! `records` (the seven record payloads) -> `assign` (0.2.3's assignment rule)
 //! -> `state` (folding records into a group's state) -> `cache`, `setup`
 //! (making and binding group logs) -> `describe`, `reset`, `member` (a live

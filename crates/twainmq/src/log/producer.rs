@@ -28,7 +28,7 @@ pub type Partitioner = Box<dyn FnMut(&Key, u32) -> u32 + Send>;
 /// a new day's file, whose first offset is the previous file's line count, is
 /// made only under an exclusive `flock` of that previous file (and of the
 /// topic folder, which orders two makers); an append to a file within
-/// [`ROLLOVER_GUARD_SECS`] of the end of its day holds a shared lock on it and
+/// [`ROLLOVER_GUARD_SECS`](crate::limits::ROLLOVER_GUARD_SECS) of the end of its day holds a shared lock on it and
 /// first checks that no later file exists (joining it if one does). So no
 /// line of ours lands in a file after the next file was counted, whatever the
 /// producers' clocks say, as long as they are less than the guard apart.

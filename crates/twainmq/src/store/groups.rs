@@ -118,7 +118,7 @@ impl GroupMember {
     ///
     /// # Errors
     /// Invalid names, a missing topic, a group bound to another topic or
-    /// partition count ([`Error::Group`]), join failures, I/O errors.
+    /// partition count ([`crate::Error::Group`]), join failures, I/O errors.
     pub fn join(store: &Store, topic: &str, group: &str, opts: GroupOptions) -> Result<GroupMember> {
         GroupMember::join_log(store.log(), topic, group, opts)
     }
