@@ -19,7 +19,7 @@ use crate::sys::identity::FileIdentity;
 pub const STRIDE: u64 = 1024;
 
 #[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
-struct FileIndex {
+pub(super) struct FileIndex {
     /// Which file at this path the entry describes (None: none yet).
     identity: Option<FileIdentity>,
     /// FNV-1a of the (up to) [`TAIL_CHECK`] bytes before `scanned`: a file
@@ -36,9 +36,21 @@ struct FileIndex {
     /// Bytes covered: up to and including the last newline seen.
     scanned: u64,
     /// Complete lines in `[0, scanned)`.
-    lines: u64,
+    pub(super) lines: u64,
     /// `marks[k]` is the byte position of line `k * STRIDE`.
-    marks: Vec<u64>,
+    pub(super) marks: Vec<u64>,
+    /// The time index (`timeindex.rs`): `block_max[k]` is the largest
+    /// timestamp among the timed lines of block k (lines `k * STRIDE` to
+    /// `(k + 1) * STRIDE - 1`), `-inf` for a block of damaged lines only.
+    #[serde(default)]
+    pub(super) block_max: Vec<f64>,
+    /// Lines timed so far (from the start of the file).
+    #[serde(default)]
+    pub(super) timed: u64,
+    /// Characters of the key before each line's timestamp when it was timed:
+    /// an entry timed with another width is timed again.
+    #[serde(default)]
+    pub(super) timed_key_chars: usize,
 }
 
 /// Bytes before the scanned end that a cached entry must still match.
@@ -147,7 +159,7 @@ impl LineIndex {
         self.scanned_bytes.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    fn with<T>(&self, path: &Path, f: impl FnOnce(&mut FileIndex) -> T) -> T {
+    pub(super) fn with<T>(&self, path: &Path, f: impl FnOnce(&mut FileIndex) -> T) -> T {
         let mut map = self.files.lock().unwrap_or_else(|p| p.into_inner());
         f(map.entry(path.to_path_buf()).or_default())
     }

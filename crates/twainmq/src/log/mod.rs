@@ -18,5 +18,6 @@ pub(crate) mod index;
 pub(crate) mod producer;
 pub(crate) mod reader;
 pub(crate) mod seek;
+pub(crate) mod timeindex;
 pub(crate) mod torn;
 pub(crate) mod watch;
