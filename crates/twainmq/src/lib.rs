@@ -75,8 +75,9 @@ pub use log::dir::{TopicIncarnation, TopicSpec};
 pub use log::files::Day;
 pub use log::producer::{Partitioner, Producer};
 pub use log::reader::PartitionReader;
+pub use log::timeline::{Timeline, TimelineStart};
 pub use log::watch::{StoreChange, StoreWatcher};
-pub use store::{FileInfo, GroupState, GroupSummary, PartitionInfo, Store, TopicDescription, TopicSummary, TopicTotals};
+pub use store::{FileInfo, GroupState, GroupSummary, PartitionInfo, Store, TimelinePage, TopicDescription, TopicSummary, TopicTotals};
 
 /// Names and limits callers validate against before asking the engine (the
 /// app's forms, for one), so that their rules are the engine's.

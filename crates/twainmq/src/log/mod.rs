@@ -19,5 +19,6 @@ pub(crate) mod producer;
 pub(crate) mod reader;
 pub(crate) mod seek;
 pub(crate) mod timeindex;
+pub(crate) mod timeline;
 pub(crate) mod torn;
 pub(crate) mod watch;

@@ -4,6 +4,7 @@
 
 mod groups;
 mod summary;
+mod timeline;
 mod topics;
 
 use std::fs;
@@ -22,6 +23,7 @@ use crate::log::producer::Producer;
 use crate::log::reader::PartitionReader;
 
 pub use summary::{GroupState, GroupSummary, TopicSummary, TopicTotals};
+pub use timeline::TimelinePage;
 pub use topics::{FileInfo, PartitionInfo, TopicDescription};
 
 /// A TwainMQ store rooted at a folder.
