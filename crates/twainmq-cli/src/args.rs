@@ -200,6 +200,10 @@ pub(crate) struct ConsumeArgs {
     /// One JSON object a line.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Print the topic as one timeline: its partitions merged by message timestamp
+    /// (--from then takes start, now or an RFC 3339 time).
+    #[arg(long)]
+    pub(crate) by_time: bool,
     /// Join this consumer group: read only the partitions assigned to this member, commit progress.
     #[arg(long)]
     pub(crate) group: Option<String>,

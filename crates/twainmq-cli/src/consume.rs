@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
 use twainmq::group::{GroupMember, GroupOptions};
-use twainmq::{Consumer, Error as EngineError, Message, StartFrom, Store};
+use twainmq::{Consumer, Error as EngineError, Message, StartFrom, Store, Timeline, TimelineStart};
 
 use crate::args::ConsumeArgs;
 use crate::render;
@@ -22,10 +22,24 @@ use crate::render;
 const POLL_WAIT: Duration = Duration::from_millis(100);
 
 pub(crate) fn run(store: &Store, args: ConsumeArgs) -> Result<()> {
-    if args.group.is_some() {
-        consume_group(store, args)
-    } else {
-        consume(store, args)
+    match (&args.group, args.by_time) {
+        (Some(_), true) => {
+            bail!("--by-time cannot be used with --group: a member reads the partitions the group assigns, in their own order")
+        }
+        (Some(_), false) => consume_group(store, args),
+        (None, true) => consume_by_time(store, args),
+        (None, false) => consume(store, args),
+    }
+}
+
+/// `--from` for a timeline: start, now, or an RFC 3339 time.
+fn parse_time_from(text: &str) -> Result<TimelineStart> {
+    match text {
+        "start" | "earliest" => Ok(TimelineStart::Start),
+        "now" | "end" | "latest" => Ok(TimelineStart::End),
+        t => chrono::DateTime::parse_from_rfc3339(t)
+            .map(|d| TimelineStart::Time(crate::flags::unix_secs(&d)))
+            .map_err(|e| anyhow!("with --by-time, --from takes start, now or an RFC 3339 time like 2026-11-30T12:00:00Z, not {t:?} ({e})")),
     }
 }
 
@@ -76,6 +90,29 @@ trait Source {
 
 /// A plain consumer: reads what is there (or waits with `--follow`), commits nothing.
 impl Source for Consumer {
+    fn next(&mut self, follow: bool, wait: Duration) -> twainmq::Result<Option<Message>> {
+        if follow {
+            self.poll_timeout(wait)
+        } else {
+            self.poll()
+        }
+    }
+
+    fn stop_at_end(&mut self, follow: bool) -> bool {
+        !follow
+    }
+
+    fn commit_every(&self) -> Option<u64> {
+        None
+    }
+
+    fn commit(&mut self) -> twainmq::Result<()> {
+        Ok(())
+    }
+}
+
+/// A timeline: the topic's partitions merged by timestamp; commits nothing.
+impl Source for Timeline {
     fn next(&mut self, follow: bool, wait: Duration) -> twainmq::Result<Option<Message>> {
         if follow {
             self.poll_timeout(wait)
@@ -226,6 +263,19 @@ fn consume(store: &Store, args: ConsumeArgs) -> Result<()> {
     if n.damaged > 0 {
         eprintln!("warning: skipped {} damaged lines", n.damaged);
     }
+    Ok(())
+}
+
+fn consume_by_time(store: &Store, args: ConsumeArgs) -> Result<()> {
+    let start = parse_time_from(&args.from)?;
+    let only = args.partition.map(|p| vec![p]);
+    let mut timeline = store.timeline(&args.topic, only.as_deref(), &start)?;
+    let stop = stop_flag();
+    let limits = limits(&args);
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut n = Counts::default();
+    pump(&mut timeline, &mut out, &limits, &stop, &mut n).map_err(Stopped::into_error)?;
     Ok(())
 }
 

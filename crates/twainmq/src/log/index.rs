@@ -44,6 +44,9 @@ pub(super) struct FileIndex {
     /// `(k + 1) * STRIDE - 1`), `-inf` for a block of damaged lines only.
     #[serde(default)]
     pub(super) block_max: Vec<f64>,
+    /// The smallest timestamp of each block, likewise (`+inf` for none).
+    #[serde(default)]
+    pub(super) block_min: Vec<f64>,
     /// Lines timed so far (from the start of the file).
     #[serde(default)]
     pub(super) timed: u64,

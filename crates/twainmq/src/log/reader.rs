@@ -87,6 +87,16 @@ fn decode(
     Ok(Message { topic: topic.clone(), partition, offset, key: rec.key, timestamp: rec.timestamp, payload })
 }
 
+/// What [`PartitionReader::poll_scan`] found.
+pub(crate) enum Scanned {
+    /// A message the scan asked to have decoded.
+    Message(Message),
+    /// As many lines as the budget allowed were passed over.
+    Skipped,
+    /// The end of what is there, or the scan's end offset.
+    End,
+}
+
 impl std::fmt::Debug for PartitionReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PartitionReader")
@@ -263,13 +273,32 @@ impl PartitionReader {
     /// moved past it, so polling again continues with the next line.
     /// [`Error::Io`] for read errors.
     pub fn poll(&mut self) -> Result<Option<Message>> {
+        match self.poll_scan(u64::MAX, &mut |_, _| true, u32::MAX)? {
+            Scanned::Message(m) => Ok(Some(m)),
+            Scanned::Skipped | Scanned::End => Ok(None),
+        }
+    }
+
+    /// [`PartitionReader::poll`] for scans: stops before offset `to`; asks `pre`
+    /// with each line's offset and raw bytes whether to decode it (a line it
+    /// declines is passed over without inflating); returns [`Scanned::Skipped`]
+    /// after `budget` lines passed over, so the caller can look at its cancel
+    /// flag and report progress.
+    ///
+    /// # Errors
+    /// As [`PartitionReader::poll`].
+    pub(crate) fn poll_scan(&mut self, to: u64, pre: &mut dyn FnMut(u64, &[u8]) -> bool, budget: u32) -> Result<Scanned> {
+        let mut skipped = 0u32;
         self.last = None;
         let mut retried_tail = false;
         loop {
-            if self.cur.is_none() && !self.position_cursor()? {
-                return Ok(None);
+            if self.next >= to {
+                return Ok(Scanned::End);
             }
-            let Some(cur) = self.cur.as_mut() else { return Ok(None) };
+            if self.cur.is_none() && !self.position_cursor()? {
+                return Ok(Scanned::End);
+            }
+            let Some(cur) = self.cur.as_mut() else { return Ok(Scanned::End) };
             match cur.next()? {
                 Next::Line(s, e) => {
                     let offset = cur.line_offset;
@@ -281,9 +310,16 @@ impl PartitionReader {
                     }
                     self.next = offset.saturating_add(1);
                     self.last = Some((s, e, line_no));
-                    let Some(cur) = self.cur.as_ref() else { return Ok(None) };
+                    let Some(cur) = self.cur.as_ref() else { return Ok(Scanned::End) };
+                    if !pre(offset, &cur.buf[s..e]) {
+                        skipped += 1;
+                        if skipped >= budget {
+                            return Ok(Scanned::Skipped);
+                        }
+                        continue;
+                    }
                     return match decode(&mut self.codec, self.key_type, &self.types, &self.topic, self.partition, offset, &cur.buf[s..e]) {
-                        Ok(m) => Ok(Some(m)),
+                        Ok(m) => Ok(Scanned::Message(m)),
                         Err(problem) => Err(self.corrupt(cur, offset, line_no, problem)),
                     };
                 }
@@ -295,29 +331,29 @@ impl PartitionReader {
                         continue;
                     }
                     self.next = offset.saturating_add(1);
-                    let Some(cur) = self.cur.as_ref() else { return Ok(None) };
+                    let Some(cur) = self.cur.as_ref() else { return Ok(Scanned::End) };
                     return Err(self.corrupt(cur, offset, line_no, Corrupt::Overlong { len }));
                 }
                 Next::Eof(partial) => {
                     let Some(next) = self.next_file()? else {
                         if let Some(m) = self.poll_late()? {
-                            return Ok(Some(m));
+                            return Ok(Scanned::Message(m));
                         }
-                        let Some(cur) = self.cur.as_ref() else { return Ok(None) };
+                        let Some(cur) = self.cur.as_ref() else { return Ok(Scanned::End) };
                         if !still_linked(&cur.handle) {
                             // Deleted under us: with its topic (an error), or alone (read on from what is there now).
                             self.check_topic()?;
                             self.cur = None;
                             self.listed = None;
                             if !self.position_cursor()? {
-                                return Ok(None);
+                                return Ok(Scanned::End);
                             }
                             if self.cur.as_ref().is_none_or(|c| !still_linked(&c.handle)) {
-                                return Ok(None);
+                                return Ok(Scanned::End);
                             }
                             continue;
                         }
-                        return Ok(None);
+                        return Ok(Scanned::End);
                     };
                     // Lines may have been completed between our end-of-file read and the
                     // folder listing that found the next file: read this one once more.
@@ -326,7 +362,7 @@ impl PartitionReader {
                         continue;
                     }
                     retried_tail = false;
-                    let Some(cur) = self.cur.as_ref() else { return Ok(None) };
+                    let Some(cur) = self.cur.as_ref() else { return Ok(Scanned::End) };
                     let caught_up = cur.line_offset >= self.next;
                     let torn = (partial > 0).then_some((cur.line_offset, cur.line_no));
                     // A torn last line counts as a line, as 0.2.3 counts it when it starts the next file.

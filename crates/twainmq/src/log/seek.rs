@@ -60,3 +60,72 @@ pub(crate) fn offset_at_time(log: &LogDir, topic: &str, partition: u32, t: f64) 
     }
     Ok(None)
 }
+
+/// Where a scan for messages stamped at or before `until` can stop in a
+/// partition: the first offset from which every message is stamped after it
+/// (the partition's end when there is none). Exact whatever the clocks, by the
+/// time index's block minimums.
+///
+/// # Errors
+/// I/O errors.
+pub(crate) fn end_for_until(log: &LogDir, topic: &str, partition: u32, until: f64) -> Result<u64> {
+    let config = log.topic_config(topic)?;
+    let pfiles = files::list_partition(&log.topic_dir(topic), partition)?;
+    let kc = config.key_type.encoded_len();
+    let index = log.index();
+    let mut end = log.partition_end(&pfiles)?;
+    for f in pfiles.iter().rev() {
+        let lines = index.count(&f.path)?.complete;
+        let cut = index.times(&f.path, kc)?.all_after(until).min(lines);
+        end = f.first.saturating_add(cut);
+        if cut > 0 {
+            break;
+        }
+    }
+    Ok(end)
+}
+
+/// The largest timestamp of a partition's messages before `offset`
+/// (`-inf` when there is none): where the timeline places the message at
+/// `offset` depends on it (`log/timeline.rs`). From the time index, reading at
+/// most one block of lines.
+///
+/// # Errors
+/// I/O errors.
+pub(crate) fn max_before(log: &LogDir, topic: &str, partition: u32, offset: u64) -> Result<f64> {
+    let config = log.topic_config(topic)?;
+    let pfiles = files::list_partition(&log.topic_dir(topic), partition)?;
+    let kc = config.key_type.encoded_len();
+    let index = log.index();
+    let mut top = f64::NEG_INFINITY;
+    for f in &pfiles {
+        if f.first >= offset {
+            break;
+        }
+        let tb = index.times(&f.path, kc)?;
+        let line = offset - f.first;
+        let k = usize::try_from(line / crate::log::index::STRIDE).unwrap_or(usize::MAX);
+        top = top.max(tb.reach_before(k));
+        let Some(start) = tb.mark(k) else { continue };
+        // The lines of block k before `offset`.
+        let mut file = match crate::sys::open::open_regular(&f.path, false) {
+            Ok(h) => h,
+            Err(Error::Io { cause, .. }) if cause.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        file.seek(SeekFrom::Start(start)).map_err(|e| Error::io("read", &f.path, e))?;
+        let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+        let mut buf = Vec::with_capacity(256);
+        for _ in (k as u64 * crate::log::index::STRIDE)..line {
+            buf.clear();
+            let n = reader.read_until(b'\n', &mut buf).map_err(|e| Error::io("read", &f.path, e))?;
+            if n == 0 || buf.last() != Some(&b'\n') {
+                break;
+            }
+            if let Some(ts) = line_timestamp(&buf[..buf.len() - 1], kc) {
+                top = top.max(ts);
+            }
+        }
+    }
+    Ok(top)
+}

@@ -20,9 +20,28 @@ pub(crate) struct TimeBlocks {
     marks: Vec<u64>,
     /// `reach[k]`: the largest timestamp of lines `0 .. (k + 1) * STRIDE` (non-decreasing).
     reach: Vec<f64>,
+    /// `floor[k]`: the smallest timestamp of the lines from `k * STRIDE` to the end (non-decreasing).
+    floor: Vec<f64>,
 }
 
 impl TimeBlocks {
+    /// The largest timestamp of the blocks before block `k` (`-inf` for none).
+    pub(crate) fn reach_before(&self, k: usize) -> f64 {
+        k.checked_sub(1).and_then(|j| self.reach.get(j).or(self.reach.last())).copied().unwrap_or(f64::NEG_INFINITY)
+    }
+
+    /// The byte position of block `k`'s first line.
+    pub(crate) fn mark(&self, k: usize) -> Option<u64> {
+        self.marks.get(k).copied()
+    }
+
+    /// The line number from which every line is after `t` (the file's end
+    /// when none is): a scan for lines at or before `t` can stop there.
+    pub(crate) fn all_after(&self, t: f64) -> u64 {
+        let k = self.floor.partition_point(|f| *f <= t);
+        k as u64 * STRIDE
+    }
+
     /// Where the first line at or after `t` can be: the byte position and line
     /// number of the start of the first block holding a timestamp `>= t`.
     pub(crate) fn block_reaching(&self, t: f64) -> Option<(u64, u64)> {
@@ -45,18 +64,20 @@ impl LineIndex {
     /// I/O errors.
     pub(crate) fn times(&self, path: &Path, kc: usize) -> Result<TimeBlocks> {
         self.count(path)?;
-        let (lines, marks, mut block_max, timed) = self.with(path, |e| {
-            if e.timed_key_chars != kc {
+        let (lines, marks, mut block_max, mut block_min, timed) = self.with(path, |e| {
+            if e.timed_key_chars != kc || e.block_min.len() != e.block_max.len() {
                 e.block_max.clear();
+                e.block_min.clear();
                 e.timed = 0;
                 e.timed_key_chars = kc;
             }
-            (e.lines, e.marks.clone(), e.block_max.clone(), e.timed)
+            (e.lines, e.marks.clone(), e.block_max.clone(), e.block_min.clone(), e.timed)
         });
         if timed < lines {
             // Start again at the block the last look stopped in (it may have been partial).
             let block = usize::try_from(timed / STRIDE).unwrap_or(usize::MAX).min(marks.len().saturating_sub(1));
             block_max.truncate(block);
+            block_min.truncate(block);
             let start = marks.get(block).copied().unwrap_or(0);
             let mut f = match crate::sys::open::open_regular(path, false) {
                 Ok(f) => f,
@@ -76,18 +97,22 @@ impl LineIndex {
                 let k = usize::try_from(n / STRIDE).unwrap_or(usize::MAX);
                 if block_max.len() <= k {
                     block_max.resize(k + 1, f64::NEG_INFINITY);
+                    block_min.resize(k + 1, f64::INFINITY);
                 }
                 if let Some(ts) = line_timestamp(&line[..line.len() - 1], kc) {
                     if ts > block_max[k] {
                         block_max[k] = ts;
                     }
+                    if ts < block_min[k] {
+                        block_min[k] = ts;
+                    }
                 }
                 n += 1;
             }
-            let saved = block_max.clone();
+            let (saved_max, saved_min) = (block_max.clone(), block_min.clone());
             self.with(path, |e| {
                 if e.timed_key_chars == kc {
-                    (e.block_max, e.timed) = (saved, n);
+                    (e.block_max, e.block_min, e.timed) = (saved_max, saved_min, n);
                 }
             });
         }
@@ -100,7 +125,15 @@ impl LineIndex {
             }
             reach.push(top);
         }
-        Ok(TimeBlocks { marks, reach })
+        let mut floor = vec![f64::INFINITY; block_min.len()];
+        let mut low = f64::INFINITY;
+        for (k, m) in block_min.iter().enumerate().rev() {
+            if *m < low {
+                low = *m;
+            }
+            floor[k] = low;
+        }
+        Ok(TimeBlocks { marks, reach, floor })
     }
 }
 
@@ -143,6 +176,8 @@ mod tests {
                 usize::try_from(line0).expect("small") + first_at_or_after(rest, t).expect("in the block or after")
             });
             assert_eq!(got, want, "t = {t}");
+            let cut = usize::try_from(tb.all_after(t)).expect("small").min(times.len());
+            assert!(times[cut..].iter().all(|x| *x > t), "a line at or before {t} after the cut at {cut}");
         }
     }
 
@@ -162,5 +197,8 @@ mod tests {
         assert!(index.scanned_bytes() - scanned < 100, "the index recounted the file");
         assert_eq!(tb.block_reaching(9_000.0).map(|(_, l)| l), Some(2048), "the third block holds line 3000");
         assert_eq!(tb.block_reaching(10_000.5), None);
+        // Line 3001 (5.0) is in the third block: nothing can be cut before it for t = 5.
+        assert_eq!(tb.all_after(5.0), 3072);
+        assert_eq!(tb.all_after(4.0), 1024, "lines 1024 on are all after 4 (the 5.0 at the end too)");
     }
 }

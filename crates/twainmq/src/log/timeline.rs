@@ -1,13 +1,15 @@
 //! A topic as one timeline: its partitions merged by message timestamp.
 //!
 //! Timestamps are producers' clocks, so within a partition they need not
-//! grow with offsets. The merge keeps each partition's own order (offsets
-//! only ever move forward, or backward when paging back) and, among the
-//! partitions' next messages, takes the one with the earliest timestamp
-//! (ties: the lower partition, then the lower offset). When every partition's
-//! timestamps grow, this is the topic sorted by time; when a clock jumps,
-//! the partition's later messages wait behind its out-of-order one rather
-//! than being reordered (docs/FORMAT.md, "The timeline").
+//! grow with offsets. The merge keeps each partition's own order and, among
+//! the partitions' next messages, takes the one with the earliest timestamp
+//! (ties: the lower partition). That order is also the topic sorted by each
+//! message's *place*: the largest timestamp of its partition up to it, then
+//! its partition, then its offset. When timestamps grow, the place is the
+//! timestamp; after a clock jumps back, the partition's messages keep the
+//! place of its latest one until time catches up. Because a place depends
+//! only on the message's own partition, paging backward, searching and
+//! reading forward all agree (docs/FORMAT.md, "The timeline").
 
 use std::cmp::Ordering;
 use std::collections::VecDeque;
@@ -18,6 +20,7 @@ use crate::format::message::Message;
 use crate::log::consumer::StartFrom;
 use crate::log::dir::LogDir;
 use crate::log::reader::PartitionReader;
+use crate::log::watch::Wake;
 
 /// Where a timeline starts.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +53,9 @@ pub struct Timeline {
     /// streams.
     idle: Vec<bool>,
     idle_checked: Instant,
+    /// The topic's folder, watched once a wait needs it.
+    dir: std::path::PathBuf,
+    wake: Option<Wake>,
 }
 
 /// How often partitions that were at their end are asked again while others stream.
@@ -71,7 +77,14 @@ impl Timeline {
             readers.push(log.partition_reader(topic, p, from)?);
         }
         let n = readers.len();
-        Ok(Timeline { readers, heads: vec![None; n], idle: vec![false; n], idle_checked: Instant::now() })
+        Ok(Timeline {
+            readers,
+            heads: vec![None; n],
+            idle: vec![false; n],
+            idle_checked: Instant::now(),
+            dir: log.topic_dir(topic),
+            wake: None,
+        })
     }
 
     /// Read partition `i`'s next message into its head, skipping damaged lines.
@@ -117,6 +130,32 @@ impl Timeline {
         Ok(next.and_then(|i| self.heads[i].take()))
     }
 
+    /// The next message, waiting up to `timeout` for one to be written.
+    ///
+    /// # Errors
+    /// As [`Timeline::poll`].
+    pub fn poll_timeout(&mut self, timeout: Duration) -> Result<Option<Message>> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let seen = self.wake.as_ref().map(Wake::seq);
+            if let Some(m) = self.poll()? {
+                return Ok(Some(m));
+            }
+            if Instant::now() >= deadline {
+                return Ok(None);
+            }
+            match (seen, &self.wake) {
+                (Some(seen), Some(w)) => {
+                    w.wait(seen, deadline);
+                    // Something changed: every partition may have news.
+                    self.idle.iter_mut().for_each(|i| *i = false);
+                }
+                // Start watching, then look again before the first wait.
+                _ => self.wake = Some(Wake::new(std::slice::from_ref(&self.dir))),
+            }
+        }
+    }
+
     /// Where the timeline stands in each partition: the offset of the next
     /// message it returns from it.
     pub fn positions(&self) -> Vec<(u32, u64)> {
@@ -125,10 +164,11 @@ impl Timeline {
 }
 
 /// Up to `n` messages of the timeline just before `before` (one offset per
-/// partition of `partitions`), newest last, and the offsets where they begin
+/// partition of `partitions`), oldest first, and the offsets where they begin
 /// (the `before` of the page before them). A partition's messages are read
 /// backward in chunks, so a page of a topic of many partitions reads little
-/// more than the page.
+/// more than the page; each chunk's places start from the time index's
+/// maximum before it.
 pub(crate) fn page_before(
     log: &LogDir,
     topic: &str,
@@ -139,8 +179,8 @@ pub(crate) fn page_before(
 ) -> Result<(Vec<Message>, Vec<u64>)> {
     let k = partitions.len().max(1);
     let chunk = u64::try_from((2 * n / k).max(16)).unwrap_or(u64::MAX);
-    // Per partition: messages read and not yet taken (oldest first), and where they begin.
-    let mut tails: Vec<VecDeque<Message>> = vec![VecDeque::new(); partitions.len()];
+    // Per partition: (place, message) read and not yet taken, oldest first, and where they begin.
+    let mut tails: Vec<VecDeque<(f64, Message)>> = vec![VecDeque::new(); partitions.len()];
     let mut begin: Vec<u64> = partitions.iter().enumerate().map(|(i, _)| before.get(i).copied().unwrap_or(0)).collect();
     let mut cursor = begin.clone();
     let mut out = Vec::with_capacity(n);
@@ -149,21 +189,32 @@ pub(crate) fn page_before(
             let start = starts.get(i).copied().unwrap_or(0);
             if tails[i].is_empty() && begin[i] > start {
                 let from = begin[i].saturating_sub(chunk).max(start);
-                tails[i] = read_range(log, topic, partitions[i], from, begin[i])?.into();
+                let mut place =
+                    if from > start { crate::log::seek::max_before(log, topic, partitions[i], from)? } else { f64::NEG_INFINITY };
+                tails[i] = read_range(log, topic, partitions[i], from, begin[i])?
+                    .into_iter()
+                    .map(|m| {
+                        place = place.max(m.timestamp);
+                        (place, m)
+                    })
+                    .collect();
                 begin[i] = from;
             }
         }
-        let newest =
-            tails.iter().enumerate().filter_map(|(i, t)| t.back().map(|m| (i, m))).max_by(|a, b| timeline_order(a.1, b.1)).map(|(i, _)| i);
+        let newest = tails
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.back().map(|(place, m)| (i, *place, m)))
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(a.2.partition.cmp(&b.2.partition)).then(a.2.offset.cmp(&b.2.offset)))
+            .map(|(i, _, _)| i);
         let Some(i) = newest else { break };
-        let Some(m) = tails[i].pop_back() else { break };
+        let Some((_, m)) = tails[i].pop_back() else { break };
         cursor[i] = m.offset;
         out.push(m);
     }
     out.reverse();
     Ok((out, cursor))
 }
-
 /// The messages of one partition in offsets `[from, to)`, damaged lines skipped.
 fn read_range(log: &LogDir, topic: &str, partition: u32, from: u64, to: u64) -> Result<Vec<Message>> {
     let mut r = log.partition_reader(topic, partition, StartFrom::Offset(from))?;

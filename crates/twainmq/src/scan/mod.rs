@@ -1,4 +1,16 @@
 //! Whole-log scans (search) with progress and cancel.
+//!
+//! [`find`] reads the partitions (and ranges of big ones) on every core and
+//! returns references to the hits, never capped; [`Hits::ordered`] puts them
+//! in timeline order and [`read_hits`] reads the messages of a slice of them.
+//! Conditions on the key, the offset and the time are decided from each
+//! line's head, before its payload is inflated.
+
+mod find;
+mod matcher;
+
+pub use find::{find, read_hits, HitRef, Hits};
+use matcher::Matcher;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -24,6 +36,10 @@ pub struct Query {
     pub case_sensitive: bool,
     /// Only these partitions (all when `None`).
     pub partitions: Option<Vec<u32>>,
+    /// Only messages stamped at or after this UNIX time (seconds).
+    pub since: Option<f64>,
+    /// Only messages stamped at or before this UNIX time (seconds).
+    pub until: Option<f64>,
 }
 
 /// Progress of a scan.
@@ -47,17 +63,6 @@ pub enum Finish {
     Cancelled,
     /// Stopped at the hit limit.
     Limit,
-}
-
-enum Matcher {
-    Any,
-    /// The needle (lower-cased unless case-sensitive) and its searcher, built once.
-    Plain {
-        needle: String,
-        finder: Box<memchr::memmem::Finder<'static>>,
-        case_sensitive: bool,
-    },
-    Regex(regex::Regex),
 }
 
 /// The text a search looks at for a payload.
@@ -97,22 +102,7 @@ pub fn search(
     mut on_progress: impl FnMut(Progress),
 ) -> Result<(Finish, Progress)> {
     let config = store.topic_config(topic)?;
-    let matcher = match &query.text {
-        None => Matcher::Any,
-        Some(t) if t.is_empty() => Matcher::Any,
-        Some(t) if query.regex => Matcher::Regex(
-            regex::RegexBuilder::new(t)
-                .case_insensitive(!query.case_sensitive)
-                .size_limit(1 << 22)
-                .build()
-                .map_err(|e| Error::InvalidRegex { pattern: t.clone(), reason: e.to_string() })?,
-        ),
-        Some(t) => {
-            let needle = if query.case_sensitive { t.clone() } else { t.to_lowercase() };
-            let finder = Box::new(memchr::memmem::Finder::new(needle.as_bytes()).into_owned());
-            Matcher::Plain { needle, finder, case_sensitive: query.case_sensitive }
-        }
-    };
+    let matcher = Matcher::new(query)?;
     let key = query.key.as_ref().map(|k| Key::parse(k, config.key_type).unwrap_or(Key::Str(k.clone())));
     let partitions: Vec<u32> = match &query.partitions {
         Some(p) => p.iter().copied().filter(|p| *p < config.partitions).collect(),
@@ -147,23 +137,7 @@ pub fn search(
             if key.as_ref().is_some_and(|k| *k != m.key) {
                 continue;
             }
-            let hit = match &matcher {
-                Matcher::Any => true,
-                Matcher::Plain { needle, finder, case_sensitive } => {
-                    let text = searchable_text(&m.payload);
-                    if *case_sensitive {
-                        finder.find(text.as_bytes()).is_some()
-                    } else if text.is_ascii() {
-                        // ASCII lower-cases byte for byte, into a buffer kept between messages.
-                        lowered.clear();
-                        lowered.extend(text.bytes().map(|b| b.to_ascii_lowercase()));
-                        finder.find(&lowered).is_some()
-                    } else {
-                        text.to_lowercase().contains(needle.as_str())
-                    }
-                }
-                Matcher::Regex(re) => re.is_match(&searchable_text(&m.payload)),
-            };
+            let hit = matcher.is_match(&m.payload, &mut lowered);
             if hit {
                 progress.hits += 1;
                 on_hit(&m);

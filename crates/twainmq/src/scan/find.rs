@@ -1,0 +1,384 @@
+//! Finding every hit of a query, on every core: the partitions (and ranges
+//! of big ones) are tasks that worker threads take in turn; each keeps the
+//! offsets and timestamps of its hits, so results are references that cost
+//! 16 bytes a hit and are never capped.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::{Finish, Matcher, Progress, Query};
+use crate::error::{Error, Result};
+use crate::format::key::{Key, KeyType};
+use crate::format::message::Message;
+use crate::log::consumer::StartFrom;
+use crate::log::reader::Scanned;
+use crate::log::timeindex::line_timestamp;
+use crate::store::Store;
+
+/// One hit: where it is, and its timestamp (for the timeline order).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HitRef {
+    /// The partition it is in.
+    pub partition: u32,
+    /// Its offset there.
+    pub offset: u64,
+    /// Its timestamp, UNIX seconds.
+    pub timestamp: f64,
+}
+
+/// Every hit of a search, per partition in offset order.
+#[derive(Debug, Clone, Default)]
+pub struct Hits {
+    parts: Vec<PartHits>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct PartHits {
+    partition: u32,
+    offsets: Vec<u64>,
+    times: Vec<f64>,
+    /// Each hit's place on the timeline: the largest timestamp of the
+    /// partition up to it (`log/timeline.rs`), non-decreasing.
+    places: Vec<f64>,
+}
+
+/// What one task found: its hits (offsets, timestamps, places counted from
+/// the task's start) and the largest timestamp of every line it read.
+#[derive(Debug, Clone, Default)]
+struct TaskHits {
+    offsets: Vec<u64>,
+    times: Vec<f64>,
+    places: Vec<f64>,
+    max: f64,
+}
+
+impl Hits {
+    /// How many hits there are.
+    pub fn len(&self) -> u64 {
+        self.parts.iter().map(|p| p.offsets.len() as u64).sum()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.parts.iter().all(|p| p.offsets.is_empty())
+    }
+
+    /// The hits of each partition searched: `(partition, count)`.
+    pub fn per_partition(&self) -> Vec<(u32, u64)> {
+        self.parts.iter().map(|p| (p.partition, p.offsets.len() as u64)).collect()
+    }
+
+    /// Every hit in timeline order: by place (the largest timestamp of its
+    /// partition up to it, counting every message, not only hits), then
+    /// partition, then offset, which is the order the topic's timeline reads
+    /// them in: a search's results are the timeline filtered.
+    pub fn ordered(&self) -> Vec<HitRef> {
+        let mut next = vec![0usize; self.parts.len()];
+        let mut out = Vec::with_capacity(usize::try_from(self.len()).unwrap_or(0));
+        // The partitions' next hits in a heap: O(log k) a hit for k partitions.
+        let mut heap = std::collections::BinaryHeap::new();
+        for (i, p) in self.parts.iter().enumerate() {
+            if let Some(t) = p.places.first() {
+                heap.push(std::cmp::Reverse(Head { t: *t, partition: p.partition, i }));
+            }
+        }
+        while let Some(std::cmp::Reverse(Head { i, .. })) = heap.pop() {
+            let p = &self.parts[i];
+            let k = next[i];
+            out.push(HitRef { partition: p.partition, offset: p.offsets[k], timestamp: p.times[k] });
+            next[i] += 1;
+            if let Some(t) = p.places.get(k + 1) {
+                heap.push(std::cmp::Reverse(Head { t: *t, partition: p.partition, i }));
+            }
+        }
+        out
+    }
+}
+
+/// A partition's next hit in the merge: ordered by (timestamp, partition).
+#[derive(Debug, PartialEq)]
+struct Head {
+    t: f64,
+    partition: u32,
+    i: usize,
+}
+
+impl Eq for Head {}
+
+impl PartialOrd for Head {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Head {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.t.total_cmp(&other.t).then(self.partition.cmp(&other.partition))
+    }
+}
+
+/// A range of one partition for one worker.
+struct Task {
+    /// Index into the partitions searched.
+    part: usize,
+    partition: u32,
+    from: u64,
+    to: u64,
+}
+
+/// What every task shares.
+struct Shared<'a> {
+    store: &'a Store,
+    topic: &'a str,
+    key_type: KeyType,
+    key: Option<Key>,
+    since: Option<f64>,
+    until: Option<f64>,
+    matcher: Matcher,
+    cancel: &'a AtomicBool,
+    /// Set on the first error, so the other workers stop too.
+    failed: AtomicBool,
+    scanned: AtomicU64,
+    hits: AtomicU64,
+}
+
+/// Lines a worker reads between looks at the cancel flag.
+const BUDGET: u32 = 4096;
+/// Smallest range a partition is cut into for another worker.
+const MIN_RANGE: u64 = 1 << 16;
+
+/// Find every message of `topic` that `query` matches, on every core.
+/// `on_progress` is called on this thread every 100 ms or so, and at the end.
+///
+/// # Errors
+/// [`Error::InvalidRegex`] (before anything is read), topic and I/O errors.
+pub fn find(
+    store: &Store,
+    topic: &str,
+    query: &Query,
+    cancel: &AtomicBool,
+    mut on_progress: impl FnMut(Progress),
+) -> Result<(Finish, Hits)> {
+    let config = store.topic_config(topic)?;
+    let matcher = Matcher::new(query)?;
+    let key = query.key.as_ref().map(|k| Key::parse(k, config.key_type).unwrap_or(Key::Str(k.clone())));
+    let partitions: Vec<u32> = match &query.partitions {
+        Some(ps) => ps.iter().copied().filter(|p| *p < config.partitions).collect(),
+        None => (0..config.partitions).collect(),
+    };
+    let listing = crate::log::files::list_topic_dir(&store.topic_dir(topic), config.partitions)?;
+    let mut ranges = Vec::with_capacity(partitions.len());
+    let mut firsts = Vec::with_capacity(partitions.len());
+    for &p in &partitions {
+        let files = listing.partitions.get(p as usize).map_or(&[][..], Vec::as_slice);
+        let mut from = files.first().map_or(0, |f| f.first);
+        firsts.push(from);
+        let mut to = store.log().partition_end(files)?;
+        if let Some(since) = query.since {
+            from = from.max(crate::log::seek::offset_at_time(store.log(), topic, p, since)?.unwrap_or(to));
+        }
+        if let Some(until) = query.until {
+            to = to.min(crate::log::seek::end_for_until(store.log(), topic, p, until)?);
+        }
+        ranges.push((p, from, to.max(from)));
+    }
+    let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let tasks = cut(&ranges, workers);
+    let total: u64 = ranges.iter().map(|(_, f, t)| t - f).sum();
+    let shared = Shared {
+        store,
+        topic,
+        key_type: config.key_type,
+        key,
+        since: query.since,
+        until: query.until,
+        matcher,
+        cancel,
+        failed: AtomicBool::new(false),
+        scanned: AtomicU64::new(0),
+        hits: AtomicU64::new(0),
+    };
+    let results: Mutex<Vec<Option<TaskHits>>> = Mutex::new(vec![None; tasks.len()]);
+    let error: Mutex<Option<Error>> = Mutex::new(None);
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let progress = |s: &Shared<'_>| Progress { scanned: s.scanned.load(Ordering::Relaxed), total, hits: s.hits.load(Ordering::Relaxed) };
+    std::thread::scope(|scope| {
+        for _ in 0..workers.min(tasks.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(task) = tasks.get(i) else { break };
+                match scan_task(&shared, task) {
+                    Ok(r) => results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r),
+                    Err(e) => {
+                        shared.failed.store(true, Ordering::Relaxed);
+                        error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                    }
+                }
+                done.fetch_add(1, Ordering::Release);
+            });
+        }
+        while done.load(Ordering::Acquire) < tasks.len() && !shared.failed.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(20));
+            on_progress(progress(&shared));
+        }
+    });
+    if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    let mut parts: Vec<PartHits> = partitions.iter().map(|&partition| PartHits { partition, ..PartHits::default() }).collect();
+    // Places continue across a partition's tasks: each starts from the largest
+    // timestamp before it (the time index's, for the partition's first task).
+    let mut carry: Vec<Option<f64>> = vec![None; partitions.len()];
+    for (task, r) in tasks.iter().zip(results.into_inner().unwrap_or_else(|p| p.into_inner())) {
+        let Some(r) = r else { continue };
+        let before = match carry[task.part] {
+            Some(c) => c,
+            None if task.from > firsts[task.part] => crate::log::seek::max_before(store.log(), topic, task.partition, task.from)?,
+            None => f64::NEG_INFINITY,
+        };
+        let part = &mut parts[task.part];
+        part.places.extend(r.places.iter().map(|p| p.max(before)));
+        part.offsets.extend(r.offsets);
+        part.times.extend(r.times);
+        carry[task.part] = Some(before.max(r.max));
+    }
+    let end = progress(&shared);
+    on_progress(end);
+    let finish = if cancel.load(Ordering::Relaxed) { Finish::Cancelled } else { Finish::Done };
+    Ok((finish, Hits { parts }))
+}
+
+/// Cut the partitions' ranges into tasks: whole partitions when there are
+/// enough of them for the workers, else ranges of about equal size.
+fn cut(ranges: &[(u32, u64, u64)], workers: usize) -> Vec<Task> {
+    let total: u64 = ranges.iter().map(|(_, f, t)| t - f).sum();
+    let pieces = (workers as u64).saturating_mul(4).max(1);
+    let size = (total / pieces).max(MIN_RANGE);
+    let mut tasks = Vec::new();
+    for (part, &(partition, from, to)) in ranges.iter().enumerate() {
+        let mut a = from;
+        loop {
+            let b = if to - a > size + size / 2 { a + size } else { to };
+            tasks.push(Task { part, partition, from: a, to: b });
+            if b >= to {
+                break;
+            }
+            a = b;
+        }
+    }
+    tasks
+}
+
+/// Scan one range; returns its hits, with places counted from the range's start.
+fn scan_task(s: &Shared<'_>, task: &Task) -> Result<TaskHits> {
+    let mut out = TaskHits { max: f64::NEG_INFINITY, ..TaskHits::default() };
+    if task.from >= task.to {
+        return Ok(out);
+    }
+    let mut r = s.store.partition_reader(s.topic, task.partition, StartFrom::Offset(task.from))?;
+    let kc = s.key_type.encoded_len();
+    let needs_payload = !s.matcher.is_any();
+    let mut lowered = Vec::new();
+    loop {
+        if s.cancel.load(Ordering::Relaxed) || s.failed.load(Ordering::Relaxed) {
+            break;
+        }
+        let mut seen = 0u64;
+        let mut found = 0u64;
+        let polled = {
+            let mut pre = |offset: u64, line: &[u8]| -> bool {
+                seen += 1;
+                // A line without a readable head is decoded, to be reported and skipped.
+                let Some(ts) = line_timestamp(line, kc) else { return true };
+                // Every line moves the place, hit or not.
+                if ts > out.max {
+                    out.max = ts;
+                }
+                if s.since.is_some_and(|t| ts < t) || s.until.is_some_and(|t| ts > t) {
+                    return false;
+                }
+                if let Some(want) = &s.key {
+                    if !line.get(..kc).is_some_and(|k| s.key_type.decode(k).is_ok_and(|k| k == *want)) {
+                        return false;
+                    }
+                }
+                if needs_payload {
+                    return true;
+                }
+                // Decided by the head alone: a hit without inflating the payload.
+                out.offsets.push(offset);
+                out.times.push(ts);
+                out.places.push(out.max);
+                found += 1;
+                false
+            };
+            r.poll_scan(task.to, &mut pre, BUDGET)
+        };
+        s.scanned.fetch_add(seen, Ordering::Relaxed);
+        match polled {
+            Ok(Scanned::Message(m)) => {
+                if s.matcher.is_match(&m.payload, &mut lowered) {
+                    out.offsets.push(m.offset);
+                    out.times.push(m.timestamp);
+                    out.places.push(out.max);
+                    found += 1;
+                }
+            }
+            Ok(Scanned::Skipped) => {}
+            Ok(Scanned::End) => {
+                s.hits.fetch_add(found, Ordering::Relaxed);
+                break;
+            }
+            Err(Error::CorruptLine { .. }) => {}
+            Err(e) => return Err(e),
+        }
+        s.hits.fetch_add(found, Ordering::Relaxed);
+    }
+    Ok(out)
+}
+
+/// The messages `hits` refer to, in the order given. A hit whose line is no
+/// longer there (the topic was cut or replaced since) is left out.
+///
+/// # Errors
+/// Topic and I/O errors.
+pub fn read_hits(store: &Store, topic: &str, hits: &[HitRef]) -> Result<Vec<Message>> {
+    let mut by_partition: HashMap<u32, Vec<u64>> = HashMap::new();
+    for h in hits {
+        by_partition.entry(h.partition).or_default().push(h.offset);
+    }
+    let mut found: HashMap<(u32, u64), Message> = HashMap::with_capacity(hits.len());
+    for (p, mut offsets) in by_partition {
+        offsets.sort_unstable();
+        offsets.dedup();
+        let mut r = store.partition_reader(topic, p, StartFrom::Offset(offsets[0]))?;
+        for o in offsets {
+            // Close hits are read on; far ones are sought (through the line index).
+            if o < r.position() || o - r.position() > 256 {
+                r.seek_to(StartFrom::Offset(o))?;
+            }
+            loop {
+                match r.poll() {
+                    Ok(Some(m)) if m.offset < o => continue,
+                    Ok(Some(m)) => {
+                        if m.offset == o {
+                            found.insert((p, o), m);
+                        }
+                        break;
+                    }
+                    Ok(None) => break,
+                    Err(Error::CorruptLine { .. }) => {
+                        if r.position() > o {
+                            break;
+                        }
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+    }
+    Ok(hits.iter().filter_map(|h| found.remove(&(h.partition, h.offset))).collect())
+}

@@ -1,0 +1,140 @@
+//! The parallel search against a brute-force model: every hit found, none
+//! invented, in timeline order, time bounds exact at day edges, cancel prompt.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use twainmq::scan::{self, Finish, HitRef, Query};
+use twainmq::{KeyType, ManualClock, Message, Store, TimelineStart, TopicSpec};
+
+/// Midnight UTC, 2026-12-01.
+const MIDNIGHT: i64 = 1_764_547_200;
+
+/// A topic of 3 partitions whose messages straddle midnight, with clocks a
+/// few seconds apart per partition (so timestamps are out of order across partitions).
+fn store(n: u32) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let clock = ManualClock::new((MIDNIGHT - 60) * 1_000_000);
+    let store = Store::open(dir.path()).expect("open").with_clock(Arc::new(clock.clone()));
+    store.create_topic("t", &TopicSpec::new(KeyType::U16, 3)).expect("create");
+    let mut p = store.producer("t").expect("producer");
+    for i in 0..n {
+        // 120 s in all, so half the messages are on each side of midnight.
+        let skew = i64::from(i % 3) * 2_000_000;
+        clock.set((MIDNIGHT - 60) * 1_000_000 + i64::from(i) * 120_000_000 / i64::from(n) + skew);
+        let text = if i % 7 == 0 { format!("order {i} TIMEOUT") } else { format!("order {i} ok") };
+        p.send_text(u16::try_from(i % 40).expect("small"), &text).expect("send");
+    }
+    (dir, store)
+}
+
+fn everything(store: &Store) -> Vec<Message> {
+    let mut t = store.timeline("t", None, &TimelineStart::Start).expect("timeline");
+    let mut out = Vec::new();
+    while let Some(m) = t.poll().expect("poll") {
+        out.push(m);
+    }
+    out
+}
+
+fn run(store: &Store, q: &Query) -> Vec<HitRef> {
+    let stop = AtomicBool::new(false);
+    let (finish, hits) = scan::find(store, "t", q, &stop, |_| {}).expect("find");
+    assert_eq!(finish, Finish::Done);
+    let ordered = hits.ordered();
+    assert_eq!(ordered.len() as u64, hits.len());
+    ordered
+}
+
+fn ids(refs: &[HitRef]) -> Vec<(u32, u64)> {
+    refs.iter().map(|h| (h.partition, h.offset)).collect()
+}
+
+/// Equal lists, or a short message saying where they differ.
+fn same(got: &[(u32, u64)], want: &[(u32, u64)], what: &str) {
+    if got != want {
+        let i = got.iter().zip(want).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
+        panic!(
+            "{what}: {} hits, {} expected; first difference at {i}: got {:?}, want {:?}",
+            got.len(),
+            want.len(),
+            got.get(i),
+            want.get(i)
+        );
+    }
+}
+
+fn model(all: &[Message], keep: impl Fn(&Message) -> bool) -> Vec<(u32, u64)> {
+    all.iter().filter(|m| keep(m)).map(|m| (m.partition, m.offset)).collect()
+}
+
+#[test]
+fn finds_every_hit_in_timeline_order_and_reads_them_back() {
+    let (_dir, store) = store(30_000);
+    let all = everything(&store);
+    assert_eq!(all.len(), 30_000);
+    let q = Query { text: Some("timeout".into()), ..Query::default() };
+    let got = run(&store, &q);
+    let want = model(&all, |m| m.text().is_some_and(|t| t.to_lowercase().contains("timeout")));
+    same(&ids(&got), &want, "text");
+    let read = scan::read_hits(&store, "t", &got[100..110]).expect("read");
+    assert_eq!(read.iter().map(|m| (m.partition, m.offset)).collect::<Vec<_>>(), want[100..110]);
+    assert!(read.iter().all(|m| m.text().is_some_and(|t| t.ends_with("TIMEOUT"))));
+
+    // Key only: decided from each line's head.
+    let q = Query { key: Some("7".into()), ..Query::default() };
+    same(&ids(&run(&store, &q)), &model(&all, |m| m.key == twainmq::Key::Int(7)), "key");
+    // Some partitions only.
+    let q = Query { partitions: Some(vec![2, 0]), text: Some("order 1".into()), ..Query::default() };
+    same(&ids(&run(&store, &q)), &model(&all, |m| m.partition != 1 && m.text().is_some_and(|t| t.contains("order 1"))), "partitions");
+}
+
+#[test]
+fn time_bounds_are_inclusive_and_exact_at_midnight_and_between_files() {
+    let (_dir, store) = store(6_000);
+    let all = everything(&store);
+    let midnight = MIDNIGHT as f64;
+    // Exactly a message's time, midnight itself, and the edges of the whole range.
+    let probe = all[2_345].timestamp;
+    for (since, until) in [
+        (Some(midnight), None),
+        (None, Some(midnight)),
+        (Some(probe), Some(probe)),
+        (Some(midnight - 10.0), Some(midnight + 10.0)),
+        (Some(0.0), Some(f64::MAX)),
+        (Some(midnight + 1e6), None),
+        (None, Some(0.0)),
+    ] {
+        let q = Query { since, until, ..Query::default() };
+        let want = model(&all, |m| since.is_none_or(|s| m.timestamp >= s) && until.is_none_or(|u| m.timestamp <= u));
+        same(&ids(&run(&store, &q)), &want, &format!("since {since:?} until {until:?}"));
+    }
+}
+
+#[test]
+fn a_cancelled_search_stops_promptly_and_says_so() {
+    let (_dir, store) = store(200_000);
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(30));
+        s.store(true, std::sync::atomic::Ordering::Relaxed);
+        Instant::now()
+    });
+    // A payload condition, so every line is inflated: the slowest kind of scan.
+    let q = Query { text: Some("no such text".into()), ..Query::default() };
+    let (finish, _) = scan::find(&store, "t", &q, &stop, |_| {}).expect("find");
+    let returned = Instant::now();
+    let cancelled_at = canceller.join().expect("canceller");
+    assert_eq!(finish, Finish::Cancelled);
+    assert!(returned.duration_since(cancelled_at) < Duration::from_millis(100), "took {:?} to stop", returned - cancelled_at);
+}
+
+#[test]
+fn a_bad_regex_is_refused_before_anything_is_read() {
+    let (_dir, store) = store(10);
+    let q = Query { text: Some("(unclosed".into()), regex: true, ..Query::default() };
+    let err = scan::find(&store, "t", &q, &AtomicBool::new(false), |_| {}).expect_err("bad regex");
+    assert_eq!(err.code(), "invalid_regex");
+}
