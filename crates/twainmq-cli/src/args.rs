@@ -28,6 +28,9 @@ pub(crate) enum Command {
     Produce(ProduceArgs),
     /// Read messages from a topic (alone, or as a member of a consumer group).
     Consume(ConsumeArgs),
+    /// Find messages: every partition on every core, results in timeline order
+    /// (the partitions merged by timestamp), never capped. All conditions must hold.
+    Search(SearchArgs),
     /// Inspect consumer groups and reset their offsets.
     #[command(subcommand)]
     Groups(GroupsCmd),
@@ -217,4 +220,40 @@ pub(crate) struct ConsumeArgs {
     /// Start a round every SECONDS so dead members' partitions move (with --group; 0.1 to a day).
     #[arg(long, value_name = "SECONDS", value_parser = flags::auto_round_secs, allow_negative_numbers = true)]
     pub(crate) auto_round: Option<Duration>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct SearchArgs {
+    pub(crate) topic: String,
+    /// Text the payload contains (text, typed fields as JSON, bytes as hex); case-insensitive
+    /// unless --case-sensitive.
+    #[arg(long)]
+    pub(crate) text: Option<String>,
+    /// A regular expression the payload matches (case-insensitive unless --case-sensitive).
+    #[arg(long, conflicts_with = "text")]
+    pub(crate) regex: Option<String>,
+    /// Match --text or --regex with case as given.
+    #[arg(long)]
+    pub(crate) case_sensitive: bool,
+    /// Only messages with this key.
+    #[arg(long)]
+    pub(crate) key: Option<String>,
+    /// Only this partition (repeat for several).
+    #[arg(long = "partition")]
+    pub(crate) partitions: Vec<u32>,
+    /// Only messages stamped at or after this RFC 3339 time (2026-11-30T12:00:00Z).
+    #[arg(long, value_parser = flags::rfc3339)]
+    pub(crate) since: Option<f64>,
+    /// Only messages stamped at or before this RFC 3339 time.
+    #[arg(long, value_parser = flags::rfc3339)]
+    pub(crate) until: Option<f64>,
+    /// Print only the number of matches.
+    #[arg(long)]
+    pub(crate) count: bool,
+    /// Print at most N matches (the first N in timeline order).
+    #[arg(long, value_name = "N")]
+    pub(crate) limit: Option<u64>,
+    /// One JSON object a line, as consume --json prints them.
+    #[arg(long)]
+    pub(crate) json: bool,
 }

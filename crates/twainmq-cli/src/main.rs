@@ -19,6 +19,7 @@ mod groups;
 mod hooks;
 mod produce;
 mod render;
+mod search;
 mod topics;
 
 use anyhow::{anyhow, Result};
@@ -98,6 +99,7 @@ fn dispatch(store: &Store, command: Command) -> Result<ExitCode> {
         Command::Topics(cmd) => done(topics::run(store, cmd)),
         Command::Produce(args) => done(produce::run(store, args)),
         Command::Consume(args) => done(consume::run(store, args)),
+        Command::Search(args) => done(search::run(store, &args)),
         Command::Groups(cmd) => done(groups::run(store, cmd)),
         Command::Check { topic, json } => check::run(store, topic.as_deref(), json),
         Command::Bench(args) => done(bench::command(store, &args)),

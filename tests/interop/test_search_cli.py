@@ -1,0 +1,102 @@
+"""`twainmq search` and `consume --by-time` on a store 0.2.3 wrote: the timeline
+is the topic in timestamp order, and search gives exactly the timeline filtered."""
+
+import json
+import random
+from datetime import datetime, timezone
+
+from conftest import Event, parse_jsonl
+
+
+def rfc3339(ts):
+    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def written_store(twainmq, store, n=400):
+    tmq = twainmq.Twain(store)
+    tmq.register_msg_cls(Event)
+    tmq.create_topic("orders", key_type="u16", partitions=3, message_types=["Event"])
+    prod = tmq.producer("orders")
+    rng = random.Random(7)
+    for i in range(n):
+        key = rng.choice([1, 2, 3, 500, 65535])
+        if i % 5 == 0:
+            prod.write_message(key, Event(id=i, text=f"Timeout #{i}", tags=["x"], nested=[], big=2**70, flag=True, ratio=0.5))
+        elif i % 7 == 0:
+            prod.write_message(key, bytes([0xAB, i % 256]))
+        else:
+            prod.write_message(key, f"order {i} ok" + (" TIMEOUT" if i % 3 == 0 else ""))
+    return tmq
+
+
+def text_of(m):
+    p = m["payload"]
+    if p["type"] == "str":
+        return p["value"]
+    if p["type"] == "bytes":
+        return p["hex"]
+    return (p["class"] or "") + " " + json.dumps(p["fields"])
+
+
+def ids(rows):
+    return [(m["partition"], m["offset"]) for m in rows]
+
+
+def test_by_time_is_the_topic_in_timestamp_order(cli, twainmq, store):
+    written_store(twainmq, store)
+    timeline = parse_jsonl(cli(store, "consume", "orders", "--by-time", "--json").stdout)
+    everything = parse_jsonl(cli(store, "consume", "orders", "--json").stdout)
+    assert len(timeline) == len(everything) == 400
+    assert ids(timeline) == ids(sorted(everything, key=lambda m: (m["timestamp"], m["partition"], m["offset"])))
+    # One partition's timeline is that partition.
+    p1 = parse_jsonl(cli(store, "consume", "orders", "--by-time", "--partition", "1", "--json").stdout)
+    assert ids(p1) == ids([m for m in everything if m["partition"] == 1])
+    # From a time: the first message at or after it, then on.
+    at = timeline[123]["timestamp"]
+    later = parse_jsonl(cli(store, "consume", "orders", "--by-time", "--from", rfc3339(at), "--json").stdout)
+    assert ids(later) == ids(timeline[123:])
+
+
+def test_search_is_the_timeline_filtered(cli, twainmq, store):
+    written_store(twainmq, store)
+    timeline = parse_jsonl(cli(store, "consume", "orders", "--by-time", "--json").stdout)
+
+    def search(*args):
+        return parse_jsonl(cli(store, "search", "orders", *args, "--json").stdout)
+
+    want = [m for m in timeline if "timeout" in text_of(m).lower()]
+    assert want and ids(search("--text", "timeout")) == ids(want)
+    assert ids(search("--text", "TIMEOUT", "--case-sensitive")) == ids([m for m in timeline if "TIMEOUT" in text_of(m)])
+    assert ids(search("--regex", r"order \d+ ok$")) == ids([m for m in timeline if m["payload"]["type"] == "str" and m["payload"]["value"].endswith(" ok")])
+    assert ids(search("--key", "500")) == ids([m for m in timeline if m["key"] == 500])
+    assert ids(search("--partition", "2", "--partition", "0", "--text", "ab")) == ids(
+        [m for m in timeline if m["partition"] in (0, 2) and "ab" in text_of(m).lower()])
+    # Typed fields beyond 64 bits come back exactly.
+    typed = search("--text", "Timeout #")
+    assert typed and all(m["payload"]["fields"]["big"] == 2**70 for m in typed)
+
+    # Time bounds are inclusive, to the microsecond.
+    lo, hi = timeline[50]["timestamp"], timeline[250]["timestamp"]
+    bounded = search("--since", rfc3339(lo), "--until", rfc3339(hi))
+    assert ids(bounded) == ids(timeline[50:251])
+    assert ids(search("--since", rfc3339(hi))) == ids(timeline[250:])
+    assert ids(search("--until", rfc3339(lo))) == ids(timeline[:51])
+
+    # --count and --limit.
+    assert cli(store, "search", "orders", "--text", "timeout", "--count").stdout.strip() == str(len(want))
+    assert ids(search("--text", "timeout", "--limit", "5")) == ids(want[:5])
+    assert cli(store, "search", "orders", "--key", "4", "--count").stdout.strip() == "0"
+
+
+def test_search_refuses_bad_input_before_reading(cli, twainmq, store):
+    written_store(twainmq, store, n=10)
+    for args, needle in [
+        (["--regex", "("], "invalid regular expression"),
+        (["--since", "yesterday"], "RFC 3339"),
+        (["--since", "2026-12-01T00:00:00Z", "--until", "2026-11-01T00:00:00Z"], "--since is after --until"),
+        (["--partition", "3"], "partition 3 does not exist"),
+    ]:
+        r = cli(store, "search", "orders", *args, check=False)
+        assert r.returncode != 0 and needle in r.stderr, (args, r.stderr)
+    r = cli(store, "search", "nope", check=False)
+    assert r.returncode != 0 and "does not exist" in r.stderr
