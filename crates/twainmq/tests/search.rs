@@ -138,3 +138,30 @@ fn a_bad_regex_is_refused_before_anything_is_read() {
     let err = scan::find(&store, "t", &q, &AtomicBool::new(false), |_| {}).expect_err("bad regex");
     assert_eq!(err.code(), "invalid_regex");
 }
+
+/// Big partitions are cut into ranges for several workers: the hits of the
+/// ranges join up in order, and their places carry across the cuts (a clock
+/// that jumps back inside a partition shows which place a hit gets).
+#[test]
+fn ranges_of_big_partitions_join_up_in_timeline_order() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let clock = ManualClock::new(MIDNIGHT * 1_000_000);
+    let store = Store::open(dir.path()).expect("open").with_clock(Arc::new(clock.clone()));
+    store.create_topic("t", &TopicSpec::new(KeyType::U16, 2)).expect("create");
+    let mut p = store.producer("t").expect("producer").with_partitioner(|k, _| match k {
+        twainmq::Key::Int(v) => u32::from(*v % 2 == 1),
+        twainmq::Key::Str(_) => 0,
+    });
+    for i in 0..280_000u32 {
+        // Partition 1's clock jumps back by 50 s every 30,000 messages.
+        let jump = if i % 2 == 1 { i64::from((i / 30_000) % 2) * -50_000_000 } else { 0 };
+        clock.set(MIDNIGHT * 1_000_000 + i64::from(i) * 1_000 + jump);
+        let text = if i % 97 == 0 { "needle" } else { "hay" };
+        p.send_text(u16::try_from(i % 4).expect("small"), text).expect("send");
+    }
+    let all = everything(&store);
+    let q = Query { text: Some("needle".into()), ..Query::default() };
+    same(&ids(&run(&store, &q)), &model(&all, |m| m.text() == Some("needle")), "needles");
+    let q = Query { key: Some("3".into()), ..Query::default() };
+    same(&ids(&run(&store, &q)), &model(&all, |m| m.key == twainmq::Key::Int(3)), "key 3");
+}
