@@ -80,7 +80,13 @@ export interface Backend {
 /** Thrown errors (IPC failures, a missing backend) become ordinary error results. */
 async function guard<T>(p: () => Promise<Result<T>>): Promise<Result<T>> {
   try {
-    return await p();
+    const r = await p();
+    // Tauri refuses a call it cannot run (an argument that is not of its type, say)
+    // with a bare string, not an ErrorDto.
+    if (r.status === 'error' && (typeof r.error !== 'object' || r.error === null)) {
+      return { status: 'error', error: { code: 'ipc', message: `the backend refused the call: ${String(r.error)}` } };
+    }
+    return r;
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     return { status: 'error', error: { code: 'ipc', message: `the backend did not answer: ${message}` } };

@@ -11,6 +11,7 @@ import type {
   DeletedTopic,
   DemoMember,
   DragDrop,
+  ErrorCode,
   ErrorDto,
   FileDetail,
   GroupDetail,
@@ -66,7 +67,7 @@ export function mockOptionsFromUrl(params: URLSearchParams): MockOptions {
 }
 
 const ok = <T>(data: T): Result<T> => ({ status: 'ok', data });
-const err = <T>(code: string, message: string): Result<T> => ({ status: 'error', error: { code, message } });
+const err = <T>(code: ErrorCode, message: string): Result<T> => ({ status: 'error', error: { code, message } });
 
 type Gen = (offset: bigint) => Row;
 
@@ -585,7 +586,7 @@ export class MockStore {
     if (!this.open) return { code: 'no_store', message: 'no store is open: open a folder first' };
     const t = this.topics.get(name);
     if (!t) return { code: 'topic_not_found', message: `topic ${JSON.stringify(name)} does not exist` };
-    if (t.error) return { code: 'bad_config', message: t.error };
+    if (t.error) return { code: 'corrupt_config', message: t.error };
     return t;
   }
 
@@ -609,7 +610,7 @@ export class MockStore {
           this.recent = [path, ...this.recent.filter((r) => r !== path)];
           return ok(this.info());
         }
-        return err('not_found', `${path} does not exist or is not a folder: pick the folder that holds the topics' .twc files`);
+        return err('store_not_found', `${path} does not exist or is not a folder: pick the folder that holds the topics' .twc files`);
       }),
       pickFolder: call('pickFolder', () => ok(this.pickResult)),
       recentStores: call('recentStores', () => ok([...this.recent])),
@@ -638,7 +639,7 @@ export class MockStore {
         const t = this.topic(topic);
         if ('code' in t) return { status: 'error', error: t };
         const p = t.partitions[partition];
-        if (!p) return err('partition_not_found', `topic ${topic} has no partition ${partition}`);
+        if (!p) return err('partition_out_of_range', `topic ${topic} has no partition ${partition}`);
         if (!/^\d+$/.test(from)) return err('invalid_offset', `${JSON.stringify(from)} is not an offset: give a whole number of 0 or more`);
         const end = this.end(p);
         let o = BigInt(from) < p.start ? p.start : BigInt(from);
@@ -654,7 +655,7 @@ export class MockStore {
         const t = this.topic(topic);
         if ('code' in t) return { status: 'error', error: t };
         const p = t.partitions[partition];
-        if (!p) return err('partition_not_found', `topic ${topic} has no partition ${partition}`);
+        if (!p) return err('partition_out_of_range', `topic ${topic} has no partition ${partition}`);
         const end = this.end(p);
         if (end === p.start) return ok(null);
         // Binary search: timestamps grow with the offset.
@@ -698,7 +699,7 @@ export class MockStore {
         const t = this.topic(topic);
         if ('code' in t) return { status: 'error', error: t };
         const kp = keyProblem(key, t.keyType);
-        if (kp) return err('invalid_key', `invalid key for topic ${topic}: ${kp}`);
+        if (kp) return err('key_out_of_range', `invalid key for topic ${topic}: ${kp}`);
         let body: Partial<MessageRow>;
         if (payload.kind === 'text') body = textBody(payload.body);
         else if (payload.kind === 'hex') {
@@ -710,9 +711,9 @@ export class MockStore {
           const tree = parseJsonTree(payload.body);
           if (!tree) return err('invalid_json', 'the payload is not valid JSON: check quotes and commas');
           const typeId = t.messageTypes.indexOf(payload.class);
-          if (typeId < 0) return err('unknown_type', `topic ${topic} has no message type ${JSON.stringify(payload.class)}`);
+          if (typeId < 0) return err('unknown_message_type', `topic ${topic} has no message type ${JSON.stringify(payload.class)}`);
           body = typedBody(payload.class, typeId, payload.body.trim());
-        } else return err('invalid_payload_kind', `unknown payload kind ${JSON.stringify(payload.kind)}: use text, json or hex`);
+        } else return err('invalid_json', `unknown payload kind ${JSON.stringify(payload.kind)}: use text, json or hex`);
         return ok(this.appendNow(topic, key, body));
       }),
       createTopic: call('createTopic', (nt: NewTopic): Result<TopicSummary> => {
@@ -722,7 +723,7 @@ export class MockStore {
         if (np) return err('invalid_topic_name', `invalid topic name ${JSON.stringify(name)}: ${np}`);
         if (this.topics.has(name)) return err('topic_exists', `topic ${JSON.stringify(name)} already exists`);
         if (!parseKeyType(nt.key_type.trim())) return err('invalid_key_type', `invalid key type ${JSON.stringify(nt.key_type)}: use u8, u16, u32, u64 or charN`);
-        if (nt.partitions < 1 || nt.partitions > 10000) return err('invalid_partitions', `invalid partition count ${nt.partitions}: use 1 to 10000`);
+        if (nt.partitions < 1 || nt.partitions > 10000) return err('invalid_partition_count', `invalid partition count ${nt.partitions}: use 1 to 10000`);
         const t = this.makeTopic(name, nt.key_type.trim(), nt.partitions, nt.message_types.map((s) => s.trim()).filter((s) => s !== ''));
         this.topics.set(name, t);
         this.emitChange({ topics: [name], groups: [], structure: true });
@@ -752,7 +753,7 @@ export class MockStore {
       resetGroup: call('resetGroup', (group: string, request: ResetRequest): Result<ResetPlanDto> => {
         if (!this.open) return err('no_store', 'no store is open: open a folder first');
         const r = this.groups.reset(group, request);
-        return 'code' in r ? err(r.code, r.message) : ok(r);
+        return 'code' in r ? err(r.code as ErrorCode, r.message) : ok(r);
       }),
       triggerRound: call('triggerRound', (group: string, windowMs: number): Result<null> => {
         if (!this.open) return err('no_store', 'no store is open: open a folder first');
@@ -766,7 +767,7 @@ export class MockStore {
         try {
           return ok(this.groups.startDemo(topic, group, windowMs, rate));
         } catch (e) {
-          return err('topic_mismatch', (e as Error).message);
+          return err('group_topic_mismatch', (e as Error).message);
         }
       }),
       demoStopMember: call('demoStopMember', (handle: string, kill: boolean): Result<null> => {
