@@ -3,6 +3,7 @@
 pub mod commands;
 pub mod engine;
 pub mod members;
+pub mod record;
 pub mod service;
 pub mod state;
 pub mod transport;

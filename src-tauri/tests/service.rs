@@ -236,6 +236,21 @@ fn committed_bindings_are_current() {
 }
 
 #[test]
+fn recorded_ui_backend_is_current() {
+    let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/lib/recorded/store.json");
+    let fresh = twainmq_desktop::record::record(&twainmq_desktop::record::default_fixture()).expect("record");
+    let have = std::fs::read_to_string(&committed).unwrap_or_default();
+    assert!(
+        have == twainmq_desktop::record::to_text(&fresh),
+        "ui/src/lib/recorded/store.json is stale: run `target/debug/twainmq-desktop --record-ui-fixture ui/src/lib/recorded/store.json` and commit it"
+    );
+    // What the UI's tests lean on is there: the fixture's 0.2.3 groups, and what was made here.
+    assert_eq!(fresh["groups"]["workers"]["data"]["topic"], "events");
+    assert_eq!(fresh["topics"]["ledger"]["detail"]["data"]["partitions"][0]["start"], twainmq_desktop::record::LEDGER_START.to_string());
+    assert_eq!(fresh["marker"], twainmq_desktop::record::MARKER);
+}
+
+#[test]
 fn groups_are_described_and_reset_through_dry_runs() {
     let (_d, store) = fixture();
     let g = service::describe_group(&store, "workers", None).expect("describe");
