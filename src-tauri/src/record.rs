@@ -816,7 +816,7 @@ fn record_demos(fixture: &Path, norm: &mut Normalizer) -> Res<Value> {
             "group": "billing",
             "window_ms": 120,
             "steps": [
-                {"do": "start", "handle": "1", "member_id": c_id(&three), "detail": three},
+                {"do": "start", "handle": "1", "member_id": newest_member(&three), "detail": three},
                 {"do": "stop", "handle": "1", "detail": left},
             ],
         }),
@@ -825,7 +825,7 @@ fn record_demos(fixture: &Path, norm: &mut Normalizer) -> Res<Value> {
 }
 
 /// The newest member of a described group.
-fn c_id(d: &GroupDetail) -> u32 {
+fn newest_member(d: &GroupDetail) -> u32 {
     d.members.iter().map(|m| m.id).max().unwrap_or(0)
 }
 
