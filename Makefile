@@ -6,7 +6,7 @@ BIN := target/debug/twainmq
 APP := target/debug/twainmq-desktop
 DEMO_STORE ?= $(HOME)/.local/share/twainmq/demo-store
 
-.PHONY: deps ui app cli bindings test lint unit ui-test interop e2e run demo-store clean bench bench-app torture torture-short fuzz
+.PHONY: deps ui app cli bindings ui-fixture test lint unit ui-test interop e2e run demo-store clean bench bench-app torture torture-short fuzz
 
 deps:
 	@bash scripts/deps.sh
@@ -21,6 +21,10 @@ cli: deps
 app: ui
 	$(CARGO) build -p twainmq-desktop -p twainmq-cli --locked
 
+# Record the real backend's answers for the UI's test backend (a test fails while they are stale).
+ui-fixture: app
+	$(APP) --record-ui-fixture ui/src/lib/recorded/store.json
+
 # Regenerate the TypeScript bindings from the Rust transport types (a test fails while they are stale).
 bindings: app
 	$(APP) --export-bindings ui/src/lib/bindings.ts
@@ -30,6 +34,8 @@ lint: ui
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	# The engine's public docs: every item documented (missing_docs is denied) and every link resolving.
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p twainmq --no-deps --locked
+	# The UI's test backend (recorded data) must not be in the app's bundle.
+	bash scripts/check-bundle.sh
 
 unit: ui
 	$(CARGO) test --workspace --locked

@@ -2,16 +2,21 @@ import { defineConfig } from 'vitest/config';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { svelteTesting } from '@testing-library/svelte/vite';
 
-export default defineConfig({
+// `vite build` makes the app's bundle (ui/dist, embedded by Tauri): no test
+// backend in it. `vite build --mode preview` makes ui/dist-preview, the same UI
+// that also serves recorded answers with `?mock` (for a plain browser).
+export default defineConfig(({ mode }) => ({
   plugins: [svelte(), svelteTesting()],
   // Relative asset URLs: the bundle is served by Tauri's asset protocol and by any static server.
   base: './',
   clearScreen: false,
   build: {
-    outDir: 'dist',
+    outDir: mode === 'preview' ? 'dist-preview' : 'dist',
     emptyOutDir: true,
     target: 'es2022',
     sourcemap: false,
+    // The preview's test backend carries its recording (about 1 MB).
+    chunkSizeWarningLimit: mode === 'preview' ? 2000 : 500,
   },
   server: { port: 5173, strictPort: true },
   test: {
@@ -19,4 +24,4 @@ export default defineConfig({
     include: ['tests/**/*.test.ts'],
     setupFiles: ['tests/setup.ts'],
   },
-});
+}));

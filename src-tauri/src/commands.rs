@@ -16,7 +16,7 @@ use crate::state::{AppState, OpenStore};
 use crate::transport::*;
 
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ErrorDto> + Send + 'static) -> Result<T, ErrorDto> {
-    tauri::async_runtime::spawn_blocking(f).await.map_err(|e| ErrorDto::new("internal", format!("the task failed: {e}")))?
+    tauri::async_runtime::spawn_blocking(f).await.map_err(|e| ErrorDto::new(ErrorCode::Internal, format!("the task failed: {e}")))?
 }
 
 /// Open `path` as the current store, watch it, and name it in the window title.
@@ -66,10 +66,10 @@ pub async fn recent_stores(state: State<'_, AppState>) -> Result<Vec<String>, Er
 #[tauri::command]
 #[specta::specta]
 pub async fn open_demo_store(app: AppHandle, state: State<'_, AppState>) -> Result<StoreInfo, ErrorDto> {
-    let dir = state.demo_dir.clone().ok_or_else(|| ErrorDto::new("no_demo", "no place for a demo store"))?;
+    let dir = state.demo_dir.clone().ok_or_else(|| ErrorDto::new(ErrorCode::NoDemo, "no place for a demo store"))?;
     blocking(move || {
         let store = Store::open_or_create(&dir)?;
-        twainmq::demo::seed(&store)?;
+        crate::engine::seed_demo(&store)?;
         open_path(&app, &app.state::<AppState>(), &dir.display().to_string())
     })
     .await
@@ -105,9 +105,9 @@ pub async fn close_store(app: AppHandle) -> Result<(), ErrorDto> {
 /// The raw line at an offset, with its file and line number.
 #[tauri::command]
 #[specta::specta]
-pub async fn raw_line(state: State<'_, AppState>, topic: String, partition: u32, offset: String) -> Result<Option<RawLine>, ErrorDto> {
+pub async fn raw_line(state: State<'_, AppState>, topic: String, partition: u32, offset: Offset) -> Result<Option<RawLine>, ErrorDto> {
     let store = state.store()?;
-    blocking(move || service::raw_line(&store, &topic, partition, &offset)).await
+    blocking(move || service::raw_line(&store, &topic, partition, offset)).await
 }
 
 #[tauri::command]
@@ -119,14 +119,14 @@ pub async fn describe_topic(state: State<'_, AppState>, topic: String) -> Result
 
 #[tauri::command]
 #[specta::specta]
-pub async fn read_page(state: State<'_, AppState>, topic: String, partition: u32, from: String, limit: u32) -> Result<Page, ErrorDto> {
+pub async fn read_page(state: State<'_, AppState>, topic: String, partition: u32, from: Offset, limit: u32) -> Result<Page, ErrorDto> {
     let store = state.store()?;
-    blocking(move || service::read_page(&store, &topic, partition, &from, limit)).await
+    blocking(move || service::read_page(&store, &topic, partition, from, limit)).await
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn offset_at_time(state: State<'_, AppState>, topic: String, partition: u32, unix: f64) -> Result<Option<String>, ErrorDto> {
+pub async fn offset_at_time(state: State<'_, AppState>, topic: String, partition: u32, unix: f64) -> Result<Option<Offset>, ErrorDto> {
     let store = state.store()?;
     blocking(move || service::offset_at_time(&store, &topic, partition, unix)).await
 }
@@ -151,7 +151,7 @@ pub async fn search(
                 let _ = on_event.send(ev);
             });
         })
-        .map_err(|e| ErrorDto::new("internal", format!("could not start the search: {e}")))?;
+        .map_err(|e| ErrorDto::new(ErrorCode::Internal, format!("could not start the search: {e}")))?;
     Ok(id)
 }
 
@@ -166,7 +166,7 @@ pub async fn cancel_search(state: State<'_, AppState>, id: u32) -> Result<(), Er
 
 #[tauri::command]
 #[specta::specta]
-pub async fn produce(state: State<'_, AppState>, topic: String, key: String, payload: ProducePayload) -> Result<Produced, ErrorDto> {
+pub async fn produce(state: State<'_, AppState>, topic: String, key: KeyText, payload: ProducePayload) -> Result<Produced, ErrorDto> {
     let store = state.store()?;
     blocking(move || service::produce(&store, &topic, &key, &payload)).await
 }
@@ -232,18 +232,17 @@ pub async fn demo_start_member(
     group: String,
     window_ms: u32,
     rate: u32,
-) -> Result<String, ErrorDto> {
+) -> Result<Handle, ErrorDto> {
     let store = state.store()?;
-    state.members.start(&store, &topic, &group, window_ms, rate).map(|h| h.to_string())
+    state.members.start(&store, &topic, &group, window_ms, rate)
 }
 
 /// Stop a demo member gracefully (commit and leave) or kill it (no commit, no goodbye).
 #[tauri::command]
 #[specta::specta]
-pub async fn demo_stop_member(state: State<'_, AppState>, handle: String, kill: bool) -> Result<(), ErrorDto> {
-    let h: u64 = handle.parse().map_err(|_| ErrorDto::new("no_such_member", format!("no demo member {handle}")))?;
+pub async fn demo_stop_member(state: State<'_, AppState>, handle: Handle, kill: bool) -> Result<(), ErrorDto> {
     let members = state.members.clone();
-    blocking(move || members.stop(h, kill)).await
+    blocking(move || members.stop(handle, kill)).await
 }
 
 #[tauri::command]

@@ -1,7 +1,9 @@
 //! TwainMQ Desktop's backend: thin Tauri commands over the `twainmq` engine.
 
 pub mod commands;
+pub mod engine;
 pub mod members;
+pub mod record;
 pub mod service;
 pub mod state;
 pub mod transport;
@@ -11,7 +13,7 @@ use tauri_specta::{collect_commands, collect_events, Builder};
 
 /// The command and event set, shared by the app and the bindings export.
 pub fn specta_builder() -> Builder<tauri::Wry> {
-    Builder::<tauri::Wry>::new()
+    let builder = Builder::<tauri::Wry>::new()
         .commands(collect_commands![
             commands::open_store,
             commands::pick_folder,
@@ -38,7 +40,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::demo_clear_stopped,
         ])
         .events(collect_events![transport::StoreChanged])
-        .disable_serde_phases()
+        .disable_serde_phases();
+    engine::limits().into_iter().fold(builder, |b, (name, value)| b.constant(name, value))
 }
 
 /// Write the TypeScript bindings to `path`.

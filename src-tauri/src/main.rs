@@ -51,6 +51,18 @@ fn main() -> ExitCode {
             }
         };
     }
+    // `twainmq-desktop --record-ui-fixture OUT.json [FIXTURE_STORE]` records the UI's test backend.
+    if first.as_deref() == Some("--record-ui-fixture") {
+        let out = args.next().unwrap_or_else(|| "ui/src/lib/recorded/store.json".into());
+        let fixture = args.next().map_or_else(twainmq_desktop::record::default_fixture, std::path::PathBuf::from);
+        return match twainmq_desktop::record::record_to(&fixture, std::path::Path::new(&out)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match twainmq_desktop::run(first) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

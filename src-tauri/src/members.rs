@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use twainmq::group::{GroupMember, GroupOptions};
 use twainmq::{StartFrom, Store};
 
-use crate::transport::{DemoMember, ErrorDto};
+use crate::engine;
+use crate::transport::{Count, DemoMember, ErrorCode, ErrorDto, Handle, Incarnation, MemberStatus};
 
 struct Running {
     topic: String,
@@ -24,9 +25,12 @@ struct Running {
     per_second: Arc<Mutex<Vec<u64>>>,
     stop: Arc<AtomicBool>,
     kill: Arc<AtomicBool>,
-    status: Arc<Mutex<String>>,
+    status: Arc<Mutex<Status>>,
     thread: Option<JoinHandle<()>>,
 }
+
+/// What a member is doing, and why it failed.
+type Status = (MemberStatus, Option<String>);
 
 /// The demo members of this app, by handle.
 #[derive(Default)]
@@ -55,9 +59,9 @@ const IDENTITY_CHECK: Duration = Duration::from_millis(300);
 /// The topic and the group a member joined, as they were then.
 struct Joined {
     topic: String,
-    topic_incarnation: Option<String>,
+    topic_incarnation: Option<Incarnation>,
     group_topic: String,
-    group_incarnation: Option<String>,
+    group_incarnation: Option<Incarnation>,
 }
 
 /// Why a member must stop: its topic or group was deleted or made again by
@@ -71,9 +75,9 @@ enum Gone {
 impl Joined {
     /// `topic_incarnation` is taken before joining: a topic replaced while the
     /// member joined is not the one it was started on.
-    fn of(store: &Store, member: &GroupMember, topic_incarnation: Option<String>) -> Joined {
+    fn of(store: &Store, member: &GroupMember, topic_incarnation: Option<Incarnation>) -> Joined {
         let topic = member.topic().to_string();
-        let group_topic = twainmq::names::group_topic(member.group());
+        let group_topic = engine::group_topic(member.group());
         Joined { topic_incarnation, group_incarnation: crate::service::topic_incarnation(store, &group_topic), topic, group_topic }
     }
 
@@ -96,6 +100,7 @@ enum End {
     Kill,
     /// Its output (here: a commit) or its input failed: leave without committing,
     /// so what was polled since the last commit is read again, never skipped.
+    /// With what happened.
     Failed(String),
     /// Its topic or group is no longer the one joined: leave without committing;
     /// when the group itself went, without writing to it either.
@@ -108,7 +113,7 @@ fn gone_status(gone: &Gone, topic: &str, group: &str, cause: Option<&twainmq::Er
         Gone::Group => format!("group {group:?} was deleted or made again by another process (deleting a topic deletes its groups)"),
     };
     let cause = cause.map(|e| format!(" ({e})")).unwrap_or_default();
-    format!("failed: {what}{cause}: this member stopped without committing. Start a new member to read the topic as it is now")
+    format!("{what}{cause}: this member stopped without committing. Start a new member to read the topic as it is now")
 }
 
 /// Run a joined member until it is stopped, killed or fails; leave the group
@@ -117,7 +122,7 @@ fn gone_status(gone: &Gone, topic: &str, group: &str, cause: Option<&twainmq::Er
 /// A message counts as delivered when it is polled (the demo does nothing else
 /// with it), so a commit covers exactly what was polled. Commits are written
 /// only while the topic and group are still the ones joined.
-fn run_member(store: &Store, mut member: GroupMember, topic_incarnation: Option<String>, rate: u32, shared: &Shared) -> String {
+fn run_member(store: &Store, mut member: GroupMember, topic_incarnation: Option<Incarnation>, rate: u32, shared: &Shared) -> Status {
     let joined = Joined::of(store, &member, topic_incarnation);
     let (topic, group) = (member.topic().to_string(), member.group().to_string());
     let gap = if rate == 0 { Duration::ZERO } else { Duration::from_secs_f64(1.0 / f64::from(rate)) };
@@ -187,24 +192,24 @@ fn run_member(store: &Store, mut member: GroupMember, topic_incarnation: Option<
     };
     match end {
         End::Stop => match member.close() {
-            Ok(()) => "stopped".into(),
-            Err(e) => format!("failed: could not commit and leave the group: {e}"),
+            Ok(()) => (MemberStatus::Stopped, None),
+            Err(e) => (MemberStatus::Failed, Some(format!("could not commit and leave the group: {e}"))),
         },
         End::Kill => {
             member.abandon();
-            "killed".into()
+            (MemberStatus::Killed, None)
         }
-        End::Gone(Gone::Group, status) => {
+        End::Gone(Gone::Group, problem) => {
             // Nothing to tell a group that is gone, and nothing may be written
             // into one made again under its name.
             member.abandon();
-            status
+            (MemberStatus::Failed, Some(problem))
         }
-        End::Gone(Gone::Topic, status) | End::Failed(status) => {
+        End::Gone(Gone::Topic, problem) | End::Failed(problem) => {
             if let Err(e) = member.close_without_commit() {
                 tracing::warn!(group, error = %e, "a failed demo member could not leave its group cleanly");
             }
-            status
+            (MemberStatus::Failed, Some(problem))
         }
     }
 }
@@ -222,13 +227,13 @@ fn failure(joined: &Joined, store: &Store, topic: &str, group: &str, e: &twainmq
             let status = gone_status(&g, topic, group, Some(e));
             End::Gone(g, status)
         }
-        (None, _) => End::Failed(format!("failed: {e}: this member stopped without committing what it read since its last commit")),
+        (None, _) => End::Failed(format!("{e}: this member stopped without committing what it read since its last commit")),
     }
 }
 
 impl Members {
     /// Start a member of `group` on `topic` that processes at most `rate` messages a second (0: no limit).
-    pub fn start(&self, store: &Store, topic: &str, group: &str, window_ms: u32, rate: u32) -> Result<u64, ErrorDto> {
+    pub fn start(&self, store: &Store, topic: &str, group: &str, window_ms: u32, rate: u32) -> Result<Handle, ErrorDto> {
         // Check names and the topic now, so the caller gets the error, not a dead thread.
         // Create the group now, so it can be described as soon as this returns.
         store.ensure_group(topic, group, StartFrom::Start)?;
@@ -245,7 +250,7 @@ impl Members {
             per_second: Arc::new(Mutex::new(Vec::new())),
             stop: Arc::new(AtomicBool::new(false)),
             kill: Arc::new(AtomicBool::new(false)),
-            status: Arc::new(Mutex::new("joining".into())),
+            status: Arc::new(Mutex::new((MemberStatus::Joining, None))),
             thread: None,
         };
         let (store, topic_s, group_s) = (store.clone(), topic.to_string(), group.to_string());
@@ -272,26 +277,26 @@ impl Members {
                 let member = match GroupMember::join(&store, &topic_s, &group_s, opts) {
                     Ok(m) => m,
                     Err(e) => {
-                        *lock(&status) = format!("failed: {e}");
+                        *lock(&status) = (MemberStatus::Failed, Some(e.to_string()));
                         return;
                     }
                 };
                 id.store(u64::from(member.id()), Ordering::Relaxed);
-                *lock(&status) = "running".into();
+                *lock(&status) = (MemberStatus::Running, None);
                 let shared = Shared { consumed, assigned: assigned.clone(), per_second, stop, kill };
                 let end = run_member(&store, member, topic_incarnation, rate, &shared);
                 lock(&assigned).clear();
                 *lock(&status) = end;
             })
-            .map_err(|e| ErrorDto::new("internal", format!("could not start a member: {e}")))?;
+            .map_err(|e| ErrorDto::new(ErrorCode::Internal, format!("could not start a member: {e}")))?;
         lock(&self.running).insert(handle, Running { thread: Some(thread), ..r });
-        Ok(handle)
+        Ok(Handle(handle))
     }
 
     /// Stop gracefully (commit and leave), or kill (vanish without a word, as a crash would).
-    pub fn stop(&self, handle: u64, kill: bool) -> Result<(), ErrorDto> {
+    pub fn stop(&self, handle: Handle, kill: bool) -> Result<(), ErrorDto> {
         let mut running = lock(&self.running);
-        let r = running.get_mut(&handle).ok_or_else(|| ErrorDto::new("no_such_member", format!("no demo member {handle}")))?;
+        let r = running.get_mut(&handle.get()).ok_or_else(|| ErrorDto::new(ErrorCode::NoSuchMember, format!("no demo member {handle}")))?;
         if kill {
             r.kill.store(true, Ordering::Relaxed);
         } else {
@@ -312,17 +317,21 @@ impl Members {
     pub fn list(&self) -> Vec<DemoMember> {
         lock(&self.running)
             .iter()
-            .map(|(h, r)| DemoMember {
-                handle: h.to_string(),
-                member_id: r.member_id.load(Ordering::Relaxed) as u32,
-                topic: r.topic.clone(),
-                group: r.group.clone(),
-                window_ms: r.window_ms,
-                rate: r.rate,
-                status: lock(&r.status).clone(),
-                partitions: lock(&r.assigned).clone(),
-                consumed: r.consumed.load(Ordering::Relaxed).to_string(),
-                per_second: lock(&r.per_second).iter().map(|n| *n as u32).collect(),
+            .map(|(h, r)| {
+                let (status, problem) = lock(&r.status).clone();
+                DemoMember {
+                    handle: Handle(*h),
+                    member_id: r.member_id.load(Ordering::Relaxed) as u32,
+                    topic: r.topic.clone(),
+                    group: r.group.clone(),
+                    window_ms: r.window_ms,
+                    rate: r.rate,
+                    status,
+                    problem,
+                    partitions: lock(&r.assigned).clone(),
+                    consumed: Count(r.consumed.load(Ordering::Relaxed)),
+                    per_second: lock(&r.per_second).iter().map(|n| u32::try_from(*n).unwrap_or(u32::MAX)).collect(),
+                }
             })
             .collect()
     }
@@ -331,7 +340,7 @@ impl Members {
     pub fn stop_all(&self) {
         let handles: Vec<u64> = lock(&self.running).keys().copied().collect();
         for h in handles {
-            let _ = self.stop(h, false);
+            let _ = self.stop(Handle(h), false);
         }
     }
 }

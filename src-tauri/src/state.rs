@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use twainmq::Store;
 use twainmq::StoreWatcher;
 
-use crate::transport::ErrorDto;
+use crate::transport::{ErrorCode, ErrorDto};
 
 pub struct OpenStore {
     pub store: Store,
@@ -44,7 +44,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl AppState {
     pub fn store(&self) -> Result<Store, ErrorDto> {
-        lock(&self.open).as_ref().map(|o| o.store.clone()).ok_or_else(|| ErrorDto::new("no_store", "no store is open: open a folder first"))
+        lock(&self.open)
+            .as_ref()
+            .map(|o| o.store.clone())
+            .ok_or_else(|| ErrorDto::new(ErrorCode::NoStore, "no store is open: open a folder first"))
     }
 
     /// A store at `path`, with its line index kept between runs when there is a place for it.

@@ -4,7 +4,10 @@ use std::sync::atomic::AtomicBool;
 
 use twainmq::{KeyType, Store, TopicSpec};
 use twainmq_desktop::service;
-use twainmq_desktop::transport::{NewTopic, ProducePayload, Row, SearchEvent, SearchQuery};
+use twainmq_desktop::transport::{
+    Commit, Count, ErrorCode, Handle, KeyKind, KeyText, MemberStatus, NewTopic, Offset, PayloadKind, ProduceKind, ProducePayload,
+    ResetTarget, Row, SearchEvent, SearchFinish, SearchQuery,
+};
 
 fn fixture() -> (tempfile::TempDir, Store) {
     let tmp = tempfile::tempdir().expect("tmp");
@@ -30,7 +33,15 @@ fn copy(from: &std::path::Path, to: &std::path::Path) {
 }
 
 fn text(p: &str) -> ProducePayload {
-    ProducePayload { kind: "text".into(), body: p.into(), class: None }
+    ProducePayload { kind: ProduceKind::Text, body: p.into(), class: None }
+}
+
+fn key(k: &str) -> KeyText {
+    KeyText(k.into())
+}
+
+fn at(o: u64) -> Offset {
+    Offset(o)
 }
 
 #[test]
@@ -40,7 +51,7 @@ fn store_info_lists_topics_and_groups_with_counts() {
     let names: Vec<&str> = info.topics.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, vec!["bigmsgs", "empty", "events", "names", "sensors", "tiny", "typed"]);
     let events = info.topics.iter().find(|t| t.name == "events").expect("events");
-    assert_eq!((events.key_type.as_str(), events.partitions, events.messages.as_str()), ("u16", 4, "240"));
+    assert_eq!((events.key_type.as_str(), events.partitions, events.messages), ("u16", 4, Count(240)));
     let groups: Vec<&str> = info.groups.iter().map(|g| g.name.as_str()).collect();
     assert_eq!(groups, vec!["tail", "workers"]);
     assert_eq!(info.groups[1].topic.as_deref(), Some("events"));
@@ -49,19 +60,27 @@ fn store_info_lists_topics_and_groups_with_counts() {
 #[test]
 fn pages_carry_offsets_as_strings_and_u64_keys_exactly() {
     let (_d, store) = fixture();
-    let page = service::read_page(&store, "sensors", 0, "0", 5).expect("page");
+    let page = service::read_page(&store, "sensors", 0, at(0), 5).expect("page");
     assert_eq!(page.rows.len(), 5);
     let Row::Message(first) = &page.rows[0] else { panic!("message row") };
-    assert_eq!(first.offset, "0");
-    assert_eq!(first.kind, "bytes");
+    assert_eq!(first.offset, Offset(0));
+    assert_eq!((first.kind, first.key_kind), (PayloadKind::Bytes, KeyKind::Int));
     assert_eq!(first.key, "14542731574252009633");
-    assert_eq!(page.next, "5");
-    let page = service::read_page(&store, "events", 2, "50", 100).expect("page");
-    assert_eq!(page.end, "56");
+    assert_eq!(page.next, Offset(5));
+    // On the wire: decimal strings and the same words as ever.
+    let json = serde_json::to_value(&page.rows[0]).expect("json");
+    assert_eq!(
+        (&json["offset"], &json["key"], &json["kind"], &json["key_kind"]),
+        (&"0".into(), &"14542731574252009633".into(), &"bytes".into(), &"int".into())
+    );
+    let page = service::read_page(&store, "events", 2, at(50), 100).expect("page");
+    assert_eq!(page.end, Offset(56));
     assert_eq!(page.rows.len(), 6);
-    assert!(service::read_page(&store, "events", 9, "0", 5).is_err());
-    let err = service::read_page(&store, "events", 0, "-1", 5).expect_err("bad offset");
-    assert_eq!(err.code, "invalid_offset");
+    assert!(service::read_page(&store, "events", 9, at(0), 5).is_err());
+    // An offset that is not one is refused before any command runs.
+    for bad in ["-1", "1.5", " 3", ""] {
+        assert!(serde_json::from_value::<Offset>(bad.into()).is_err(), "{bad:?}");
+    }
 }
 
 #[test]
@@ -72,11 +91,11 @@ fn damaged_lines_appear_in_place() {
     let first_nl = bytes.iter().position(|b| *b == b'\n').expect("line");
     bytes.splice(first_nl + 1..first_nl + 1, b"garbage line\n".iter().copied());
     std::fs::write(&f, bytes).expect("write");
-    let page = service::read_page(&store, "tiny", 0, "0", 3).expect("page");
+    let page = service::read_page(&store, "tiny", 0, at(0), 3).expect("page");
     assert!(matches!(page.rows[0], Row::Message(_)));
     match &page.rows[1] {
         Row::Damaged(d) => {
-            assert_eq!((d.offset.as_str(), d.line.as_str(), d.file.as_str()), ("1", "2", "0-20261127_0.tmf"));
+            assert_eq!((d.offset, d.line.get(), d.file.as_str()), (Offset(1), 2, "0-20261127_0.tmf"));
         }
         other => panic!("{other:?}"),
     }
@@ -85,7 +104,7 @@ fn damaged_lines_appear_in_place() {
 #[test]
 fn typed_rows_have_exact_and_pretty_fields() {
     let (_d, store) = fixture();
-    let page = service::read_page(&store, "typed", 1, "0", 1).expect("page");
+    let page = service::read_page(&store, "typed", 1, at(0), 1).expect("page");
     let Row::Message(m) = &page.rows[0] else { panic!("message") };
     assert_eq!(m.class.as_deref(), Some("Event"));
     assert!(m.fields_json.as_deref().expect("json").starts_with("{\"id\":1,"));
@@ -109,11 +128,11 @@ fn search_streams_hits_progress_and_done() {
     });
     let (h, scanned, finish) = done.expect("done event");
     assert!(hits > 10);
-    assert_eq!(h, hits.to_string());
-    assert_eq!((scanned.as_str(), finish.as_str()), ("240", "done"));
+    assert_eq!(h, Count(hits as u64));
+    assert_eq!((scanned, finish), (Count(240), SearchFinish::Done));
     // Regex, key filter, cancel, bad regex.
     let q = SearchQuery {
-        key: Some("28977".into()),
+        key: Some(key("28977")),
         text: Some("^alpha #\\d+".into()),
         regex: true,
         case_sensitive: true,
@@ -127,48 +146,48 @@ fn search_streams_hits_progress_and_done() {
         }
     });
     assert_eq!(n, 1);
-    let mut finish = String::new();
+    let mut finish = None;
     service::search(&store, "events", &SearchQuery { text: None, ..q.clone() }, &AtomicBool::new(true), &mut |ev| {
         if let SearchEvent::Done { finish: f, .. } = ev {
-            finish = f;
+            finish = Some(f);
         }
     });
-    assert_eq!(finish, "cancelled");
+    assert_eq!(finish, Some(SearchFinish::Cancelled));
     let mut failed = None;
     service::search(&store, "events", &SearchQuery { text: Some("(".into()), ..q }, &AtomicBool::new(false), &mut |ev| {
         if let SearchEvent::Failed { error } = ev {
             failed = Some(error.code);
         }
     });
-    assert_eq!(failed.as_deref(), Some("invalid_regex"));
+    assert_eq!(failed, Some(ErrorCode::InvalidRegex));
 }
 
 #[test]
 fn produce_reports_partition_and_offset_and_validates() {
     let (_d, store) = fixture();
-    let p = service::produce(&store, "events", "42", &text("<img src=x onerror=alert(1)>")).expect("produce");
+    let p = service::produce(&store, "events", &key("42"), &text("<img src=x onerror=alert(1)>")).expect("produce");
     assert_eq!(p.partition, twainmq::partition_for(&twainmq::Key::Int(42), 4));
     let end = store.end_offsets("events").expect("ends")[p.partition as usize];
-    assert_eq!(p.offset, Some((end - 1).to_string()));
-    let page = service::read_page(&store, "events", p.partition, p.offset.as_deref().expect("offset"), 1).expect("page");
+    assert_eq!(p.offset, Some(Offset(end - 1)));
+    let page = service::read_page(&store, "events", p.partition, p.offset.expect("offset"), 1).expect("page");
     let Row::Message(m) = &page.rows[0] else { panic!("message") };
     assert_eq!(m.text.as_deref(), Some("<img src=x onerror=alert(1)>"));
-    assert_eq!(service::produce(&store, "events", "65536", &text("x")).expect_err("range").code, "key_out_of_range");
+    assert_eq!(service::produce(&store, "events", &key("65536"), &text("x")).expect_err("range").code, "key_out_of_range");
     let typed = ProducePayload {
-        kind: "json".into(),
+        kind: ProduceKind::Json,
         body: r#"{"id": 18446744073709551616, "text": "t", "tags": []}"#.into(),
         class: Some("Event".into()),
     };
-    let p = service::produce(&store, "typed", "7", &typed).expect("typed");
-    let page = service::read_page(&store, "typed", p.partition, p.offset.as_deref().expect("offset"), 1).expect("page");
+    let p = service::produce(&store, "typed", &key("7"), &typed).expect("typed");
+    let page = service::read_page(&store, "typed", p.partition, p.offset.expect("offset"), 1).expect("page");
     let Row::Message(m) = &page.rows[0] else { panic!("message") };
     assert_eq!(m.fields_json.as_deref(), Some(r#"{"id":18446744073709551616,"text":"t","tags":[]}"#));
-    let bad = ProducePayload { kind: "json".into(), body: "{".into(), class: Some("Event".into()) };
-    assert_eq!(service::produce(&store, "typed", "7", &bad).expect_err("json").code, "invalid_json");
-    let hex = ProducePayload { kind: "hex".into(), body: "00 ff 10".into(), class: None };
-    assert!(service::produce(&store, "sensors", "18446744073709551615", &hex).is_ok());
+    let bad = ProducePayload { kind: ProduceKind::Json, body: "{".into(), class: Some("Event".into()) };
+    assert_eq!(service::produce(&store, "typed", &key("7"), &bad).expect_err("json").code, "invalid_json");
+    let hex = ProducePayload { kind: ProduceKind::Hex, body: "00 ff 10".into(), class: None };
+    assert!(service::produce(&store, "sensors", &key("18446744073709551615"), &hex).is_ok());
     assert_eq!(
-        service::produce(&store, "sensors", "1", &ProducePayload { body: "0g".into(), ..hex }).expect_err("hex").code,
+        service::produce(&store, "sensors", &key("1"), &ProducePayload { body: "0g".into(), ..hex }).expect_err("hex").code,
         "invalid_hex"
     );
 }
@@ -190,7 +209,7 @@ fn create_and_delete_topics_with_confirmation() {
     for evil in ["../x", "..", "/etc", "a\\b"] {
         assert!(service::delete_topic(&store, evil, evil).is_err());
         assert!(service::describe_topic(&store, evil).is_err());
-        assert!(service::read_page(&store, evil, 0, "0", 1).is_err());
+        assert!(service::read_page(&store, evil, 0, at(0), 1).is_err());
     }
     let _ = (KeyType::U8, TopicSpec::default());
 }
@@ -198,10 +217,10 @@ fn create_and_delete_topics_with_confirmation() {
 #[test]
 fn time_jumps_find_the_first_message_at_or_after() {
     let (_d, store) = fixture();
-    let page = service::read_page(&store, "events", 1, "0", 100).expect("page");
+    let page = service::read_page(&store, "events", 1, at(0), 100).expect("page");
     let Row::Message(m) = &page.rows[30] else { panic!("message") };
     let o = service::offset_at_time(&store, "events", 1, m.timestamp).expect("time");
-    assert_eq!(o.as_deref(), Some("30"));
+    assert_eq!(o, Some(Offset(30)));
     assert_eq!(service::offset_at_time(&store, "events", 1, 4e9).expect("time"), None);
 }
 
@@ -217,40 +236,59 @@ fn committed_bindings_are_current() {
 }
 
 #[test]
+fn recorded_ui_backend_is_current() {
+    let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/lib/recorded/store.json");
+    let fresh = twainmq_desktop::record::record(&twainmq_desktop::record::default_fixture()).expect("record");
+    let have = std::fs::read_to_string(&committed).unwrap_or_default();
+    assert!(
+        have == twainmq_desktop::record::to_text(&fresh),
+        "ui/src/lib/recorded/store.json is stale: run `target/debug/twainmq-desktop --record-ui-fixture ui/src/lib/recorded/store.json` and commit it"
+    );
+    // What the UI's tests lean on is there: the fixture's 0.2.3 groups, and what was made here.
+    assert_eq!(fresh["groups"]["workers"]["data"]["topic"], "events");
+    assert_eq!(fresh["topics"]["ledger"]["detail"]["data"]["partitions"][0]["start"], twainmq_desktop::record::LEDGER_START.to_string());
+    assert_eq!(fresh["marker"], twainmq_desktop::record::MARKER);
+}
+
+#[test]
 fn groups_are_described_and_reset_through_dry_runs() {
     let (_d, store) = fixture();
     let g = service::describe_group(&store, "workers", None).expect("describe");
     assert_eq!(g.topic.as_deref(), Some("events"));
     assert_eq!(g.members.len(), 1);
     assert_eq!(g.members[0].partitions, vec![0, 1, 2, 3]);
-    assert_eq!(g.partitions[0].committed.as_deref(), Some("7"));
-    assert_eq!(g.partitions[0].lag, "49");
+    assert_eq!(g.partitions[0].committed, Some(Commit(7)));
+    assert_eq!(g.partitions[0].lag, Count(49));
     assert!(g.partitions[0].oldest_unconsumed_at.is_some());
     assert!(g.rounds.len() >= 3 && g.rounds[0].started_at >= g.rounds[g.rounds.len() - 1].started_at, "newest first");
-    let req = |to: &str, dry: bool| twainmq_desktop::transport::ResetRequest {
-        to: to.into(),
-        offset: Some("3".into()),
+    let req = |to: ResetTarget, dry: bool| twainmq_desktop::transport::ResetRequest {
+        to,
+        offset: Some(Offset(3)),
         time: None,
         partitions: Some(vec![0, 2]),
         dry_run: dry,
         topic: None,
     };
-    let plan = service::reset_group(&store, "workers", &req("offset", true)).expect("dry run");
+    let plan = service::reset_group(&store, "workers", &req(ResetTarget::Offset, true)).expect("dry run");
     assert!(!plan.applied);
     assert_eq!(
-        plan.rows.iter().map(|r| (r.partition, r.before.clone(), r.after.clone())).collect::<Vec<_>>(),
-        vec![(0, Some("7".to_string()), "3".to_string()), (2, Some("25".to_string()), "3".to_string())]
+        plan.rows.iter().map(|r| (r.partition, r.before, r.after)).collect::<Vec<_>>(),
+        vec![(0, Some(Commit(7)), Offset(3)), (2, Some(Commit(25)), Offset(3))]
     );
     assert_eq!(plan.live_members, vec![1]);
     assert_eq!(
-        service::describe_group(&store, "workers", None).expect("d").partitions[0].committed.as_deref(),
-        Some("7"),
+        service::describe_group(&store, "workers", None).expect("d").partitions[0].committed,
+        Some(Commit(7)),
         "dry run wrote nothing"
     );
-    let plan = service::reset_group(&store, "workers", &req("offset", false)).expect("apply");
+    let plan = service::reset_group(&store, "workers", &req(ResetTarget::Offset, false)).expect("apply");
     assert!(plan.applied);
-    assert_eq!(service::describe_group(&store, "workers", None).expect("d").partitions[2].committed.as_deref(), Some("3"));
-    assert_eq!(service::reset_group(&store, "workers", &req("sideways", true)).expect_err("bad").code, "invalid_reset");
+    assert_eq!(service::describe_group(&store, "workers", None).expect("d").partitions[2].committed, Some(Commit(3)));
+    let no_time = twainmq_desktop::transport::ResetRequest { time: None, ..req(ResetTarget::Time, true) };
+    assert_eq!(service::reset_group(&store, "workers", &no_time).expect_err("bad").code, "invalid_reset");
+    let no_offset = twainmq_desktop::transport::ResetRequest { offset: None, ..req(ResetTarget::Offset, true) };
+    assert_eq!(service::reset_group(&store, "workers", &no_offset).expect_err("bad").code, "invalid_offset");
+    assert!(serde_json::from_str::<ResetTarget>("\"sideways\"").is_err(), "not a reset target");
     assert_eq!(service::describe_group(&store, "nope", None).expect_err("missing").code, "group_not_found");
 }
 
@@ -275,13 +313,13 @@ fn demo_members_split_partitions_and_take_over_when_one_is_killed() {
         }
     };
     let list = settled(2);
-    assert!(list.iter().all(|m| m.partitions.len() == 2 && m.status == "running"));
+    assert!(list.iter().all(|m| m.partitions.len() == 2 && m.status == MemberStatus::Running));
     members.stop(b, true).expect("kill");
     // The survivor's periodic round moves the dead member's partitions to it.
     let list = settled(1);
-    let survivor = list.iter().find(|m| m.handle == a.to_string()).expect("a");
+    let survivor = list.iter().find(|m| m.handle == a).expect("a");
     assert_eq!(survivor.partitions, vec![0, 1, 2, 3]);
-    assert_eq!(list.iter().find(|m| m.handle == b.to_string()).expect("b").status, "killed");
+    assert_eq!(list.iter().find(|m| m.handle == b).expect("b").status, MemberStatus::Killed);
     members.stop_all();
     assert!(members.list().iter().all(|m| m.partitions.is_empty()));
 }
@@ -289,11 +327,11 @@ fn demo_members_split_partitions_and_take_over_when_one_is_killed() {
 #[test]
 fn raw_lines_come_with_their_file_and_line() {
     let (_d, store) = fixture();
-    let raw = service::raw_line(&store, "events", 0, "22").expect("raw").expect("line 22");
-    assert_eq!((raw.file.as_str(), raw.line.as_str()), ("0-20261128_21.tmf", "2"));
+    let raw = service::raw_line(&store, "events", 0, at(22)).expect("raw").expect("line 22");
+    assert_eq!((raw.file.as_str(), raw.line.get()), ("0-20261128_21.tmf", 2));
     let on_disk = std::fs::read_to_string(store.root().join("events/0-20261128_21.tmf")).expect("read");
     assert_eq!(raw.raw, on_disk.lines().nth(1).expect("line"));
-    assert_eq!(service::raw_line(&store, "events", 0, "9999").expect("raw"), None);
+    assert_eq!(service::raw_line(&store, "events", 0, at(9999)).expect("raw"), None);
 }
 
 /// Wait up to `secs` for `cond`, saying what never happened.
@@ -308,12 +346,12 @@ fn wait_for<T>(what: &str, secs: u64, mut cond: impl FnMut() -> Option<T>) -> T 
     }
 }
 
-fn member(members: &twainmq_desktop::members::Members, handle: u64) -> twainmq_desktop::transport::DemoMember {
-    members.list().into_iter().find(|m| m.handle == handle.to_string()).expect("member listed")
+fn member(members: &twainmq_desktop::members::Members, handle: Handle) -> twainmq_desktop::transport::DemoMember {
+    members.list().into_iter().find(|m| m.handle == handle).expect("member listed")
 }
 
 /// Committed offsets of a group, per partition (None: no commit).
-fn committed(store: &Store, group: &str, topic: &str) -> Vec<Option<String>> {
+fn committed(store: &Store, group: &str, topic: &str) -> Vec<Option<Commit>> {
     service::describe_group(store, group, Some(topic)).expect("describe group").partitions.into_iter().map(|p| p.committed).collect()
 }
 
@@ -349,11 +387,11 @@ fn details_and_pages_name_the_incarnation_of_their_topic() {
     let (d, store) = fixture();
     let detail = service::describe_topic(&store, "events").expect("describe");
     let first = detail.incarnation.clone().expect("an incarnation");
-    let page = service::read_page(&store, "events", 0, "0", 10).expect("page");
-    assert_eq!(page.incarnation.as_deref(), Some(first.as_str()));
+    let page = service::read_page(&store, "events", 0, at(0), 10).expect("page");
+    assert_eq!(page.incarnation.as_ref(), Some(&first));
     // Appends are the same topic.
-    service::produce(&store, "events", "1", &text("more")).expect("produce");
-    assert_eq!(service::describe_topic(&store, "events").expect("d").incarnation.as_deref(), Some(first.as_str()));
+    service::produce(&store, "events", &key("1"), &text("more")).expect("produce");
+    assert_eq!(service::describe_topic(&store, "events").expect("d").incarnation.as_ref(), Some(&first));
 
     // Deleted and made again, again and again (a file system may hand the freed
     // inode to the next folder): each time another incarnation, in pages too.
@@ -364,9 +402,9 @@ fn details_and_pages_name_the_incarnation_of_their_topic() {
         service::create_topic(&store, &t).expect("create");
         let now = service::describe_topic(&store, "events").expect("d");
         let inc = now.incarnation.clone().expect("an incarnation");
-        assert!(!seen.contains(&inc), "{inc} was seen before: {seen:?}");
+        assert!(!seen.contains(&inc), "{inc:?} was seen before: {seen:?}");
         assert_eq!(now.partitions.len(), partitions as usize);
-        assert_eq!(service::read_page(&store, "events", 0, "0", 10).expect("page").incarnation.as_deref(), Some(inc.as_str()));
+        assert_eq!(service::read_page(&store, "events", 0, at(0), 10).expect("page").incarnation.as_ref(), Some(&inc));
         seen.push(inc);
     }
 
@@ -381,7 +419,7 @@ fn details_and_pages_name_the_incarnation_of_their_topic() {
     // A deleted topic says so.
     service::delete_topic(&store, "events", "events").expect("delete");
     assert_eq!(service::describe_topic(&store, "events").expect_err("gone").code, "topic_not_found");
-    assert_eq!(service::read_page(&store, "events", 0, "0", 1).expect_err("gone").code, "topic_not_found");
+    assert_eq!(service::read_page(&store, "events", 0, at(0), 1).expect_err("gone").code, "topic_not_found");
 }
 
 #[test]
@@ -392,23 +430,24 @@ fn a_demo_member_whose_topic_is_deleted_stops_without_committing() {
     let h = members.start(&store, "events", "demo", 300, 20).expect("start");
     wait_for("the member to read some messages", 30, || {
         let m = member(&members, h);
-        (m.status == "running" && m.consumed.parse::<u64>().unwrap_or(0) >= 10).then_some(())
+        (m.status == MemberStatus::Running && m.consumed.get() >= 10).then_some(())
     });
     // Deleted as 0.2.3 deletes a topic: its folder goes, its config and the group stay.
     std::fs::remove_dir_all(d.path().join("events")).expect("rm");
     let before = committed(&store, "demo", "events");
     let m = wait_for("the member to stop", 10, || {
         let m = member(&members, h);
-        (m.status != "running").then_some(m)
+        (m.status != MemberStatus::Running).then_some(m)
     });
+    let problem = m.problem.clone().unwrap_or_default();
     assert!(
-        m.status.starts_with("failed: topic \"events\" was deleted or made again by another process")
-            && m.status.contains("without committing"),
-        "{}",
-        m.status
+        m.status == MemberStatus::Failed
+            && problem.starts_with("topic \"events\" was deleted or made again by another process")
+            && problem.contains("without committing"),
+        "{m:?}"
     );
     assert!(m.partitions.is_empty());
-    let consumed = m.consumed.clone();
+    let consumed = m.consumed;
     std::thread::sleep(std::time::Duration::from_millis(500));
     assert_eq!(member(&members, h).consumed, consumed, "it reads nothing more");
     assert_eq!(committed(&store, "demo", "events"), before, "no commit after the topic went");
@@ -421,19 +460,17 @@ fn a_demo_member_whose_topic_and_group_are_deleted_stops_and_writes_nothing_more
     let (d, store) = fixture();
     let members = twainmq_desktop::members::Members::default();
     let h = members.start(&store, "events", "demo", 300, 20).expect("start");
-    wait_for("the member to read", 30, || (member(&members, h).consumed.parse::<u64>().unwrap_or(0) >= 5).then_some(()));
+    wait_for("the member to read", 30, || (member(&members, h).consumed.get() >= 5).then_some(()));
     let deleted = service::delete_topic(&store, "events", "events").expect("delete");
     assert!(deleted.groups.contains(&"demo".to_string()), "{deleted:?}");
     let m = wait_for("the member to stop", 10, || {
         let m = member(&members, h);
-        (m.status != "running").then_some(m)
+        (m.status != MemberStatus::Running).then_some(m)
     });
-    assert!(
-        m.status.starts_with("failed: group \"demo\" was deleted") || m.status.starts_with("failed: topic \"events\" was deleted"),
-        "{}",
-        m.status
-    );
-    assert!(m.status.contains("without committing"), "{}", m.status);
+    let problem = m.problem.clone().unwrap_or_default();
+    assert_eq!(m.status, MemberStatus::Failed, "{m:?}");
+    assert!(problem.starts_with("group \"demo\" was deleted") || problem.starts_with("topic \"events\" was deleted"), "{problem}");
+    assert!(problem.contains("without committing"), "{problem}");
     // Nothing was written into the deleted group: it is not there again.
     std::thread::sleep(std::time::Duration::from_millis(400));
     assert!(!d.path().join("--group--demo").exists() && !d.path().join("--group--demo.twc").exists());
@@ -443,10 +480,10 @@ fn a_demo_member_whose_topic_and_group_are_deleted_stops_and_writes_nothing_more
     let t = NewTopic { name: "events".into(), key_type: "u16".into(), partitions: 4, message_types: vec![] };
     service::create_topic(&store, &t).expect("create");
     for i in 0..10 {
-        service::produce(&store, "events", &i.to_string(), &text("new")).expect("produce");
+        service::produce(&store, "events", &key(&i.to_string()), &text("new")).expect("produce");
     }
     let h2 = members.start(&store, "events", "demo", 300, 0).expect("start again");
-    wait_for("the new member to read the new topic", 30, || (member(&members, h2).consumed == "10").then_some(()));
+    wait_for("the new member to read the new topic", 30, || (member(&members, h2).consumed == Count(10)).then_some(()));
     members.stop_all();
 }
 
@@ -456,12 +493,12 @@ fn stopping_a_demo_member_commits_exactly_what_it_read() {
     let members = twainmq_desktop::members::Members::default();
     // 40 msg/s and commits every 50: stopped before its first periodic commit.
     let h = members.start(&store, "events", "demo", 300, 40).expect("start");
-    wait_for("the member to read", 30, || (member(&members, h).consumed.parse::<u64>().unwrap_or(0) >= 20).then_some(()));
+    wait_for("the member to read", 30, || (member(&members, h).consumed.get() >= 20).then_some(()));
     members.stop(h, false).expect("stop");
     let m = member(&members, h);
-    assert_eq!(m.status, "stopped");
-    let consumed: u64 = m.consumed.parse().expect("count");
+    assert_eq!(m.status, MemberStatus::Stopped);
+    let consumed = m.consumed.get();
     assert!(consumed < 240, "still reading when stopped: {consumed}");
-    let sum: u64 = committed(&store, "demo", "events").iter().map(|c| c.as_deref().map_or(0, |c| c.parse::<u64>().expect("offset"))).sum();
-    assert_eq!(sum, consumed, "the commit covers what it read, no more, no less");
+    let sum: i64 = committed(&store, "demo", "events").iter().map(|c| c.map_or(0, Commit::get)).sum();
+    assert_eq!(u64::try_from(sum).expect("positive"), consumed, "the commit covers what it read, no more, no less");
 }

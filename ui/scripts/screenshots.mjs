@@ -1,6 +1,9 @@
-// Screenshots of the UI on the mock backend, in headless Chromium, for people to
-// look at. Needs puppeteer-core (not a project dependency: install it anywhere and
-// point PUPPETEER_DIR at that folder) and a built ui/dist served by serve-dist.mjs.
+// Screenshots of the UI on the recorded test backend (`?mock`), in headless Chromium,
+// for people to look at. Needs puppeteer-core (not a project dependency: install it
+// anywhere and point PUPPETEER_DIR at that folder) and the preview build
+// (`npm run build:preview`) served by `node scripts/serve-dist.mjs 8766 dist-preview`:
+// the app's own ui/dist has no test backend. The pages ask only what was recorded
+// (src-tauri/src/record.rs); anything else the preview answers with a `preview` error.
 // Usage: PUPPETEER_DIR=/tmp/shot node scripts/screenshots.mjs [baseUrl] [outDir]
 import { createRequire } from 'node:module';
 import { mkdir } from 'node:fs/promises';
@@ -56,27 +59,27 @@ await shot(p, 'messages-light');
 p = await open('?mock=open#topic=orders&theme=dark');
 await shot(p, 'messages-dark');
 
-p = await open('?mock=open#topic=orders&select=0:4&detail=fields&theme=dark');
+p = await open('?mock=open#topic=orders&select=0:2&detail=fields&theme=dark');
 await shot(p, 'detail-typed-fields');
 await p.click('[data-testid=detail-tab-json]');
 await shot(p, 'detail-typed-json');
-p = await open('?mock=open#topic=sensors&select=1:1003&detail=hex&theme=light');
+p = await open('?mock=open#topic=sensors&select=1:12&detail=hex&theme=light');
 await shot(p, 'detail-bytes-hex');
-p = await open('?mock=open#topic=chat&select=0:2&theme=dark');
+p = await open('?mock=open#topic=chat&select=0:5&theme=dark');
 await shot(p, 'chat-xss');
 const imgs = await p.$$eval('img', (x) => x.length);
 if (imgs !== 0) problems.push(`chat: ${imgs} img elements: a payload became markup`);
 
-p = await open('?mock=open&searchChunk=10000&searchDelay=150#topic=firehose&search=level%3Derror&theme=dark', 900);
+p = await open('?mock=open&searchChunk=40&searchDelay=150#topic=firehose&search=level%3Derror&theme=dark', 900);
 await shot(p, 'search-running');
 p = await open('?mock=open#topic=orders&search=lamp&theme=light', 900);
 await shot(p, 'search-results');
 
 p = await open('?mock=open#topic=firehose&theme=dark');
 const rows = await p.$$eval('[data-testid=message-row]', (x) => x.length);
-console.log(`firehose: ${rows} rows in the DOM of 1,000,000`);
+console.log(`firehose: ${rows} rows in the DOM of 1,500`);
 await p.focus('[data-testid=jump-offset-input]');
-await p.type('[data-testid=jump-offset-input]', '765432');
+await p.type('[data-testid=jump-offset-input]', '1234');
 await p.click('[data-testid=jump-offset-go]');
 await sleep(500);
 await shot(p, 'firehose-jump');
@@ -87,12 +90,12 @@ p = await open('?mock=open#topic=sensors&tab=partitions&theme=light');
 await shot(p, 'partitions-unknown-files');
 
 p = await open('?mock=open#topic=orders&tab=produce&theme=dark');
-await p.type('[data-testid=produce-key]', '4711');
+await p.type('[data-testid=produce-key]', '4294967295');
 await p.click('[data-testid=produce-body]', { clickCount: 3 });
 await p.keyboard.down('Control');
 await p.keyboard.press('a');
 await p.keyboard.up('Control');
-await p.type('[data-testid=produce-body]', '{"id": 98765432109876543210, "item": "lamp", "qty": 2, "price": 19.90}');
+await p.type('[data-testid=produce-body]', '{"id": 98765432109876543210, "price": 1.50}');
 await p.keyboard.down('Control');
 await p.keyboard.press('Enter');
 await p.keyboard.up('Control');
@@ -120,29 +123,40 @@ p = await open('?mock=open#group=billing&theme=dark');
 await shot(p, 'group-dark');
 p = await open('?mock=open#group=billing&theme=light');
 await shot(p, 'group-light');
+// The recorded demo scene on billing: one member joins its two external ones.
 for (const field of ['demo-window', 'demo-rate']) {
   await p.click(`[data-testid=${field}]`, { clickCount: 3 });
-  await p.type(`[data-testid=${field}]`, field === 'demo-window' ? '600' : '15');
+  await p.type(`[data-testid=${field}]`, field === 'demo-window' ? '120' : '40');
 }
 await p.click('[data-testid=demo-add]');
-await sleep(1200);
-await p.click('[data-testid=demo-add]');
-await sleep(6000);
+await sleep(3000);
 await shot(p, 'group-demo-light');
-const victim = await p.$$('[data-testid=demo-member] [data-testid=demo-kill]');
-await victim[victim.length - 1].click();
-await sleep(300);
+// A round from outside, of a recorded window (300, 800 or 2400 ms).
+await p.click('[data-testid=demo-window]', { clickCount: 3 });
+await p.type('[data-testid=demo-window]', '2400');
 // light → system → dark
 await p.evaluate(() => document.querySelector('[data-testid=theme-toggle]').click());
 await p.evaluate(() => document.querySelector('[data-testid=theme-toggle]').click());
-await sleep(3800);
-await shot(p, 'group-after-kill-dark');
 await p.click('[data-testid=demo-round]');
-await sleep(250);
+await sleep(500);
 await shot(p, 'group-round-open');
+// The recorded scene on a new group: two members, the second killed.
+p = await open('?mock=open#topic=orders&tab=groups&theme=dark');
+await p.click('[data-testid=demo-group-name]', { clickCount: 3 });
+await p.type('[data-testid=demo-group-name]', 'pair');
+await p.click('[data-testid=demo-group-start]');
+await sleep(1500);
+await p.click('[data-testid=demo-add]');
+await sleep(1500);
+const victim = await p.$$('[data-testid=demo-member] [data-testid=demo-kill]');
+await victim[victim.length - 1].click();
+await sleep(1500);
+await shot(p, 'group-after-kill-dark');
 p = await open('?mock=open#group=billing&reset&theme=dark');
 await p.select('[data-testid=reset-target]', 'offset');
-await p.type('[data-testid=reset-offset-input]', '200');
+await p.type('[data-testid=reset-offset-input]', '60');
+await p.click('[data-testid=reset-scope-chosen]');
+await p.click('[data-testid=reset-partition][data-partition="0"]');
 await p.click('[data-testid=reset-dry-run]');
 await sleep(300);
 await shot(p, 'group-reset-dry-run');

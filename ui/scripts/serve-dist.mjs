@@ -1,13 +1,14 @@
-// Serve ui/dist on 127.0.0.1 with the app's Content-Security-Policy (read from
-// tauri.conf.json), so a browser shows the same CSP violations the app would.
-// Usage: node scripts/serve-dist.mjs [port]
+// Serve ui/dist (or another build, e.g. dist-preview) on 127.0.0.1 with the app's
+// Content-Security-Policy (read from tauri.conf.json), so a browser shows the same
+// CSP violations the app would.
+// Usage: node scripts/serve-dist.mjs [port] [folder under ui/, default dist]
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const dist = join(here, '..', 'dist');
+const dist = join(here, '..', process.argv[3] ?? 'dist');
 const conf = JSON.parse(await readFile(join(here, '..', '..', 'tauri.conf.json'), 'utf8'));
 const csp = conf.app?.security?.csp ?? "default-src 'self'";
 const port = Number(process.argv[2] ?? 8766);

@@ -1,9 +1,39 @@
 import { tick } from 'svelte';
 import * as backend from '../src/lib/backend';
+import { recording } from '../src/lib/mockBackend';
 import type { MockStore } from '../src/lib/mockBackend';
+import type { GroupDetail, MessageRow, Row, TopicDetail } from '../src/lib/backend';
 
-/** The in-memory store behind the mocked backend module (see vi.mock in each test file). */
+/** The recorded test backend behind the mocked backend module (see vi.mock in each test file). */
 export const mock = (): MockStore => (backend as unknown as { mockStore: MockStore }).mockStore;
+
+export { recording };
+
+/** What the real backend said of a topic, a group (the recorded answers the mock replays). */
+export function recordedTopic(topic: string): TopicDetail {
+  const d = recording.topics[topic]?.detail;
+  if (d?.status !== 'ok') throw new Error(`no recorded description of ${topic}`);
+  return d.data;
+}
+
+export function recordedGroup(group: string): GroupDetail {
+  const d = recording.groups[group];
+  if (d?.status !== 'ok') throw new Error(`no recorded description of ${group}`);
+  return d.data;
+}
+
+/** The recorded rows of a partition. */
+export function recordedRows(topic: string, partition: number): Row[] {
+  const p = recording.topics[topic]?.partitions.find((x) => x.partition === partition);
+  if (!p) throw new Error(`no recorded rows of ${topic} P${partition}`);
+  return p.rows;
+}
+
+export function recordedMessage(topic: string, partition: number, offset: string): MessageRow {
+  const r = recordedRows(topic, partition).find((x) => x.offset === offset);
+  if (r?.row !== 'message') throw new Error(`no recorded message at ${topic} ${partition}:${offset}`);
+  return r;
+}
 
 export async function describe_(topic: string) {
   const r = await backend.describeTopic(topic);

@@ -12,6 +12,7 @@ afterEach(() => cleanup());
 
 describe('produce', () => {
   it('sends a text message and shows its partition and offset', async () => {
+    // The engine's answer to this very message (recorded), then the row at that offset.
     const detail = await describe_('chat');
     const { getByTestId } = render(ProduceTab, { topic: 'chat', detail, tz: 'utc' });
     await fireEvent.input(getByTestId('produce-key'), { target: { value: 'ada' } });
@@ -36,6 +37,10 @@ describe('produce', () => {
     await until(() => !!document.querySelector('[data-testid=produce-result]'), 'result');
     const call = mock().calls.find((c) => c[0] === 'produce')!;
     expect(call[3]).toEqual({ kind: 'json', body: '{"id": 98765432109876543210, "price": 1.50}', class: 'Order' });
+    const [, p, o] = getByTestId('produce-result').textContent!.match(/→ partition (\d+), offset (\d+)/)!;
+    const r = await mock().backend().readPage('orders', Number(p), o, 1);
+    // As stored: the big integer exact, 1.50 as written.
+    expect(r.status === 'ok' && r.data.rows[0]).toMatchObject({ key: '4294967295', class: 'Order', fields_json: '{"id":98765432109876543210,"price":1.50}' });
   });
 
   it('validates the key against the key type as you type', async () => {
@@ -62,7 +67,7 @@ describe('produce', () => {
   it('shows a backend error inline', async () => {
     const detail = await describe_('sensors');
     const { getByTestId } = render(ProduceTab, { topic: 'sensors', detail, tz: 'utc' });
-    mock().topics.delete('sensors'); // deleted behind the app's back
+    mock().replaceExternally('sensors'); // deleted behind the app's back
     await fireEvent.input(getByTestId('produce-key'), { target: { value: '7' } });
     await fireEvent.input(getByTestId('produce-body'), { target: { value: 'x' } });
     await fireEvent.click(getByTestId('produce-send'));

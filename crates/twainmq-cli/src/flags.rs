@@ -55,6 +55,18 @@ pub fn commit_every(text: &str) -> Result<u64, String> {
     }
 }
 
+/// UNIX seconds of a parsed RFC 3339 time (microsecond precision, as timestamps are stored).
+pub fn unix_secs(d: &chrono::DateTime<chrono::FixedOffset>) -> f64 {
+    d.timestamp_micros() as f64 / 1e6
+}
+
+/// An RFC 3339 time (`2026-11-30T12:00:00Z`, `2026-11-30T13:00:00+01:00`) as UNIX seconds.
+pub fn rfc3339(text: &str) -> Result<f64, String> {
+    chrono::DateTime::parse_from_rfc3339(text.trim())
+        .map(|d| unix_secs(&d))
+        .map_err(|e| format!("{text:?} is not an RFC 3339 time like 2026-11-30T12:00:00Z ({e})"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,16 +111,4 @@ mod tests {
             assert!(commit_every(bad).expect_err(bad).contains("1 or more"), "{bad}");
         }
     }
-}
-
-/// UNIX seconds of a parsed RFC 3339 time (microsecond precision, as timestamps are stored).
-pub fn unix_secs(d: &chrono::DateTime<chrono::FixedOffset>) -> f64 {
-    d.timestamp_micros() as f64 / 1e6
-}
-
-/// An RFC 3339 time (`2026-11-30T12:00:00Z`, `2026-11-30T13:00:00+01:00`) as UNIX seconds.
-pub fn rfc3339(text: &str) -> Result<f64, String> {
-    chrono::DateTime::parse_from_rfc3339(text.trim())
-        .map(|d| unix_secs(&d))
-        .map_err(|e| format!("{text:?} is not an RFC 3339 time like 2026-11-30T12:00:00Z ({e})"))
 }

@@ -89,6 +89,12 @@ pub mod limits {
     pub use crate::log::append::ROLLOVER_GUARD_SECS;
 }
 
+/// Python's JSON dialect, in which typed messages hold their fields
+/// (integers of any size, `NaN`, `Infinity`).
+pub mod json {
+    pub use crate::format::pyjson::{python_compact, python_pretty};
+}
+
 /// Checking names as the engine does.
 pub mod names {
     pub use crate::format::name::{group_topic, validate_group, validate_new_group, validate_new_topic, validate_topic};

@@ -1,86 +1,33 @@
 // The one door to the backend. Components import from here only: never from
-// bindings.ts or @tauri-apps/api. Tests replace this module with vi.mock; at run
-// time `?mock` in the URL swaps in the in-memory store of mockBackend.ts.
+// bindings.ts or @tauri-apps/api. Tests replace this module with vi.mock.
+//
+// `?mock` in the address serves recorded answers of the real backend instead
+// (mockBackend.ts), in the dev server and the preview build only: in a
+// production build `import.meta.env.MODE` is "production", the branch that
+// loads the mock is dead code, and the mock and its recording are not in the
+// bundle (scripts/check-bundle.sh checks).
 
 import { commands, events } from './bindings';
-import type {
-  DeletedTopic,
-  DemoMember,
-  ErrorDto,
-  GroupDetail,
-  NewTopic,
-  Page,
-  ProducePayload,
-  Produced,
-  RawLine,
-  ResetPlanDto,
-  ResetRequest,
-  SearchEvent,
-  SearchQuery,
-  StoreChanged,
-  StoreInfo,
-  TopicDetail,
-  TopicSummary,
-} from './bindings';
+import type { ErrorDto, SearchEvent } from './bindings';
+import type { Backend, Result } from './api';
 import { Channel } from '@tauri-apps/api/core';
 import { getCurrentWebview } from '@tauri-apps/api/webview';
-import { createMockBackend, mockOptionsFromUrl } from './mockBackend';
 
-// Every type the backend speaks in, for components (they import nothing from bindings.ts).
-export type * from './bindings';
+export type * from './api';
 
-export type Result<T> = { status: 'ok'; data: T } | { status: 'error'; error: ErrorDto };
-
-/** A folder dragged over or dropped on the window. */
-export type DragDrop = { type: 'enter' | 'over' | 'drop' | 'leave'; paths: string[] };
-
-export type Unlisten = () => void;
-
-/** Everything the UI asks of the backend. */
-export interface Backend {
-  /** `tauri`, `mock`, or `none` (a plain browser without `?mock`). */
-  kind: 'tauri' | 'mock' | 'none';
-  openStore(path: string): Promise<Result<StoreInfo>>;
-  pickFolder(): Promise<Result<string | null>>;
-  recentStores(): Promise<Result<string[]>>;
-  openDemoStore(): Promise<Result<StoreInfo>>;
-  storeInfo(): Promise<Result<StoreInfo>>;
-  /** Close the open store (its watcher and demo members stop). */
-  closeStore(): Promise<Result<null>>;
-  /** The raw line of a message, with its file and 1-based line number (null: not found). */
-  rawLine(topic: string, partition: number, offset: string): Promise<Result<RawLine | null>>;
-  describeTopic(topic: string): Promise<Result<TopicDetail>>;
-  readPage(topic: string, partition: number, from: string, limit: number): Promise<Result<Page>>;
-  offsetAtTime(topic: string, partition: number, unixSeconds: number): Promise<Result<string | null>>;
-  /** Start a search: `onEvent` gets hits, progress, then done or failed. Resolves to the id for cancelSearch. */
-  search(topic: string, query: SearchQuery, onEvent: (e: SearchEvent) => void): Promise<Result<number>>;
-  cancelSearch(id: number): Promise<Result<null>>;
-  produce(topic: string, key: string, payload: ProducePayload): Promise<Result<Produced>>;
-  createTopic(topic: NewTopic): Promise<Result<TopicSummary>>;
-  /** The consumer groups that read a topic: deleting it deletes them too. */
-  topicGroups(topic: string): Promise<Result<string[]>>;
-  /** Delete a topic and the groups that read it; resolves to what went. */
-  deleteTopic(topic: string, confirmName: string): Promise<Result<DeletedTopic>>;
-  describeGroup(group: string): Promise<Result<GroupDetail>>;
-  /** Reset a group's committed offsets; with `dry_run` only the before/after table. */
-  resetGroup(group: string, request: ResetRequest): Promise<Result<ResetPlanDto>>;
-  /** Open a round from outside the group: live members re-split the partitions. */
-  triggerRound(group: string, windowMs: number): Promise<Result<null>>;
-  /** Start a member inside the app; resolves to its handle. */
-  demoStartMember(topic: string, group: string, windowMs: number, rate: number): Promise<Result<string>>;
-  /** Stop a demo member gracefully (commit and leave) or kill it (no commit, no goodbye). */
-  demoStopMember(handle: string, kill: boolean): Promise<Result<null>>;
-  demoMembers(): Promise<Result<DemoMember[]>>;
-  /** Store changes pushed by the file watcher. */
-  onStoreChanged(cb: (c: StoreChanged) => void): Promise<Unlisten>;
-  /** Folders dragged onto the window. */
-  onDragDrop(cb: (d: DragDrop) => void): Promise<Unlisten>;
-}
+/** Whether this build may serve the test backend (`?mock`). */
+const MOCK_ALLOWED = import.meta.env.MODE !== 'production';
 
 /** Thrown errors (IPC failures, a missing backend) become ordinary error results. */
 async function guard<T>(p: () => Promise<Result<T>>): Promise<Result<T>> {
   try {
-    return await p();
+    const r = await p();
+    // Tauri refuses a call it cannot run (an argument that is not of its type, say)
+    // with a bare string, not an ErrorDto.
+    if (r.status === 'error' && (typeof r.error !== 'object' || r.error === null)) {
+      return { status: 'error', error: { code: 'ipc', message: `the backend refused the call: ${String(r.error)}` } };
+    }
+    return r;
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     return { status: 'error', error: { code: 'ipc', message: `the backend did not answer: ${message}` } };
@@ -127,13 +74,13 @@ function tauriBackend(): Backend {
 }
 
 function missingBackend(): Backend {
-  const no = async <T>(): Promise<Result<T>> => ({
-    status: 'error',
-    error: {
-      code: 'no_backend',
-      message: 'the TwainMQ backend is not reachable: run TwainMQ Desktop, or add ?mock to the address for the built-in demo data',
-    },
-  });
+  const error: ErrorDto = {
+    code: 'no_backend',
+    message: MOCK_ALLOWED
+      ? 'the TwainMQ backend is not reachable: run TwainMQ Desktop, or add ?mock to the address for recorded demo data'
+      : 'the TwainMQ backend is not reachable: run TwainMQ Desktop',
+  };
+  const no = async <T>(): Promise<Result<T>> => ({ status: 'error', error });
   return {
     kind: 'none',
     openStore: no,
@@ -163,42 +110,51 @@ function missingBackend(): Backend {
   };
 }
 
-function choose(): Backend {
-  const loc = typeof location === 'undefined' ? null : location;
-  const params = new URLSearchParams(loc?.search ?? '');
-  if (params.has('mock')) return createMockBackend(mockOptionsFromUrl(params));
-  const w = typeof window === 'undefined' ? undefined : (window as unknown as Record<string, unknown>);
-  if (w && '__TAURI_INTERNALS__' in w) return tauriBackend();
-  return missingBackend();
+const params = new URLSearchParams(typeof location === 'undefined' ? '' : location.search);
+const inTauri = typeof window !== 'undefined' && '__TAURI_INTERNALS__' in window;
+
+/** `tauri`, `mock` (recorded answers), or `none` (a plain browser). Known before the backend loads. */
+export const backendKind: Backend['kind'] = MOCK_ALLOWED && params.has('mock') ? 'mock' : inTauri ? 'tauri' : 'none';
+
+async function load(): Promise<Backend> {
+  if (MOCK_ALLOWED && backendKind === 'mock') {
+    const m = await import('./mockBackend');
+    return m.createMockBackend(m.mockOptionsFromUrl(params));
+  }
+  return inTauri ? tauriBackend() : missingBackend();
 }
 
-const impl: Backend = choose();
+const ready: Promise<Backend> = load();
 
-export const backendKind = impl.kind;
-// Every method is a closure over its backend (none uses `this`), so each can be taken out on its own.
-export const {
-  openStore,
-  pickFolder,
-  recentStores,
-  openDemoStore,
-  storeInfo,
-  closeStore,
-  rawLine,
-  describeTopic,
-  readPage,
-  offsetAtTime,
-  search,
-  cancelSearch,
-  produce,
-  createTopic,
-  topicGroups,
-  deleteTopic,
-  describeGroup,
-  resetGroup,
-  triggerRound,
-  demoStartMember,
-  demoStopMember,
-  demoMembers,
-  onStoreChanged,
-  onDragDrop,
-} = impl;
+type Methods = Omit<Backend, 'kind'>;
+
+/** A method of the backend once it has loaded (at once for Tauri; the mock is imported first). */
+function method<K extends keyof Methods>(name: K): Methods[K] {
+  const call = (...args: unknown[]) => ready.then((b) => (b[name] as (...a: unknown[]) => unknown)(...args));
+  return call as unknown as Methods[K];
+}
+
+export const openStore = method('openStore');
+export const pickFolder = method('pickFolder');
+export const recentStores = method('recentStores');
+export const openDemoStore = method('openDemoStore');
+export const storeInfo = method('storeInfo');
+export const closeStore = method('closeStore');
+export const rawLine = method('rawLine');
+export const describeTopic = method('describeTopic');
+export const readPage = method('readPage');
+export const offsetAtTime = method('offsetAtTime');
+export const search = method('search');
+export const cancelSearch = method('cancelSearch');
+export const produce = method('produce');
+export const createTopic = method('createTopic');
+export const topicGroups = method('topicGroups');
+export const deleteTopic = method('deleteTopic');
+export const describeGroup = method('describeGroup');
+export const resetGroup = method('resetGroup');
+export const triggerRound = method('triggerRound');
+export const demoStartMember = method('demoStartMember');
+export const demoStopMember = method('demoStopMember');
+export const demoMembers = method('demoMembers');
+export const onStoreChanged = method('onStoreChanged');
+export const onDragDrop = method('onDragDrop');

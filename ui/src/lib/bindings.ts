@@ -15,14 +15,14 @@ export const commands = {
 	/**  Close the open store (stopping its watcher and demo members): back to the welcome screen. */
 	closeStore: () => typedError<null, ErrorDto>(__TAURI_INVOKE("close_store")),
 	/**  The raw line at an offset, with its file and line number. */
-	rawLine: (topic: string, partition: number, offset: string) => typedError<RawLine | null, ErrorDto>(__TAURI_INVOKE("raw_line", { topic, partition, offset })),
+	rawLine: (topic: string, partition: number, offset: Offset) => typedError<RawLine | null, ErrorDto>(__TAURI_INVOKE("raw_line", { topic, partition, offset })),
 	describeTopic: (topic: string) => typedError<TopicDetail, ErrorDto>(__TAURI_INVOKE("describe_topic", { topic })),
-	readPage: (topic: string, partition: number, from: string, limit: number) => typedError<Page, ErrorDto>(__TAURI_INVOKE("read_page", { topic, partition, from, limit })),
-	offsetAtTime: (topic: string, partition: number, unix: number | null) => typedError<string | null, ErrorDto>(__TAURI_INVOKE("offset_at_time", { topic, partition, unix })),
+	readPage: (topic: string, partition: number, from: Offset, limit: number) => typedError<Page, ErrorDto>(__TAURI_INVOKE("read_page", { topic, partition, from, limit })),
+	offsetAtTime: (topic: string, partition: number, unix: number | null) => typedError<Offset | null, ErrorDto>(__TAURI_INVOKE("offset_at_time", { topic, partition, unix })),
 	/**  Start a search; results stream on `on_event`. Returns the id to cancel it with. */
 	search: (topic: string, query: SearchQuery, onEvent: Channel<SearchEvent>) => typedError<number, ErrorDto>(__TAURI_INVOKE("search", { topic, query, onEvent })),
 	cancelSearch: (id: number) => typedError<null, ErrorDto>(__TAURI_INVOKE("cancel_search", { id })),
-	produce: (topic: string, key: string, payload: ProducePayload) => typedError<Produced, ErrorDto>(__TAURI_INVOKE("produce", { topic, key, payload })),
+	produce: (topic: string, key: KeyText, payload: ProducePayload) => typedError<Produced, ErrorDto>(__TAURI_INVOKE("produce", { topic, key, payload })),
 	createTopic: (topic: NewTopic) => typedError<TopicSummary, ErrorDto>(__TAURI_INVOKE("create_topic", { topic })),
 	/**  The consumer groups that read a topic (deleted with it), for the delete dialog. */
 	topicGroups: (topic: string) => typedError<string[], ErrorDto>(__TAURI_INVOKE("topic_groups", { topic })),
@@ -32,9 +32,9 @@ export const commands = {
 	/**  Reset a group's offsets; with `dry_run` only computes the before/after table. */
 	resetGroup: (group: string, request: ResetRequest) => typedError<ResetPlanDto, ErrorDto>(__TAURI_INVOKE("reset_group", { group, request })),
 	triggerRound: (group: string, windowMs: number) => typedError<null, ErrorDto>(__TAURI_INVOKE("trigger_round", { group, windowMs })),
-	demoStartMember: (topic: string, group: string, windowMs: number, rate: number) => typedError<string, ErrorDto>(__TAURI_INVOKE("demo_start_member", { topic, group, windowMs, rate })),
+	demoStartMember: (topic: string, group: string, windowMs: number, rate: number) => typedError<Handle, ErrorDto>(__TAURI_INVOKE("demo_start_member", { topic, group, windowMs, rate })),
 	/**  Stop a demo member gracefully (commit and leave) or kill it (no commit, no goodbye). */
-	demoStopMember: (handle: string, kill: boolean) => typedError<null, ErrorDto>(__TAURI_INVOKE("demo_stop_member", { handle, kill })),
+	demoStopMember: (handle: Handle, kill: boolean) => typedError<null, ErrorDto>(__TAURI_INVOKE("demo_stop_member", { handle, kill })),
 	demoMembers: () => typedError<DemoMember[], ErrorDto>(__TAURI_INVOKE("demo_members")),
 	/**  Forget demo members that have stopped or been killed. */
 	demoClearStopped: () => typedError<null, ErrorDto>(__TAURI_INVOKE("demo_clear_stopped")),
@@ -45,13 +45,42 @@ export const events = {
 	storeChanged: makeEvent<StoreChanged, StoreChanged>("store-changed"),
 };
 
+/* Constants */
+export const GROUP_PREFIX = "--group--" as const;
+
+export const KEY_INT_MAX = {"u16":"65535","u32":"4294967295","u64":"18446744073709551615","u8":"255"} as const;
+
+export const MAX_CHAR_WIDTH = 3257 as const;
+
+export const MAX_GROUP_NAME = 191 as const;
+
+export const MAX_LINE_BYTES = 4096 as const;
+
+export const MAX_PAGE = 2000 as const;
+
+export const MAX_PARTITIONS = 10000 as const;
+
+export const MAX_TOPIC_NAME = 200 as const;
+
 /* Types */
+/**  A size in bytes. */
+export type Bytes = string;
+
+/**
+ *  A committed offset as the group log holds it: `-1` is 0.2.3's "the end
+ *  when a member takes the partition".
+ */
+export type Commit = string;
+
+/**  A number of messages, lines or hits. */
+export type Count = string;
+
 /**  A line that is not a message, shown in place so nothing vanishes silently. */
 export type DamagedRow = {
 	partition: number,
-	offset: string,
+	offset: Offset,
 	file: string,
-	line: string,
+	line: LineNo,
 	problem: string,
 };
 
@@ -67,7 +96,7 @@ export type DeletedTopic = {
 
 /**  A member running inside the app for the balancing demo. */
 export type DemoMember = {
-	handle: string,
+	handle: Handle,
 	/**  Its id in the group (0 until it has joined). */
 	member_id: number,
 	topic: string,
@@ -75,27 +104,36 @@ export type DemoMember = {
 	window_ms: number,
 	/**  Messages a second it processes at most (0: no limit). */
 	rate: number,
-	/**  `joining`, `running`, `stopped`, `killed` or `failed: ...`. */
-	status: string,
+	status: MemberStatus,
+	/**  Why a `failed` member stopped. */
+	problem: string | null,
 	partitions: number[],
-	consumed: string,
+	consumed: Count,
 	/**  Messages consumed in each of the last seconds, oldest first. */
 	per_second: number[],
 };
 
+/**
+ *  Every error code a command (or the webview's backend layer) gives. `other`: an
+ *  engine error this version of the app has no name for (the message says what);
+ *  `ipc`, `no_backend` and `preview` come from the webview's side (no answer, no
+ *  backend, nothing recorded for the browser preview).
+ */
+export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_key_type" | "invalid_partition_count" | "invalid_message_type_name" | "store_not_found" | "topic_exists" | "topic_not_found" | "group_not_found" | "corrupt_config" | "key_out_of_range" | "key_too_long" | "key_wrong_kind" | "unknown_message_type" | "message_too_long" | "partition_out_of_range" | "corrupt_line" | "wrong_payload_kind" | "typed_encode" | "typed_decode" | "bad_partitioner" | "symlink_refused" | "short_write" | "invalid_regex" | "topic_deleted" | "not_a_file" | "group_topic_mismatch" | "group_partition_mismatch" | "not_a_group" | "group_join_failed" | "group_unknown_topic" | "io" | "invalid_offset" | "invalid_hex" | "missing_class" | "invalid_json" | "invalid_reset" | "confirmation_mismatch" | "no_store" | "no_demo" | "no_such_member" | "internal" | "other" | "ipc" | "no_backend" | "preview";
+
 /**  Every command error: a stable code to branch on and a message to show. */
 export type ErrorDto = {
-	code: string,
+	code: ErrorCode,
 	message: string,
 };
 
 export type FileDetail = {
 	name: string,
 	day: string,
-	first: string,
-	lines: string,
-	partial_bytes: string,
-	bytes: string,
+	first: Offset,
+	lines: Count,
+	partial_bytes: Bytes,
+	bytes: Bytes,
 	modified: number | null,
 };
 
@@ -108,7 +146,7 @@ export type GroupDetail = {
 	open_round: RoundDto | null,
 	/**  Newest first. */
 	rounds: RoundDto[],
-	records: string,
+	records: Count,
 	last_record_at: number | null,
 	/**  UNIX seconds now, by the backend's clock (for countdowns). */
 	now: number | null,
@@ -118,8 +156,29 @@ export type GroupSummary = {
 	name: string,
 	topic: string | null,
 	members: number,
-	lag: string,
+	lag: Count,
 };
+
+/**  A demo member's handle in this app. */
+export type Handle = string;
+
+/**
+ *  Which topic of a name a page or description is of: an opaque token that
+ *  changes when the topic is deleted and made again.
+ */
+export type Incarnation = string;
+
+/**  What kind of key a message has. */
+export type KeyKind = "int" | "str";
+
+/**
+ *  A message key as text: an integer key's decimal digits (up to 2^64 - 1),
+ *  or a string key itself.
+ */
+export type KeyText = string;
+
+/**  A 1-based line number in a partition file. */
+export type LineNo = string;
 
 export type MemberDto = {
 	id: number,
@@ -129,17 +188,24 @@ export type MemberDto = {
 	last_seen_at: number | null,
 };
 
+/**  What a demo member is doing. */
+export type MemberStatus = "joining" | "running" | 
+/**  Stopped on request: committed and left the group. */
+"stopped" | 
+/**  Killed on request: gone without a commit or a goodbye. */
+"killed" | 
+/**  Stopped by itself; the member's `problem` says why. */
+"failed";
+
 /**  One message as the table and detail pane show it. */
 export type MessageRow = {
 	partition: number,
-	offset: string,
-	key: string,
-	/**  `int` or `str`. */
-	key_kind: string,
+	offset: Offset,
+	key: KeyText,
+	key_kind: KeyKind,
 	/**  UNIX seconds. */
 	timestamp: number | null,
-	/**  `str`, `bytes` or `dataclass`. */
-	kind: string,
+	kind: PayloadKind,
 	text: string | null,
 	hex: string | null,
 	class: string | null,
@@ -154,6 +220,7 @@ export type MessageRow = {
 
 export type NewTopic = {
 	name: string,
+	/**  `u8`, `u16`, `u32`, `u64` or `charN`. */
 	key_type: string,
 	partitions: number,
 	message_types: string[],
@@ -166,57 +233,77 @@ export type OfferDto = {
 	at: number | null,
 };
 
+/**
+ *  A position in a partition (or in a group's log): the first message is at
+ *  the partition's start, the next one written gets its end.
+ */
+export type Offset = string;
+
 /**  A page of one partition. */
 export type Page = {
 	partition: number,
 	rows: Row[],
 	/**  Offset after the last row. */
-	next: string,
+	next: Offset,
 	/**  The partition's end offset when read. */
-	end: string,
+	end: Offset,
 	/**
 	 *  The topic's incarnation the rows come from (see [`TopicDetail::incarnation`]):
 	 *  a page of another incarnation than the one shown is not of that topic.
 	 */
-	incarnation: string | null,
+	incarnation: Incarnation | null,
 };
 
 export type PartitionDetail = {
 	partition: number,
-	start: string,
-	end: string,
-	bytes: string,
+	start: Offset,
+	end: Offset,
+	bytes: Bytes,
 	files: FileDetail[],
 };
 
 export type PartitionProgressDto = {
 	partition: number,
 	/**  Latest commit ("-1": the end when taken), if any. */
-	committed: string | null,
-	end: string,
-	lag: string,
+	committed: Commit | null,
+	end: Offset,
+	lag: Count,
 	/**  UNIX seconds of the oldest message not yet committed. */
 	oldest_unconsumed_at: number | null,
 	owner: number | null,
 };
 
+/**  What a message's payload is. */
+export type PayloadKind = 
+/**  Text (`text`). */
+"str" | 
+/**  Raw bytes (`hex`). */
+"bytes" | 
+/**  A typed message: a class and its fields (`fields_json`). */
+"dataclass";
+
+/**  What the person sends in the Produce tab. */
+export type ProduceKind = "text" | 
+/**  A typed message of the payload's `class`, its fields as JSON. */
+"json" | "hex";
+
 export type ProducePayload = {
-	/**  `text`, `json` (a typed message of `class`) or `hex`. */
-	kind: string,
+	kind: ProduceKind,
 	body: string,
+	/**  The message type of a typed (`json`) message. */
 	class: string | null,
 };
 
 export type Produced = {
 	partition: number,
-	offset: string | null,
+	offset: Offset | null,
 };
 
 /**  Where a line is on disk, and its raw text. */
 export type RawLine = {
 	file: string,
 	/**  1-based line number in `file`. */
-	line: string,
+	line: LineNo,
 	/**  The line as stored (ASCII for well-formed lines), without its newline. */
 	raw: string,
 };
@@ -230,9 +317,9 @@ export type ResetPlanDto = {
 };
 
 export type ResetRequest = {
-	/**  `earliest`, `latest`, `offset` or `time`. */
-	to: string,
-	offset: string | null,
+	to: ResetTarget,
+	/**  For `offset`. */
+	offset: Offset | null,
 	/**  UNIX seconds, for `time`. */
 	time: number | null,
 	/**  All partitions when absent. */
@@ -244,14 +331,22 @@ export type ResetRequest = {
 
 export type ResetRowDto = {
 	partition: number,
-	before: string | null,
-	after: string,
-	start: string,
-	end: string,
+	before: Commit | null,
+	after: Offset,
+	start: Offset,
+	end: Offset,
 };
 
+/**  Where a reset moves a group's commits. */
+export type ResetTarget = "earliest" | "latest" | 
+/**  To the request's `offset` (within each partition's start and end). */
+"offset" | 
+/**  To the first message at or after the request's `time`. */
+"time";
+
 export type RoundDto = {
-	begin_offset: string,
+	/**  Where the round's record is in the group's log. */
+	begin_offset: Offset,
 	started_by: number,
 	started_at: number | null,
 	ends_at: number | null,
@@ -270,10 +365,18 @@ export type Row = {
 	row: "damaged",
 } & DamagedRow;
 
-export type SearchEvent = { event: "hits"; rows: MessageRow[] } | { event: "progress"; scanned: string; total: string; hits: string } | { event: "done"; scanned: string; hits: string; finish: string } | { event: "failed"; error: ErrorDto };
+export type SearchEvent = { event: "hits"; rows: MessageRow[] } | { event: "progress"; scanned: Count; total: Count; hits: Count } | { event: "done"; scanned: Count; hits: Count; finish: SearchFinish } | { event: "failed"; error: ErrorDto };
+
+/**  How a search ended. */
+export type SearchFinish = 
+/**  Every message was looked at. */
+"done" | 
+/**  Stopped at the hit limit. */
+"limit" | "cancelled";
 
 export type SearchQuery = {
-	key: string | null,
+	/**  Only messages with this key (empty: any). */
+	key: KeyText | null,
 	text: string | null,
 	regex: boolean,
 	case_sensitive: boolean,
@@ -306,16 +409,17 @@ export type TopicDetail = {
 	 *  config file that changes when the topic is deleted and made again, or
 	 *  its folder deleted (by any process), never on appends.
 	 */
-	incarnation: string | null,
+	incarnation: Incarnation | null,
 };
 
 export type TopicSummary = {
 	name: string,
+	/**  `u8`, `u16`, `u32`, `u64` or `charN`; empty when the config cannot be read. */
 	key_type: string,
 	partitions: number,
 	message_types: string[],
-	messages: string,
-	bytes: string,
+	messages: Count,
+	bytes: Bytes,
 	/**  UNIX seconds of the last write. */
 	last_write: number | null,
 	/**  Set when the topic's config cannot be read. */

@@ -1,19 +1,22 @@
 // Live validation mirroring the engine's rules, so mistakes show while typing.
-// Each returns null when fine, or a sentence saying what to change.
+// Each returns null when fine, or a sentence saying what to change. The limits
+// are the engine's own, exported into the generated bindings.
 
-export const MAX_TOPIC_NAME = 200;
-export const GROUP_PREFIX = '--group--';
-export const MAX_PARTITIONS = 10000;
-export const MAX_CHAR_WIDTH = 3257;
+import { GROUP_PREFIX, KEY_INT_MAX, MAX_CHAR_WIDTH, MAX_GROUP_NAME, MAX_LINE_BYTES, MAX_PARTITIONS, MAX_TOPIC_NAME } from './bindings';
 
-export type KeyType = { kind: 'int'; bits: 8 | 16 | 32 | 64; max: bigint } | { kind: 'char'; width: number };
+export { GROUP_PREFIX, KEY_INT_MAX, MAX_CHAR_WIDTH, MAX_GROUP_NAME, MAX_LINE_BYTES, MAX_PARTITIONS, MAX_TOPIC_NAME };
 
-/** Parse `u8`, `u16`, `u32`, `u64` or `charN` (1 ≤ N ≤ 3257); null otherwise. */
+export type IntKeyType = keyof typeof KEY_INT_MAX;
+
+export type KeyType = { kind: 'int'; name: IntKeyType; bits: 8 | 16 | 32 | 64; max: bigint } | { kind: 'char'; width: number };
+
+const isIntKeyType = (text: string): text is IntKeyType => Object.hasOwn(KEY_INT_MAX, text);
+
+/** Parse `u8`, `u16`, `u32`, `u64` or `charN` (1 ≤ N ≤ MAX_CHAR_WIDTH); null otherwise. */
 export function parseKeyType(text: string): KeyType | null {
-  const m = /^u(8|16|32|64)$/.exec(text);
-  if (m) {
-    const bits = Number(m[1]) as 8 | 16 | 32 | 64;
-    return { kind: 'int', bits, max: (1n << BigInt(bits)) - 1n };
+  if (isIntKeyType(text)) {
+    const max = BigInt(KEY_INT_MAX[text]);
+    return { kind: 'int', name: text, bits: max.toString(2).length as 8 | 16 | 32 | 64, max };
   }
   const c = /^char([0-9]+)$/.exec(text);
   if (c) {
@@ -50,7 +53,7 @@ export function keyProblem(key: string, keyType: string): string | null {
   return null;
 }
 
-/** Topic names: 1-200 of A-Z a-z 0-9 _ . -, not "." or "..", not starting with "--group--". */
+/** Topic names: 1 to MAX_TOPIC_NAME of A-Z a-z 0-9 _ . -, not "." or "..", not starting with GROUP_PREFIX. */
 export function topicNameProblem(name: string): string | null {
   if (name === '') return 'enter a name: letters, digits, _ . and -';
   const bad = [...name].findIndex((c) => !/^[A-Za-z0-9_.-]$/.test(c));
@@ -65,9 +68,7 @@ export function topicNameProblem(name: string): string | null {
   return null;
 }
 
-export const MAX_GROUP_NAME = MAX_TOPIC_NAME - GROUP_PREFIX.length;
-
-/** Group names: 1-191 of A-Z a-z 0-9 _ . -, not "." or "..". */
+/** Group names: 1 to MAX_GROUP_NAME of A-Z a-z 0-9 _ . -, not "." or "..". */
 export function groupNameProblem(name: string): string | null {
   if (name === '') return 'enter a group name: letters, digits, _ . and -';
   const bad = [...name].findIndex((c) => !/^[A-Za-z0-9_.-]$/.test(c));
@@ -119,3 +120,4 @@ export function parseOffset(text: string): bigint | null {
   const t = text.trim().replace(/[_,\s]/g, '');
   return /^[0-9]+$/.test(t) ? BigInt(t) : null;
 }
+

@@ -1,0 +1,690 @@
+//! Types that cross to the webview, each with the conversion from the engine's
+//! type beside it. Offsets, counts and u64 keys travel as decimal strings (see
+//! [`wire`]): a JS number would silently round them above 2^53.
+
+pub mod wire;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use specta::Type;
+use twainmq::group;
+use twainmq::scan;
+use twainmq::{FileInfo, Key, Message, Outgoing, PartitionInfo, Payload, TopicDescription};
+
+pub use wire::*;
+
+/// Every command error: a stable code to branch on and a message to show.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct ErrorDto {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl From<twainmq::Error> for ErrorDto {
+    fn from(e: twainmq::Error) -> Self {
+        ErrorDto { code: ErrorCode::of_engine(e.code()), message: e.to_string() }
+    }
+}
+
+impl ErrorDto {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ErrorDto { code, message: message.into() }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct TopicSummary {
+    pub name: String,
+    /// `u8`, `u16`, `u32`, `u64` or `charN`; empty when the config cannot be read.
+    pub key_type: String,
+    pub partitions: u32,
+    pub message_types: Vec<String>,
+    pub messages: Count,
+    pub bytes: Bytes,
+    /// UNIX seconds of the last write.
+    pub last_write: Option<f64>,
+    /// Set when the topic's config cannot be read.
+    pub error: Option<String>,
+}
+
+impl From<&TopicDescription> for TopicSummary {
+    fn from(d: &TopicDescription) -> Self {
+        TopicSummary {
+            name: d.name.clone(),
+            key_type: d.key_type.to_string(),
+            partitions: d.partitions,
+            message_types: d.message_types.keys().cloned().collect(),
+            messages: d.messages.into(),
+            bytes: d.bytes.into(),
+            last_write: d.last_write,
+            error: None,
+        }
+    }
+}
+
+impl TopicSummary {
+    /// A topic that cannot be described (its config is unreadable, say).
+    pub fn unreadable(name: &str, e: &twainmq::Error) -> Self {
+        TopicSummary {
+            name: name.to_string(),
+            key_type: String::new(),
+            partitions: 0,
+            message_types: Vec::new(),
+            messages: Count(0),
+            bytes: Bytes(0),
+            last_write: None,
+            error: Some(e.to_string()),
+        }
+    }
+}
+
+/// The engine's listing row, as the sidebar shows it: counts zero and the
+/// reason in `error` when the config or the files cannot be read.
+impl From<twainmq::TopicSummary> for TopicSummary {
+    fn from(s: twainmq::TopicSummary) -> Self {
+        let (totals, error) = match s.totals {
+            Some(Ok(t)) => (Some(t), None),
+            Some(Err(e)) => (None, Some(e)),
+            None => (None, None),
+        };
+        match s.config {
+            Ok(c) => TopicSummary {
+                name: s.name,
+                key_type: c.key_type.to_string(),
+                partitions: c.partitions,
+                message_types: c.message_types.iter().map(|(n, _)| n.clone()).collect(),
+                messages: Count(totals.map_or(0, |t| t.messages)),
+                bytes: Bytes(totals.map_or(0, |t| t.bytes)),
+                last_write: totals.and_then(|t| t.last_write),
+                error,
+            },
+            Err(error) => TopicSummary {
+                name: s.name,
+                key_type: String::new(),
+                partitions: 0,
+                message_types: Vec::new(),
+                messages: Count(0),
+                bytes: Bytes(0),
+                last_write: None,
+                error: Some(error),
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct GroupSummary {
+    pub name: String,
+    pub topic: Option<String>,
+    pub members: u32,
+    pub lag: Count,
+}
+
+impl From<&group::GroupDescription> for GroupSummary {
+    fn from(d: &group::GroupDescription) -> Self {
+        GroupSummary {
+            name: d.group.clone(),
+            topic: d.topic.clone(),
+            members: u32::try_from(d.members.len()).unwrap_or(u32::MAX),
+            lag: d.partitions.iter().map(|p| p.lag).sum::<u64>().into(),
+        }
+    }
+}
+
+impl From<twainmq::GroupSummary> for GroupSummary {
+    fn from(g: twainmq::GroupSummary) -> Self {
+        match g.state {
+            Ok(s) => {
+                GroupSummary { name: g.name, topic: s.topic, members: u32::try_from(s.members).unwrap_or(u32::MAX), lag: Count(s.lag) }
+            }
+            Err(_) => GroupSummary::unreadable(&g.name),
+        }
+    }
+}
+
+impl GroupSummary {
+    /// A group that cannot be described.
+    pub fn unreadable(name: &str) -> Self {
+        GroupSummary { name: name.to_string(), topic: None, members: 0, lag: Count(0) }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct StoreInfo {
+    pub root: String,
+    pub topics: Vec<TopicSummary>,
+    pub groups: Vec<GroupSummary>,
+    /// File watching is on: changes appear without refreshing.
+    pub watching: bool,
+}
+
+/// Where a line is on disk, and its raw text.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct RawLine {
+    pub file: String,
+    /// 1-based line number in `file`.
+    pub line: LineNo,
+    /// The line as stored (ASCII for well-formed lines), without its newline.
+    pub raw: String,
+}
+
+impl From<(&std::path::Path, u64, &[u8])> for RawLine {
+    fn from((path, line, raw): (&std::path::Path, u64, &[u8])) -> Self {
+        RawLine { file: file_name(path), line: line.into(), raw: String::from_utf8_lossy(raw).into_owned() }
+    }
+}
+
+fn file_name(path: &std::path::Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct FileDetail {
+    pub name: String,
+    pub day: String,
+    pub first: Offset,
+    pub lines: Count,
+    pub partial_bytes: Bytes,
+    pub bytes: Bytes,
+    pub modified: Option<f64>,
+}
+
+impl From<&FileInfo> for FileDetail {
+    fn from(f: &FileInfo) -> Self {
+        FileDetail {
+            name: f.name.clone(),
+            day: f.day.clone(),
+            first: f.first.into(),
+            lines: f.lines.into(),
+            partial_bytes: f.partial_bytes.into(),
+            bytes: f.bytes.into(),
+            modified: f.modified,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct PartitionDetail {
+    pub partition: u32,
+    pub start: Offset,
+    pub end: Offset,
+    pub bytes: Bytes,
+    pub files: Vec<FileDetail>,
+}
+
+impl From<&PartitionInfo> for PartitionDetail {
+    fn from(p: &PartitionInfo) -> Self {
+        PartitionDetail {
+            partition: p.partition,
+            start: p.start.into(),
+            end: p.end.into(),
+            bytes: p.bytes.into(),
+            files: p.files.iter().map(FileDetail::from).collect(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct TopicDetail {
+    pub summary: TopicSummary,
+    pub partitions: Vec<PartitionDetail>,
+    pub unknown_files: Vec<String>,
+    /// Which topic of this name this is: an opaque token of its folder and
+    /// config file that changes when the topic is deleted and made again, or
+    /// its folder deleted (by any process), never on appends.
+    pub incarnation: Option<Incarnation>,
+}
+
+impl TopicDetail {
+    pub fn new(d: &TopicDescription, incarnation: Option<Incarnation>) -> Self {
+        TopicDetail {
+            summary: TopicSummary::from(d),
+            partitions: d.partition_details.iter().map(PartitionDetail::from).collect(),
+            unknown_files: d.unknown_files.clone(),
+            incarnation,
+        }
+    }
+}
+
+/// One message as the table and detail pane show it.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct MessageRow {
+    pub partition: u32,
+    pub offset: Offset,
+    pub key: KeyText,
+    pub key_kind: KeyKind,
+    /// UNIX seconds.
+    pub timestamp: f64,
+    pub kind: PayloadKind,
+    pub text: Option<String>,
+    pub hex: Option<String>,
+    pub class: Option<String>,
+    pub type_id: Option<u32>,
+    /// Typed fields as compact JSON, exactly as stored (integers of any size, NaN).
+    pub fields_json: Option<String>,
+    /// The same, indented, with characters instead of \u escapes: for display.
+    pub fields_pretty: Option<String>,
+    /// Payload size in bytes (text: UTF-8 bytes).
+    pub size: u32,
+}
+
+impl From<&Message> for MessageRow {
+    fn from(m: &Message) -> Self {
+        let (key, key_kind) = match &m.key {
+            Key::Int(v) => (v.to_string(), KeyKind::Int),
+            Key::Str(s) => (s.clone(), KeyKind::Str),
+        };
+        let (kind, text, hex, class, type_id, fields_json, size) = match &m.payload {
+            Payload::Text(s) => (PayloadKind::Str, Some(s.clone()), None, None, None, None, s.len()),
+            Payload::Bytes(b) => (PayloadKind::Bytes, None, Some(to_hex(b)), None, None, None, b.len()),
+            Payload::Typed(t) => {
+                (PayloadKind::Dataclass, None, None, t.class.clone(), Some(u32::from(t.type_id)), Some(t.json.clone()), t.json.len())
+            }
+        };
+        let fields_pretty = fields_json.as_deref().and_then(|j| crate::engine::python_pretty(j).ok());
+        MessageRow {
+            partition: m.partition,
+            offset: m.offset.into(),
+            key: KeyText(key),
+            key_kind,
+            timestamp: m.timestamp,
+            kind,
+            text,
+            hex,
+            class,
+            type_id,
+            fields_json,
+            fields_pretty,
+            size: u32::try_from(size).unwrap_or(u32::MAX),
+        }
+    }
+}
+
+fn to_hex(b: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    b.iter().flat_map(|x| [HEX[usize::from(x >> 4)] as char, HEX[usize::from(x & 15)] as char]).collect()
+}
+
+/// A line that is not a message, shown in place so nothing vanishes silently.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct DamagedRow {
+    pub partition: u32,
+    pub offset: Offset,
+    pub file: String,
+    pub line: LineNo,
+    pub problem: String,
+}
+
+impl DamagedRow {
+    /// The row of a damaged line, from the reader's error (`None`: another error).
+    pub fn of(e: &twainmq::Error) -> Option<DamagedRow> {
+        match e {
+            twainmq::Error::CorruptLine { partition, offset, path, line, problem, .. } => Some(DamagedRow {
+                partition: *partition,
+                offset: (*offset).into(),
+                file: file_name(path),
+                line: (*line).into(),
+                problem: problem.to_string(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+#[serde(tag = "row")]
+pub enum Row {
+    #[serde(rename = "message")]
+    Message(MessageRow),
+    #[serde(rename = "damaged")]
+    Damaged(DamagedRow),
+}
+
+/// A page of one partition.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct Page {
+    pub partition: u32,
+    pub rows: Vec<Row>,
+    /// Offset after the last row.
+    pub next: Offset,
+    /// The partition's end offset when read.
+    pub end: Offset,
+    /// The topic's incarnation the rows come from (see [`TopicDetail::incarnation`]):
+    /// a page of another incarnation than the one shown is not of that topic.
+    pub incarnation: Option<Incarnation>,
+}
+
+/// What deleting a topic removed.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct DeletedTopic {
+    pub topic: String,
+    /// The consumer groups that read it, deleted with it (their commits would
+    /// otherwise apply to a topic made again under the same name).
+    pub groups: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct SearchQuery {
+    /// Only messages with this key (empty: any).
+    pub key: Option<KeyText>,
+    pub text: Option<String>,
+    pub regex: bool,
+    pub case_sensitive: bool,
+    pub partitions: Option<Vec<u32>>,
+    /// Most hits to return.
+    pub limit: u32,
+}
+
+impl From<&SearchQuery> for scan::Query {
+    fn from(q: &SearchQuery) -> Self {
+        scan::Query {
+            key: q.key.as_ref().map(|k| k.0.clone()).filter(|k| !k.is_empty()),
+            text: q.text.clone().filter(|t| !t.is_empty()),
+            regex: q.regex,
+            case_sensitive: q.case_sensitive,
+            partitions: q.partitions.clone(),
+            since: None,
+            until: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+#[serde(tag = "event")]
+pub enum SearchEvent {
+    #[serde(rename = "hits")]
+    Hits { rows: Vec<MessageRow> },
+    #[serde(rename = "progress")]
+    Progress { scanned: Count, total: Count, hits: Count },
+    #[serde(rename = "done")]
+    Done { scanned: Count, hits: Count, finish: SearchFinish },
+    #[serde(rename = "failed")]
+    Failed { error: ErrorDto },
+}
+
+impl From<scan::Progress> for SearchEvent {
+    fn from(p: scan::Progress) -> Self {
+        SearchEvent::Progress { scanned: p.scanned.into(), total: p.total.into(), hits: p.hits.into() }
+    }
+}
+
+impl From<(scan::Finish, scan::Progress)> for SearchEvent {
+    fn from((finish, p): (scan::Finish, scan::Progress)) -> Self {
+        SearchEvent::Done { scanned: p.scanned.into(), hits: p.hits.into(), finish: finish.into() }
+    }
+}
+
+impl From<scan::Finish> for SearchFinish {
+    fn from(f: scan::Finish) -> Self {
+        match f {
+            scan::Finish::Cancelled => SearchFinish::Cancelled,
+            scan::Finish::Limit => SearchFinish::Limit,
+            scan::Finish::Done => SearchFinish::Done,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct ProducePayload {
+    pub kind: ProduceKind,
+    pub body: String,
+    /// The message type of a typed (`json`) message.
+    pub class: Option<String>,
+}
+
+impl TryFrom<&ProducePayload> for Outgoing {
+    type Error = ErrorDto;
+    fn try_from(p: &ProducePayload) -> Result<Self, ErrorDto> {
+        match p.kind {
+            ProduceKind::Text => Ok(Outgoing::Text(p.body.clone())),
+            ProduceKind::Hex => {
+                let clean: String = p.body.chars().filter(|c| !c.is_whitespace()).collect();
+                hex::decode(&clean)
+                    .map(Outgoing::Bytes)
+                    .map_err(|_| ErrorDto::new(ErrorCode::InvalidHex, "the payload is not valid hex: use pairs of 0-9 a-f"))
+            }
+            ProduceKind::Json => {
+                let class =
+                    p.class.clone().ok_or_else(|| ErrorDto::new(ErrorCode::MissingClass, "pick the message type of a typed message"))?;
+                Outgoing::typed_json(class, &p.body)
+                    .map_err(|e| ErrorDto::new(ErrorCode::InvalidJson, format!("the payload is not valid JSON: {e}")))
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct Produced {
+    pub partition: u32,
+    pub offset: Option<Offset>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct NewTopic {
+    pub name: String,
+    /// `u8`, `u16`, `u32`, `u64` or `charN`.
+    pub key_type: String,
+    pub partitions: u32,
+    pub message_types: Vec<String>,
+}
+
+/// Pushed when files in the open store change (from the file watcher).
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq, tauri_specta::Event)]
+pub struct StoreChanged {
+    pub topics: Vec<String>,
+    pub groups: Vec<String>,
+    pub structure: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct MemberDto {
+    pub id: u32,
+    pub partitions: Vec<u32>,
+    pub joined_at: Option<f64>,
+    /// When it last wrote a record: members write in every round and on every commit.
+    pub last_seen_at: Option<f64>,
+}
+
+impl From<&group::MemberView> for MemberDto {
+    fn from(m: &group::MemberView) -> Self {
+        MemberDto { id: m.id, partitions: m.partitions.clone(), joined_at: m.joined_at, last_seen_at: m.last_seen_at }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct PartitionProgressDto {
+    pub partition: u32,
+    /// Latest commit ("-1": the end when taken), if any.
+    pub committed: Option<Commit>,
+    pub end: Offset,
+    pub lag: Count,
+    /// UNIX seconds of the oldest message not yet committed.
+    pub oldest_unconsumed_at: Option<f64>,
+    pub owner: Option<u32>,
+}
+
+impl From<&group::PartitionProgress> for PartitionProgressDto {
+    fn from(p: &group::PartitionProgress) -> Self {
+        PartitionProgressDto {
+            partition: p.partition,
+            committed: p.committed.map(Commit),
+            end: p.end.into(),
+            lag: p.lag.into(),
+            oldest_unconsumed_at: p.oldest_unconsumed_at,
+            owner: p.owner,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct OfferDto {
+    pub id: u32,
+    pub own: Vec<u32>,
+    pub partitions: Vec<u32>,
+    pub at: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct RoundDto {
+    /// Where the round's record is in the group's log.
+    pub begin_offset: Offset,
+    pub started_by: u32,
+    pub started_at: f64,
+    pub ends_at: f64,
+    pub offers: Vec<OfferDto>,
+    pub ended_at: Option<f64>,
+    pub ended_by: Option<u32>,
+    pub superseded: bool,
+    /// Member id (as text) to partitions.
+    pub assignment: BTreeMap<String, Vec<u32>>,
+    pub confirms: BTreeMap<String, Vec<u32>>,
+}
+
+impl From<&group::RoundView> for RoundDto {
+    fn from(r: &group::RoundView) -> Self {
+        let by_member = |m: &BTreeMap<u32, Vec<u32>>| m.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        RoundDto {
+            begin_offset: r.begin_offset.into(),
+            started_by: r.started_by,
+            started_at: r.started_at,
+            ends_at: r.ends_at,
+            offers: r
+                .offers
+                .iter()
+                .map(|o| OfferDto { id: o.id, own: o.own.clone(), partitions: o.partitions.clone(), at: o.at })
+                .collect(),
+            ended_at: r.ended_at,
+            ended_by: r.ended_by,
+            superseded: r.superseded,
+            assignment: by_member(&r.assignment),
+            confirms: by_member(&r.confirms),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct GroupDetail {
+    pub name: String,
+    pub topic: Option<String>,
+    pub topic_candidates: Vec<String>,
+    pub members: Vec<MemberDto>,
+    pub partitions: Vec<PartitionProgressDto>,
+    pub open_round: Option<RoundDto>,
+    /// Newest first.
+    pub rounds: Vec<RoundDto>,
+    pub records: Count,
+    pub last_record_at: Option<f64>,
+    /// UNIX seconds now, by the backend's clock (for countdowns).
+    pub now: f64,
+}
+
+impl GroupDetail {
+    /// The group as described at `now` (UNIX seconds).
+    pub fn new(d: &group::GroupDescription, now: f64) -> Self {
+        GroupDetail {
+            name: d.group.clone(),
+            topic: d.topic.clone(),
+            topic_candidates: d.topic_candidates.clone(),
+            members: d.members.iter().map(MemberDto::from).collect(),
+            partitions: d.partitions.iter().map(PartitionProgressDto::from).collect(),
+            open_round: d.open_round.as_ref().map(RoundDto::from),
+            rounds: d.rounds.iter().rev().map(RoundDto::from).collect(),
+            records: d.records.into(),
+            last_record_at: d.last_record_at,
+            now,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct ResetRequest {
+    pub to: ResetTarget,
+    /// For `offset`.
+    pub offset: Option<Offset>,
+    /// UNIX seconds, for `time`.
+    pub time: Option<f64>,
+    /// All partitions when absent.
+    pub partitions: Option<Vec<u32>>,
+    pub dry_run: bool,
+    /// The group's topic, for a 0.2.3 group that several topics could belong to.
+    pub topic: Option<String>,
+}
+
+impl TryFrom<&ResetRequest> for group::ResetTo {
+    type Error = ErrorDto;
+    fn try_from(r: &ResetRequest) -> Result<Self, ErrorDto> {
+        Ok(match r.to {
+            ResetTarget::Earliest => group::ResetTo::Earliest,
+            ResetTarget::Latest => group::ResetTo::Latest,
+            ResetTarget::Offset => group::ResetTo::Offset(
+                r.offset.ok_or_else(|| ErrorDto::new(ErrorCode::InvalidOffset, "a reset to an offset needs the offset"))?.get(),
+            ),
+            ResetTarget::Time => {
+                group::ResetTo::Time(r.time.ok_or_else(|| ErrorDto::new(ErrorCode::InvalidReset, "a reset to a time needs the time"))?)
+            }
+        })
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct ResetRowDto {
+    pub partition: u32,
+    pub before: Option<Commit>,
+    pub after: Offset,
+    pub start: Offset,
+    pub end: Offset,
+}
+
+impl From<&group::ResetRow> for ResetRowDto {
+    fn from(r: &group::ResetRow) -> Self {
+        ResetRowDto {
+            partition: r.partition,
+            before: r.before.map(Commit),
+            after: r.after.into(),
+            start: r.start.into(),
+            end: r.end.into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct ResetPlanDto {
+    pub group: String,
+    pub topic: String,
+    pub rows: Vec<ResetRowDto>,
+    pub live_members: Vec<u32>,
+    pub applied: bool,
+}
+
+impl From<group::ResetPlan> for ResetPlanDto {
+    fn from(p: group::ResetPlan) -> Self {
+        ResetPlanDto {
+            rows: p.rows.iter().map(ResetRowDto::from).collect(),
+            group: p.group,
+            topic: p.topic,
+            live_members: p.live_members,
+            applied: p.applied,
+        }
+    }
+}
+
+/// A member running inside the app for the balancing demo.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct DemoMember {
+    pub handle: Handle,
+    /// Its id in the group (0 until it has joined).
+    pub member_id: u32,
+    pub topic: String,
+    pub group: String,
+    pub window_ms: u32,
+    /// Messages a second it processes at most (0: no limit).
+    pub rate: u32,
+    pub status: MemberStatus,
+    /// Why a `failed` member stopped.
+    pub problem: Option<String>,
+    pub partitions: Vec<u32>,
+    pub consumed: Count,
+    /// Messages consumed in each of the last seconds, oldest first.
+    pub per_second: Vec<u32>,
+}

@@ -1,0 +1,77 @@
+// What the UI asks of a backend, and the shapes it answers in: the real one
+// (backend.ts, over Tauri) and the test double (mockBackend.ts) both implement
+// it, so neither imports the other.
+
+import type {
+  DeletedTopic,
+  DemoMember,
+  ErrorDto,
+  GroupDetail,
+  Handle,
+  KeyText,
+  NewTopic,
+  Offset,
+  Page,
+  ProducePayload,
+  Produced,
+  RawLine,
+  ResetPlanDto,
+  ResetRequest,
+  SearchEvent,
+  SearchQuery,
+  StoreChanged,
+  StoreInfo,
+  TopicDetail,
+  TopicSummary,
+} from './bindings';
+
+// Every type the backend speaks in, for components (they import nothing from bindings.ts).
+export type * from './bindings';
+
+export type Result<T> = { status: 'ok'; data: T } | { status: 'error'; error: ErrorDto };
+
+/** A folder dragged over or dropped on the window. */
+export type DragDrop = { type: 'enter' | 'over' | 'drop' | 'leave'; paths: string[] };
+
+export type Unlisten = () => void;
+
+/** Everything the UI asks of the backend. */
+export interface Backend {
+  /** `tauri`, `mock`, or `none` (a plain browser without `?mock`). */
+  kind: 'tauri' | 'mock' | 'none';
+  openStore(path: string): Promise<Result<StoreInfo>>;
+  pickFolder(): Promise<Result<string | null>>;
+  recentStores(): Promise<Result<string[]>>;
+  openDemoStore(): Promise<Result<StoreInfo>>;
+  storeInfo(): Promise<Result<StoreInfo>>;
+  /** Close the open store (its watcher and demo members stop). */
+  closeStore(): Promise<Result<null>>;
+  /** The raw line of a message, with its file and 1-based line number (null: not found). */
+  rawLine(topic: string, partition: number, offset: Offset): Promise<Result<RawLine | null>>;
+  describeTopic(topic: string): Promise<Result<TopicDetail>>;
+  readPage(topic: string, partition: number, from: Offset, limit: number): Promise<Result<Page>>;
+  offsetAtTime(topic: string, partition: number, unixSeconds: number): Promise<Result<Offset | null>>;
+  /** Start a search: `onEvent` gets hits, progress, then done or failed. Resolves to the id for cancelSearch. */
+  search(topic: string, query: SearchQuery, onEvent: (e: SearchEvent) => void): Promise<Result<number>>;
+  cancelSearch(id: number): Promise<Result<null>>;
+  produce(topic: string, key: KeyText, payload: ProducePayload): Promise<Result<Produced>>;
+  createTopic(topic: NewTopic): Promise<Result<TopicSummary>>;
+  /** The consumer groups that read a topic: deleting it deletes them too. */
+  topicGroups(topic: string): Promise<Result<string[]>>;
+  /** Delete a topic and the groups that read it; resolves to what went. */
+  deleteTopic(topic: string, confirmName: string): Promise<Result<DeletedTopic>>;
+  describeGroup(group: string): Promise<Result<GroupDetail>>;
+  /** Reset a group's committed offsets; with `dry_run` only the before/after table. */
+  resetGroup(group: string, request: ResetRequest): Promise<Result<ResetPlanDto>>;
+  /** Open a round from outside the group: live members re-split the partitions. */
+  triggerRound(group: string, windowMs: number): Promise<Result<null>>;
+  /** Start a member inside the app; resolves to its handle. */
+  demoStartMember(topic: string, group: string, windowMs: number, rate: number): Promise<Result<Handle>>;
+  /** Stop a demo member gracefully (commit and leave) or kill it (no commit, no goodbye). */
+  demoStopMember(handle: Handle, kill: boolean): Promise<Result<null>>;
+  demoMembers(): Promise<Result<DemoMember[]>>;
+  /** Store changes pushed by the file watcher. */
+  onStoreChanged(cb: (c: StoreChanged) => void): Promise<Unlisten>;
+  /** Folders dragged onto the window. */
+  onDragDrop(cb: (d: DragDrop) => void): Promise<Unlisten>;
+}
