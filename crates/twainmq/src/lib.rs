@@ -54,6 +54,7 @@
 mod error;
 pub(crate) mod format;
 mod log;
+mod query;
 mod store;
 mod sys;
 
@@ -76,6 +77,7 @@ pub use log::files::Day;
 pub use log::producer::{Partitioner, Producer};
 pub use log::reader::PartitionReader;
 pub use log::watch::{StoreChange, StoreWatcher};
+pub use query::Filter;
 pub use store::{FileInfo, GroupState, GroupSummary, PartitionInfo, Store, TopicDescription, TopicSummary, TopicTotals};
 
 /// Names and limits callers validate against before asking the engine (the
