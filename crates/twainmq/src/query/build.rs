@@ -8,7 +8,7 @@ use memchr::memmem::Finder;
 
 use crate::query::fields::{Var, Vars};
 use crate::query::json::{Seg, Trie};
-use crate::query::plan::{self, CmpOp, Fallback, Leaf, Node, Operand, PathRef, Plan, StrOp, Test, Tri};
+use crate::query::plan::{self, CmpOp, ConstSet, Fallback, Leaf, Node, Operand, PathRef, Plan, StrOp, Test, Tri};
 use crate::query::value::{self, kind_names, may_equal, may_order, Kinds, BOOL, BYTES, LIST, MAP, STR, TS, V};
 
 /// A compile error: where (a byte offset into the filter) and what.
@@ -257,7 +257,10 @@ impl<'s> Builder<'s> {
                     return self
                         .problem(e, format!("`in` looks in a list or a map, and {} is {}", self.name(&b), kind_names(self.kinds(&b))));
                 }
-                Ok(Some(Test::In(a, b)))
+                Ok(Some(match b {
+                    Operand::Const(V::List(items)) => Test::InConst(a, Box::new(ConstSet::new(&items))),
+                    b => Test::In(a, b),
+                }))
             }
             (Some(t), [arg]) if str_op.is_some() => {
                 let (Some(t), Some(a)) = (self.operand(t)?, self.operand(arg)?) else { return Ok(None) };
@@ -271,7 +274,9 @@ impl<'s> Builder<'s> {
                 }
                 let op = str_op.unwrap_or(StrOp::Contains);
                 Ok(Some(match (op, &a) {
-                    (StrOp::Contains, Operand::Const(V::Str(needle))) => Test::Find(t, Box::new(Finder::new(needle.as_bytes()).into_owned())),
+                    (StrOp::Contains, Operand::Const(V::Str(needle))) => {
+                        Test::Find(t, Box::new(Finder::new(needle.as_bytes()).into_owned()))
+                    }
                     _ => Test::Str(op, t, a),
                 }))
             }

@@ -107,6 +107,7 @@ impl<'m> Msg<'m> {
 
     /// A variable other than `value` (which the plan reads by path); `None`
     /// when it needs the payload and that is not known.
+    #[inline]
     pub(crate) fn var(&self, var: Var) -> Option<V<'_>> {
         Some(match var {
             Var::Key => match self.head.key {

@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 
-use crate::query::value::{Kinds, BOOL, DOUBLE, INT, LIST, MAP, NULL, STR, UINT, V};
+use crate::query::value::{Kinds, BOOL, DOUBLE, INT, LIST, MAP, NULL, NUMBER, STR, UINT, V};
 
 /// The deepest nesting of arrays and objects read; deeper text is not JSON
 /// to a filter (as to `serde_json`).
@@ -105,7 +105,7 @@ pub(crate) enum Slot<'a> {
     /// Not there: a missing field, an index out of range, or a parent that is
     /// not an object (or array).
     Missing,
-    /// There, of this kind (nodes not read whole).
+    /// There, of this kind (nodes not read whole; numbers are only `NUMBER`).
     Kind(Kinds),
     /// There, read whole.
     Val(V<'a>),
@@ -128,6 +128,19 @@ pub(crate) fn parse(text: &str) -> V<'_> {
     let v = r.ws().and_then(|()| r.value(0)).filter(|_| r.ws().is_some() && r.i == r.s.len());
     v.unwrap_or(V::Null)
 }
+
+/// The bytes that end a run of plain string content: `"`, `\\` and controls.
+const SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
 
 struct Reader<'a> {
     s: &'a [u8],
@@ -204,6 +217,7 @@ impl<'a> Reader<'a> {
             b'{' => self.members(depth, |r, _| r.skip(depth + 1).map(drop)).map(|()| MAP),
             b'[' => self.elements(depth, |r| r.skip(depth + 1).map(drop)).map(|()| LIST),
             b'"' => self.string().map(|_| STR),
+            b'-' | b'0'..=b'9' if !self.s[self.i..].starts_with(b"-I") => self.number_text().map(|_| NUMBER),
             _ => self.scalar().map(|v| v.kind()),
         }
     }
@@ -297,33 +311,37 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The index of the first `"`, `\\` or control character from `from`.
+    fn special(&self, from: usize) -> Option<usize> {
+        // Strings in messages are short: a plain loop beats a vectorised search's set-up.
+        self.s[from..].iter().position(|&b| SPECIAL[usize::from(b)]).map(|i| from + i)
+    }
+
     /// A string at the cursor (on its opening quote): borrowed when it has no escapes.
     fn string(&mut self) -> Option<Cow<'a, str>> {
         self.eat(b'"')?;
         let start = self.i;
-        let rel = memchr::memchr2(b'"', b'\\', &self.s[start..])?;
-        let end = start + rel;
-        if self.s[start..end].iter().any(|&b| b < 0x20) {
-            return None;
-        }
-        if self.s[end] == b'"' {
-            self.i = end + 1;
-            // Both ends are ASCII quotes, so this is a whole-character slice.
-            return Some(Cow::Borrowed(&self.text[start..end]));
+        let end = self.special(start)?;
+        match self.s[end] {
+            b'"' => {
+                self.i = end + 1;
+                // Both ends are ASCII, so this is a whole-character slice.
+                return Some(Cow::Borrowed(&self.text[start..end]));
+            }
+            b'\\' => {}
+            _ => return None,
         }
         let mut out = String::with_capacity(end - start + 16);
         out.push_str(&self.text[start..end]);
         self.i = end;
         loop {
-            let rel = memchr::memchr2(b'"', b'\\', &self.s[self.i..])?;
-            let end = self.i + rel;
-            if self.s[self.i..end].iter().any(|&b| b < 0x20) {
-                return None;
-            }
+            let end = self.special(self.i)?;
             out.push_str(&self.text[self.i..end]);
             self.i = end + 1;
-            if self.s[end] == b'"' {
-                return Some(Cow::Owned(out));
+            match self.s[end] {
+                b'"' => return Some(Cow::Owned(out)),
+                b'\\' => {}
+                _ => return None,
             }
             let esc = self.peek()?;
             self.i += 1;
@@ -392,9 +410,11 @@ impl<'a> Reader<'a> {
         self.i - start
     }
 
-    fn number(&mut self) -> Option<V<'a>> {
+    /// The text of the number at the cursor, and whether it has a fraction
+    /// or an exponent.
+    fn number_text(&mut self) -> Option<(&'a str, bool)> {
         let start = self.i;
-        let neg = self.eat(b'-').is_some();
+        self.eat(b'-');
         let int_start = self.i;
         match self.digits() {
             0 => return None,
@@ -418,9 +438,13 @@ impl<'a> Reader<'a> {
                 return None;
             }
         }
-        let text = &self.text[start..self.i];
+        Some((&self.text[start..self.i], float))
+    }
+
+    fn number(&mut self) -> Option<V<'a>> {
+        let (text, float) = self.number_text()?;
         if !float {
-            if neg {
+            if text.starts_with('-') {
                 if let Ok(i) = text.parse::<i64>() {
                     return Some(V::Int(i));
                 }

@@ -125,6 +125,8 @@ pub(crate) enum Test {
     Cmp(CmpOp, Operand, Operand),
     /// `item in container`.
     In(Operand, Operand),
+    /// `item in [constants]`, with the constants sorted for lookups.
+    InConst(Operand, Box<ConstSet>),
     Str(StrOp, Operand, Operand),
     /// `.contains()` of a constant, with its searcher built once.
     Find(Operand, Box<Finder<'static>>),
@@ -143,6 +145,54 @@ pub(crate) enum Operand {
     /// A path under `value`: an index into [`Plan::paths`].
     Path(usize),
     Size(Box<Operand>),
+}
+
+/// A constant list `in` looks things up in: its integers and strings
+/// sorted, the rest (doubles, ...) as they are.
+#[derive(Debug)]
+pub(crate) struct ConstSet {
+    ints: Vec<i128>,
+    strs: Vec<String>,
+    /// Elements that are neither, and the whole list, for other items.
+    others: Vec<V<'static>>,
+    list: V<'static>,
+}
+
+impl ConstSet {
+    pub(crate) fn new(items: &[V<'static>]) -> ConstSet {
+        let mut ints: Vec<i128> = Vec::new();
+        let mut strs = Vec::new();
+        let mut others = Vec::new();
+        for v in items {
+            match v {
+                V::Int(i) => ints.push(i128::from(*i)),
+                V::UInt(u) => ints.push(i128::from(*u)),
+                V::Str(s) => strs.push(s.to_string()),
+                other => others.push(other.clone()),
+            }
+        }
+        ints.sort_unstable();
+        strs.sort_unstable();
+        ConstSet { ints, strs, others, list: V::List(items.to_vec()) }
+    }
+
+    /// `item in list`, as [`V::holds`] says of the list.
+    #[inline]
+    fn holds(&self, item: &V<'_>) -> bool {
+        match item {
+            // An integer equals only numbers: the integers, or a double of its value.
+            V::Int(_) | V::UInt(_) => {
+                let x = match item {
+                    V::Int(i) => i128::from(*i),
+                    V::UInt(u) => i128::from(*u),
+                    _ => 0,
+                };
+                self.ints.binary_search(&x).is_ok() || self.others.iter().any(|o| o.equals(item))
+            }
+            V::Str(s) => self.strs.binary_search_by(|p| p.as_str().cmp(s)).is_ok(),
+            _ => self.list.holds(item).unwrap_or(false),
+        }
+    }
 }
 
 /// A sub-expression for the interpreter, with the variables to give it.
@@ -192,11 +242,46 @@ pub(crate) fn interpret(expr: &cel::IdedExpr, ctx: &cel::Context<'_, '_>) -> Res
     }
 }
 
+/// The slots of one reading pass: on the stack for the few fields most
+/// filters read.
+// On the stack on purpose: boxing the few slots would cost an allocation per message.
+#[allow(clippy::large_enum_variant)]
+enum Slots<'m> {
+    Few([Slot<'m>; FEW], usize),
+    Many(Vec<Slot<'m>>),
+}
+
+const FEW: usize = 8;
+
+impl<'m> Slots<'m> {
+    fn new(n: usize) -> Slots<'m> {
+        if n <= FEW {
+            Slots::Few([const { Slot::Missing }; FEW], n)
+        } else {
+            Slots::Many(vec![Slot::Missing; n])
+        }
+    }
+
+    fn as_mut(&mut self) -> &mut [Slot<'m>] {
+        match self {
+            Slots::Few(a, n) => &mut a[..*n],
+            Slots::Many(v) => v,
+        }
+    }
+
+    fn as_ref(&self) -> &[Slot<'m>] {
+        match self {
+            Slots::Few(a, n) => &a[..*n],
+            Slots::Many(v) => v,
+        }
+    }
+}
+
 /// One message being evaluated.
 pub(crate) struct Cx<'p, 'm> {
     plan: &'p Plan,
     msg: Msg<'m>,
-    slots: OnceCell<Vec<Slot<'m>>>,
+    slots: OnceCell<Slots<'m>>,
 }
 
 impl<'p, 'm> Cx<'p, 'm> {
@@ -324,6 +409,10 @@ impl<'p, 'm> Cx<'p, 'm> {
                     CmpOp::Ge => a.order(&b).map(|o| o.is_ge()),
                 })
             }
+            Test::InConst(item, set) => match self.operand(item) {
+                Some(item) => Tri::of(Some(set.holds(&item))),
+                None => Tri::E,
+            },
             Test::In(item, container) => {
                 let (Some(item), Some(container)) = (self.operand(item), self.operand(container)) else { return Tri::E };
                 Tri::of(container.holds(&item))
@@ -350,6 +439,7 @@ impl<'p, 'm> Cx<'p, 'm> {
         }
     }
 
+    #[inline]
     fn operand<'s>(&'s self, op: &'s Operand) -> Option<Cow<'s, V<'s>>> {
         match op {
             Operand::Const(v) => Some(Cow::Borrowed(v)),
@@ -387,15 +477,18 @@ impl<'p, 'm> Cx<'p, 'm> {
 
     /// What one pass over the JSON text found, made on first use.
     fn slots(&self) -> &[Slot<'m>] {
-        self.slots.get_or_init(|| {
-            let trie = &self.plan.trie;
-            let mut slots = vec![Slot::Missing; trie.len()];
-            match self.msg.doc() {
-                Some(doc) => json::extract(doc, trie, &mut slots),
-                None => slots[0] = if trie.is_whole(0) { Slot::Val(V::Null) } else { Slot::Kind(crate::query::value::NULL) },
-            }
-            slots
-        })
+        self.slots
+            .get_or_init(|| {
+                let trie = &self.plan.trie;
+                let mut slots = Slots::new(trie.len());
+                let s = slots.as_mut();
+                match self.msg.doc() {
+                    Some(doc) => json::extract(doc, trie, s),
+                    None => s[0] = if trie.is_whole(0) { Slot::Val(V::Null) } else { Slot::Kind(crate::query::value::NULL) },
+                }
+                slots
+            })
+            .as_ref()
     }
 
     fn fallback(&self, fb: &Fallback) -> Tri {

@@ -217,6 +217,7 @@ impl<'a> V<'a> {
 }
 
 /// Numbers ordered across int, uint and double as CEL orders them.
+#[inline]
 fn num_cmp(a: &V<'_>, b: &V<'_>) -> Option<Ordering> {
     // CEL compares an int or uint with a double by converting it to double.
     #[allow(clippy::cast_precision_loss)]
