@@ -138,6 +138,36 @@ fn the_documented_examples() {
 }
 
 #[test]
+fn every_example_of_the_user_doc() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/QUERY.md")).expect("docs/QUERY.md");
+    let examples =
+        doc.split("## Examples").nth(1).and_then(|s| s.split("```cel\n").nth(1)).and_then(|s| s.split("```").next()).expect("a cel block");
+    let msgs = [
+        order(),
+        msg(0, 1000, "sensor-7", NOON, Payload::Bytes(vec![0xfc, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9])),
+        msg(2, 3, 1u64, NOON, typed(Some("Refund"), r#"{"total":99.5,"tags":["urgent","prio-1"],"items":[{"sku":"A-1"}]}"#)),
+        msg(0, 7, 3u64, NOON - 3600.0 * 5.0, text(r#"{"customer":{"address":{"city":"Berlin"}},"content-type":"json","amount":151}"#)),
+        msg(1, 9, 4u64, NOON, typed(Some("Order"), r#"{"country":"FR","discount":null}"#)),
+    ];
+    let mut lines = 0;
+    let mut unmatched = Vec::new();
+    for line in examples.lines().filter(|l| !l.trim().is_empty()) {
+        let f = compile(line);
+        if !msgs.iter().any(|m| check(&f, m)) {
+            unmatched.push(line);
+        }
+        lines += 1;
+    }
+    assert!(lines >= 20);
+    assert!(unmatched.is_empty(), "these match none of the sample messages: {unmatched:#?}");
+    // Claims the doc makes elsewhere.
+    assert!(check(&compile(r#"timestamp.getHours("Europe/Berlin") == 13"#), &order()));
+    assert!(check(&compile(r#"timestamp - timestamp("2026-11-30T11:30:00Z") < duration("1h")"#), &order()));
+    assert!(!check(&compile(r#"!(value.country == "DE")"#), &msgs[3]));
+    assert!(check(&compile(r#"!has(value.country) || value.country != "DE""#), &msgs[3]));
+}
+
+#[test]
 fn every_variable() {
     let m = order();
     for expr in [
@@ -299,6 +329,9 @@ fn compile_errors_for_what_can_never_work() {
         ("has(text.x)", "has() tests the fields of `value`"),
         ("size(partition) > 1", "size() measures"),
         ("key in 5", "list or a map"),
+        ("key == 1 / 0", "always fails"),
+        ("text.lowerAscii() == \"a\"", "unknown function `.lowerAscii()`"),
+        ("vålue == 1", "Syntax error"),
     ] {
         let (_, _, message) = error(expr);
         assert!(message.contains(says), "{expr}: {message}");
