@@ -47,9 +47,12 @@
 //! of its own with a large stack for the same reason.
 
 mod build;
+mod eval;
 mod fields;
 mod json;
 mod plan;
+mod syntax;
+mod trie;
 mod value;
 
 use std::fmt;
@@ -59,8 +62,9 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::format::key::Key;
 use crate::format::message::Message;
+use crate::query::eval::Cx;
 use crate::query::fields::{Head, Msg, Var, Vars};
-use crate::query::plan::{Cx, Plan, Tri};
+use crate::query::plan::{Plan, Tri};
 
 /// A compiled CEL filter over one message. Cheap to clone and shared by
 /// threads.
@@ -210,7 +214,7 @@ fn compile_here(src: &str) -> Result<build::Built, Located> {
     };
     let root = program.expression();
     let info = program.source_info();
-    if let Some(deep) = build::too_deep(root, 1, Filter::MAX_DEPTH) {
+    if let Some(deep) = syntax::too_deep(root, 1, Filter::MAX_DEPTH) {
         let offset = info.offset_for(deep.id).map_or(0, |(s, _)| usize::try_from(s).unwrap_or(0));
         return Err(at(offset, format!("the filter nests too deeply: at most {} levels", Filter::MAX_DEPTH)));
     }
@@ -218,9 +222,9 @@ fn compile_here(src: &str) -> Result<build::Built, Located> {
     let mut builder = build::Builder::new(info);
     builder.check_names(root, &mut Vec::new()).map_err(located)?;
     let node = builder.node(root).map_err(located)?;
-    let vars = build::free_vars(root, &mut Vec::new());
+    let vars = syntax::free_vars(root, &mut Vec::new());
     let mut fields = Vec::new();
-    build::value_fields(root, &mut Vec::new(), &mut fields);
+    syntax::value_fields(root, &mut Vec::new(), &mut fields);
     Ok(builder.finish(node, vars, fields))
 }
 

@@ -235,6 +235,35 @@ fn num_cmp(a: &V<'_>, b: &V<'_>) -> Option<Ordering> {
     }
 }
 
+/// A tip for comparing a time with a string.
+pub(crate) fn hint(a: Kinds, b: Kinds) -> &'static str {
+    if (a & TS != 0 && b & STR != 0) || (b & TS != 0 && a & STR != 0) {
+        ". Write a time as timestamp(\"2026-11-30T00:00:00Z\")"
+    } else {
+        ""
+    }
+}
+
+/// A constant as CEL writes it, for error messages.
+pub(crate) fn literal(v: &V<'_>) -> String {
+    match v {
+        V::Null => "null".into(),
+        V::Bool(b) => b.to_string(),
+        V::Int(i) => i.to_string(),
+        V::UInt(u) => format!("{u}u"),
+        V::Double(d) => format!("{d:?}"),
+        V::Str(s) => format!("{s:?}"),
+        V::Bytes(b) => format!("b{:?}", String::from_utf8_lossy(b)),
+        V::Ts(t) => format!("timestamp(\"{}\")", t.to_rfc3339()),
+        V::List(_) => "the list".into(),
+        V::Map(_) => "the map".into(),
+    }
+}
+
+pub(crate) fn cel_kind(v: &cel::Value) -> Kinds {
+    V::from_cel(v).map_or(OTHER, |v| v.kind())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
