@@ -97,6 +97,7 @@ impl<'m> Msg<'m> {
 
     /// The JSON text `value` is read from: a text payload or a typed
     /// message's fields (`None` for bytes, or before the payload is known).
+    #[inline]
     pub(crate) fn doc(&self) -> Option<&'m str> {
         match self.payload? {
             Payload::Text(s) => Some(s),
@@ -137,6 +138,7 @@ impl<'m> Msg<'m> {
 
     /// The payload as text: the text, the bytes in lower-case hex, a typed
     /// message's JSON.
+    #[inline]
     pub(crate) fn text(&self) -> Option<&str> {
         match self.payload? {
             Payload::Text(s) => Some(s),

@@ -25,6 +25,7 @@ pub(crate) enum Tri {
 }
 
 impl Tri {
+    #[inline]
     pub(crate) fn of(b: Option<bool>) -> Tri {
         match b {
             Some(true) => Tri::T,
@@ -33,6 +34,7 @@ impl Tri {
         }
     }
 
+    #[inline]
     pub(crate) fn bit(self) -> u8 {
         match self {
             Tri::T => 1,
@@ -41,6 +43,7 @@ impl Tri {
         }
     }
 
+    #[inline]
     pub(crate) fn and(self, o: Tri) -> Tri {
         match (self, o) {
             (Tri::F, _) | (_, Tri::F) => Tri::F,
@@ -49,6 +52,7 @@ impl Tri {
         }
     }
 
+    #[inline]
     pub(crate) fn or(self, o: Tri) -> Tri {
         match (self, o) {
             (Tri::T, _) | (_, Tri::T) => Tri::T,
@@ -57,6 +61,7 @@ impl Tri {
         }
     }
 
+    #[inline]
     pub(crate) fn not(self) -> Tri {
         match self {
             Tri::T => Tri::F,
@@ -72,6 +77,7 @@ pub(crate) type Outcomes = u8;
 pub(crate) const ANY_OUTCOME: Outcomes = 7;
 const TRIS: [Tri; 3] = [Tri::T, Tri::F, Tri::E];
 
+#[inline]
 pub(crate) fn combine(a: Outcomes, b: Outcomes, f: impl Fn(Tri, Tri) -> Tri) -> Outcomes {
     let mut out = 0;
     for x in TRIS.into_iter().filter(|x| a & x.bit() != 0) {

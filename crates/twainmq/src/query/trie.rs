@@ -30,6 +30,7 @@ impl Trie {
         Trie { nodes: vec![TrieNode { seg: None, children: Vec::new(), whole: false }] }
     }
 
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.nodes.len()
     }
@@ -66,18 +67,22 @@ impl Trie {
         out
     }
 
+    #[inline]
     pub(crate) fn is_whole(&self, node: usize) -> bool {
         self.nodes[node].whole
     }
 
+    #[inline]
     pub(crate) fn is_leaf(&self, node: usize) -> bool {
         self.nodes[node].children.is_empty()
     }
 
+    #[inline]
     pub(crate) fn child_key(&self, node: usize, key: &str) -> Option<usize> {
         self.nodes[node].children.iter().copied().find(|&c| matches!(&self.nodes[c].seg, Some(Seg::Key(k)) if k == key))
     }
 
+    #[inline]
     pub(crate) fn child_index(&self, node: usize, i: usize) -> Option<usize> {
         self.nodes[node].children.iter().copied().find(|&c| self.nodes[c].seg == Some(Seg::Index(i)))
     }

@@ -80,6 +80,7 @@ pub(crate) fn may_order(a: Kinds, b: Kinds) -> bool {
 }
 
 impl<'a> V<'a> {
+    #[inline]
     pub(crate) fn kind(&self) -> Kinds {
         match self {
             V::Null => NULL,
@@ -95,6 +96,7 @@ impl<'a> V<'a> {
         }
     }
 
+    #[inline]
     pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
             V::Str(s) => Some(s),
@@ -103,6 +105,7 @@ impl<'a> V<'a> {
     }
 
     /// The value of `key` in a map.
+    #[inline]
     pub(crate) fn get(&self, key: &str) -> Option<&V<'a>> {
         match self {
             V::Map(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
@@ -112,6 +115,7 @@ impl<'a> V<'a> {
 
     /// An integer key: `Int` while it fits, `UInt` past `i64::MAX` (CEL's
     /// `int` and `uint` compare and test equal across the two).
+    #[inline]
     pub(crate) fn from_u64(v: u64) -> V<'a> {
         i64::try_from(v).map_or(V::UInt(v), V::Int)
     }
@@ -119,6 +123,7 @@ impl<'a> V<'a> {
     /// `self == other`, as CEL: numbers across int, uint and double (NaN
     /// equals nothing), lists element-wise, maps key by key, other kinds only
     /// with their own kind; never an error.
+    #[inline]
     pub(crate) fn equals(&self, other: &V<'_>) -> bool {
         match (self, other) {
             (V::Null, V::Null) => true,
@@ -134,6 +139,7 @@ impl<'a> V<'a> {
 
     /// `self < other` and friends, as CEL: `None` is an error (kinds that do
     /// not order, NaN, null, lists and maps).
+    #[inline]
     pub(crate) fn order(&self, other: &V<'_>) -> Option<Ordering> {
         match (self, other) {
             (V::Bool(a), V::Bool(b)) => Some(a.cmp(b)),
@@ -147,6 +153,7 @@ impl<'a> V<'a> {
     /// `item in self`: a list holds an equal element; a map has the key (only
     /// strings can be keys here, so other numbers and bools are never found).
     /// `None` is an error: not a container, or a map asked about a null, list...
+    #[inline]
     pub(crate) fn holds(&self, item: &V<'_>) -> Option<bool> {
         match self {
             V::List(items) => Some(items.iter().any(|i| i.equals(item))),
@@ -160,6 +167,7 @@ impl<'a> V<'a> {
     }
 
     /// `size(self)`: characters of a string, bytes, elements, entries.
+    #[inline]
     pub(crate) fn size(&self) -> Option<i64> {
         let n = match self {
             V::Str(s) => s.chars().count(),
