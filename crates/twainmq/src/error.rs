@@ -294,6 +294,21 @@ pub enum Error {
         reason: String,
     },
 
+    /// A message filter (a CEL expression) does not compile: a syntax error,
+    /// an unknown variable or function, types that can never match, a
+    /// constant part that always fails, or a filter over the limits.
+    #[error("invalid filter at {line}:{column}: {reason}. Filters are CEL expressions over key, partition, offset, timestamp, kind, class, text, value and size, e.g. value.country == \"DE\" && value.amount > 100")]
+    InvalidFilter {
+        /// The filter as given.
+        expr: String,
+        /// The line of the problem, from 1.
+        line: u32,
+        /// Its column, from 1, in characters.
+        column: u32,
+        /// What is wrong there.
+        reason: String,
+    },
+
     /// A topic was deleted, or deleted and made again, by another process
     /// while a producer, reader or group member used it; that handle stops
     /// for good (open a new one for the topic as it is now).
@@ -361,6 +376,7 @@ impl Error {
             Error::SymlinkRefused { .. } => "symlink_refused",
             Error::ShortWrite { .. } => "short_write",
             Error::InvalidRegex { .. } => "invalid_regex",
+            Error::InvalidFilter { .. } => "invalid_filter",
             Error::TopicDeleted { .. } => "topic_deleted",
             Error::NotAFile { .. } => "not_a_file",
             Error::Group(g) => match g {

@@ -54,6 +54,7 @@
 mod error;
 pub(crate) mod format;
 mod log;
+mod query;
 mod store;
 mod sys;
 
@@ -77,6 +78,7 @@ pub use log::producer::{Partitioner, Producer};
 pub use log::reader::PartitionReader;
 pub use log::timeline::{Timeline, TimelineStart};
 pub use log::watch::{StoreChange, StoreWatcher};
+pub use query::Filter;
 pub use store::{FileInfo, GroupState, GroupSummary, PartitionInfo, Store, TimelinePage, TopicDescription, TopicSummary, TopicTotals};
 
 /// Names and limits callers validate against before asking the engine (the
