@@ -100,3 +100,38 @@ def test_search_refuses_bad_input_before_reading(cli, twainmq, store):
         assert r.returncode != 0 and needle in r.stderr, (args, r.stderr)
     r = cli(store, "search", "nope", check=False)
     assert r.returncode != 0 and "does not exist" in r.stderr
+
+
+def test_where_filters_fields_of_json_and_typed_payloads(cli, twainmq, store):
+    tmq = written_store(twainmq, store)
+    prod = tmq.producer("orders")
+    for i in range(60):
+        prod.write_message(i % 4, json.dumps({"country": ["DE", "FR", "US"][i % 3], "amount": i * 10, "items": list(range(i % 5))}))
+    timeline = parse_jsonl(cli(store, "consume", "orders", "--by-time", "--json").stdout)
+
+    def value(m):
+        p = m["payload"]
+        if p["type"] == "dataclass":
+            return p["fields"]
+        if p["type"] == "str":
+            try:
+                return json.loads(p["value"])
+            except ValueError:
+                return None
+        return None
+
+    def search(expr):
+        return ids(parse_jsonl(cli(store, "search", "orders", "--where", expr, "--json").stdout))
+
+    def obj(m):
+        v = value(m)
+        return v if isinstance(v, dict) else {}
+
+    want = [m for m in timeline if obj(m).get("country") == "DE" and obj(m).get("amount", 0) > 100]
+    assert want and search('value.country == "DE" && value.amount > 100') == ids(want)
+    assert search("value.items.size() > 2") == ids([m for m in timeline if len(obj(m).get("items", [])) > 2])
+    assert search('class == "Event" && value.big > 1000') == ids([m for m in timeline if m["payload"]["type"] == "dataclass"])
+    assert search("key in [1, 2]") == ids([m for m in timeline if m["key"] in (1, 2)])
+    assert search('kind == "bytes"') == ids([m for m in timeline if m["payload"]["type"] == "bytes"])
+    r = cli(store, "search", "orders", "--where", "value.country == ", check=False)
+    assert r.returncode != 0 and "invalid filter at 1:" in r.stderr

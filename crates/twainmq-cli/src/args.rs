@@ -225,6 +225,10 @@ pub(crate) struct ConsumeArgs {
 #[derive(Args, Debug)]
 pub(crate) struct SearchArgs {
     pub(crate) topic: String,
+    /// A CEL filter over key, partition, offset, timestamp, kind, class, text, value and size,
+    /// e.g. 'value.country == "DE" && value.amount > 100' (docs/QUERY.md).
+    #[arg(long = "where", value_name = "EXPR")]
+    pub(crate) filter: Option<String>,
     /// Text the payload contains (text, typed fields as JSON, bytes as hex); case-insensitive
     /// unless --case-sensitive.
     #[arg(long)]

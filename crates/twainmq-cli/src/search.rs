@@ -21,7 +21,10 @@ pub(crate) fn run(store: &Store, args: &SearchArgs) -> Result<()> {
             bail!("--since is after --until: nothing can match; swap them");
         }
     }
+    // A bad expression is refused, with its position, before anything is read.
+    let filter = args.filter.as_deref().map(twainmq::Filter::compile).transpose()?;
     let query = Query {
+        filter,
         key: args.key.clone(),
         text: args.regex.clone().or_else(|| args.text.clone()),
         regex: args.regex.is_some(),

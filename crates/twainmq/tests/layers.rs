@@ -7,8 +7,18 @@ use std::path::{Path, PathBuf};
 /// Rank of each top-level module: a module may import ranks up to its own.
 /// `error` shares the format layer's rank: the one error vocabulary names
 /// format types (key types, line problems), and every layer returns it.
-const LAYERS: &[(&str, u32)] =
-    &[("error", 1), ("format", 1), ("sys", 2), ("query", 2), ("log", 3), ("group", 4), ("store", 5), ("scan", 6), ("check", 6), ("demo", 7)];
+const LAYERS: &[(&str, u32)] = &[
+    ("error", 1),
+    ("format", 1),
+    ("sys", 2),
+    ("query", 2),
+    ("log", 3),
+    ("group", 4),
+    ("store", 5),
+    ("scan", 6),
+    ("check", 6),
+    ("demo", 7),
+];
 
 fn rank(module: &str) -> Option<u32> {
     LAYERS.iter().find(|(m, _)| *m == module).map(|(_, r)| *r)

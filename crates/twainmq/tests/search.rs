@@ -9,7 +9,7 @@ use twainmq::scan::{self, Finish, HitRef, Query};
 use twainmq::{KeyType, ManualClock, Message, Store, TimelineStart, TopicSpec};
 
 /// Midnight UTC, 2026-12-01.
-const MIDNIGHT: i64 = 1_764_547_200;
+const MIDNIGHT: i64 = 1_796_083_200;
 
 /// A topic of 3 partitions whose messages straddle midnight, with clocks a
 /// few seconds apart per partition (so timestamps are out of order across partitions).
@@ -164,4 +164,32 @@ fn ranges_of_big_partitions_join_up_in_timeline_order() {
     same(&ids(&run(&store, &q)), &model(&all, |m| m.text() == Some("needle")), "needles");
     let q = Query { key: Some("3".into()), ..Query::default() };
     same(&ids(&run(&store, &q)), &model(&all, |m| m.key == twainmq::Key::Int(3)), "key 3");
+}
+
+/// A CEL filter: what its head tests decide without the payload, and what
+/// needs the payload, give exactly the messages `Filter::matches` accepts.
+#[test]
+fn cel_filters_find_what_the_filter_matches() {
+    let (_dir, store) = store(9_000);
+    let all = everything(&store);
+    for expr in [
+        r#"text.contains("TIMEOUT")"#,
+        "key in [1, 2, 3, 4, 5, 6, 7] && partition != 1",
+        "offset % 100 == 7",
+        r#"timestamp >= timestamp("2026-12-01T00:00:00Z") && key == 5"#,
+        r#"kind == "str" && size > 13"#,
+        "key > 30 || text.endsWith(\"ok\")",
+    ] {
+        let f = twainmq::Filter::compile(expr).expect("compile");
+        let q = Query { filter: Some(f.clone()), ..Query::default() };
+        let want = model(&all, |m| f.matches(m));
+        assert!(!want.is_empty(), "{expr} matches nothing: a weak test");
+        same(&ids(&run(&store, &q)), &want, expr);
+    }
+    // With a text condition and a time bound as well: all must hold.
+    let f = twainmq::Filter::compile("key % 2 == 0").expect("compile");
+    let q = Query { filter: Some(f.clone()), text: Some("timeout".into()), since: Some(MIDNIGHT as f64), ..Query::default() };
+    let want =
+        model(&all, |m| f.matches(m) && m.timestamp >= MIDNIGHT as f64 && m.text().is_some_and(|t| t.to_lowercase().contains("timeout")));
+    same(&ids(&run(&store, &q)), &want, "filter, text and since");
 }

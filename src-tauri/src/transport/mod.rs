@@ -386,6 +386,7 @@ impl From<&SearchQuery> for scan::Query {
             partitions: q.partitions.clone(),
             since: None,
             until: None,
+            filter: None,
         }
     }
 }

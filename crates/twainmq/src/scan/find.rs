@@ -137,6 +137,7 @@ struct Shared<'a> {
     since: Option<f64>,
     until: Option<f64>,
     matcher: Matcher,
+    filter: Option<crate::query::Filter>,
     cancel: &'a AtomicBool,
     /// Set on the first error, so the other workers stop too.
     failed: AtomicBool,
@@ -195,6 +196,7 @@ pub fn find(
         since: query.since,
         until: query.until,
         matcher,
+        filter: query.filter.clone(),
         cancel,
         failed: AtomicBool::new(false),
         scanned: AtomicU64::new(0),
@@ -280,6 +282,9 @@ fn scan_task(s: &Shared<'_>, task: &Task) -> Result<TaskHits> {
     }
     let mut r = s.store.partition_reader(s.topic, task.partition, StartFrom::Offset(task.from))?;
     let kc = s.key_type.encoded_len();
+    // Whether a line the head conditions (and the filter's head tests) let
+    // through still needs its payload: the text matcher always does; a filter
+    // whose `on_head` answered needs no more.
     let needs_payload = !s.matcher.is_any();
     let mut lowered = Vec::new();
     loop {
@@ -300,9 +305,18 @@ fn scan_task(s: &Shared<'_>, task: &Task) -> Result<TaskHits> {
                 if s.since.is_some_and(|t| ts < t) || s.until.is_some_and(|t| ts > t) {
                     return false;
                 }
-                if let Some(want) = &s.key {
-                    if !line.get(..kc).is_some_and(|k| s.key_type.decode(k).is_ok_and(|k| k == *want)) {
+                if s.key.is_some() || s.filter.is_some() {
+                    let Some(key) = line.get(..kc).and_then(|k| s.key_type.decode(k).ok()) else { return true };
+                    if s.key.as_ref().is_some_and(|want| *want != key) {
                         return false;
+                    }
+                    if let Some(f) = &s.filter {
+                        match f.on_head(task.partition, offset, &key, ts) {
+                            Some(false) => return false,
+                            Some(true) => {}
+                            // The filter needs the payload.
+                            None => return true,
+                        }
                     }
                 }
                 if needs_payload {
@@ -320,7 +334,7 @@ fn scan_task(s: &Shared<'_>, task: &Task) -> Result<TaskHits> {
         s.scanned.fetch_add(seen, Ordering::Relaxed);
         match polled {
             Ok(Scanned::Message(m)) => {
-                if s.matcher.is_match(&m.payload, &mut lowered) {
+                if s.matcher.is_match(&m.payload, &mut lowered) && s.filter.as_ref().is_none_or(|f| f.matches(&m)) {
                     out.offsets.push(m.offset);
                     out.times.push(m.timestamp);
                     out.places.push(out.max);

@@ -40,6 +40,9 @@ pub struct Query {
     pub since: Option<f64>,
     /// Only messages stamped at or before this UNIX time (seconds).
     pub until: Option<f64>,
+    /// Only messages this CEL filter matches (docs/QUERY.md); its tests on the
+    /// key, partition, offset and time run before a payload is inflated.
+    pub filter: Option<crate::query::Filter>,
 }
 
 /// Progress of a scan.
