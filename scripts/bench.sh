@@ -50,5 +50,20 @@ c = timed(["consume", "pipe"])
 j = timed(["consume", "pipe", "--json"])
 print(f"produce --jsonl {500000 / p:>12,.0f} msg/s   --batch {500000 / b:>12,.0f} msg/s   consume (text) {500000 / c:>12,.0f} msg/s   consume --json {500000 / j:>12,.0f} msg/s")
 PY
-echo "== criterion benches of the codec"
+echo "== search (issue 13): ${SEARCH_MESSAGES:=10000000} messages of 100-byte JSON, 4 partitions, every core"
+pyf=$(.venv/bin/python tests/bench/py023_filter.py 50000)
+srch=$(TWAINMQ_INDEX_CACHE=off target/release/twainmq --store "$store" bench-search --messages "$SEARCH_MESSAGES" --partitions 4)
+python3 - "$pyf" "$srch" <<'PY'
+import json, sys
+py, s = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+f, c, p = s["field_filter_msgs_per_s"], s["consume_json_msgs_per_s"], py["filter_msgs_per_s"]
+print(f'{s["messages"]:,} messages written in {s["write_s"]:.1f} s on {s["threads"]} threads')
+print(f'field filter  value.country == "DE" && value.amount > 100: {f:>12,.0f} msg/s  ({f / c:.2f} x consume --json {c:,.0f} msg/s, goal 1.6; {f / p:.0f} x a Python filter over 0.2.3 {p:,.0f} msg/s, goal 20; goal 4M msg/s)')
+print(f'key filter    key in [1, 2, 3]:                          {s["key_filter_lines_per_s"]:>12,.0f} lines/s (goal 15M)')
+print(f'time window   10% of the topic:                          {s["time_window_ms"]:>9.0f} ms for {s["time_window_hits"]:,} hits')
+print(f'text search   (every payload inflated):                  {s["text_msgs_per_s"]:>12,.0f} msg/s')
+print(f'timeline      newest 100 (End) {s["timeline_end_page_ms"]:.1f} ms, 100 from a time {s["timeline_jump_ms"]:.1f} ms (goal 50), index warm')
+PY
+echo "== criterion benches of the codec and the filter"
+cargo bench -p twainmq --bench filter -- --quick 2>/dev/null | grep -E "time:|^[a-z]" || true
 cargo bench -p twainmq --bench codec -- --quick 2>/dev/null | grep -E "time:|^[a-z]" || true

@@ -52,6 +52,14 @@ pub(crate) enum Command {
         #[arg(long)]
         count: usize,
     },
+    /// For `make bench`: search speed on a temporary topic of 100-byte JSON messages, as JSON.
+    #[command(hide = true)]
+    BenchSearch {
+        #[arg(long, default_value_t = 1_000_000)]
+        messages: u64,
+        #[arg(long, default_value_t = 4)]
+        partitions: u32,
+    },
     /// For tests: read offer sets `[[id, {"own": [..], "partitions": [..]}], ..]`, one a line
     /// on stdin, and print each assignment `{"<id>": [partitions]}`.
     #[command(hide = true)]

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 mod args;
 mod bench;
+mod bench_search;
 mod check;
 mod consume;
 mod flags;
@@ -104,6 +105,9 @@ fn dispatch(store: &Store, command: Command) -> Result<ExitCode> {
         Command::Check { topic, json } => check::run(store, topic.as_deref(), json),
         Command::Bench(args) => done(bench::command(store, &args)),
         Command::BenchFollow { topic, count } => done(bench::follow(store, &topic, count)),
+        Command::BenchSearch { messages, partitions } => {
+            done(bench_search::run(store, messages.max(1), partitions.max(1)).and_then(|r| Ok(println!("{}", serde_json::to_string(&r)?))))
+        }
         // Handled in `run` before the store is opened.
         Command::AssignStdin | Command::SeedDemo => Ok(ExitCode::SUCCESS),
     }
