@@ -46,7 +46,14 @@ fn secs(t: Instant) -> f64 {
     t.elapsed().as_secs_f64().max(1e-9)
 }
 
-pub(crate) fn run(store: &Store, messages: u64, partitions: u32) -> Result<SearchReport> {
+/// Run it and print the report as one JSON line.
+pub(crate) fn command(store: &Store, messages: u64, partitions: u32) -> Result<()> {
+    let report = run(store, messages.max(1), partitions.max(1))?;
+    println!("{}", serde_json::to_string(&report)?);
+    Ok(())
+}
+
+fn run(store: &Store, messages: u64, partitions: u32) -> Result<SearchReport> {
     let topic = format!("bench-search-{}", std::process::id());
     store.create_topic(&topic, &TopicSpec::new(KeyType::U32, partitions))?;
     let t = Instant::now();
