@@ -105,9 +105,7 @@ fn dispatch(store: &Store, command: Command) -> Result<ExitCode> {
         Command::Check { topic, json } => check::run(store, topic.as_deref(), json),
         Command::Bench(args) => done(bench::command(store, &args)),
         Command::BenchFollow { topic, count } => done(bench::follow(store, &topic, count)),
-        Command::BenchSearch { messages, partitions } => {
-            done(bench_search::run(store, messages.max(1), partitions.max(1)).and_then(|r| Ok(println!("{}", serde_json::to_string(&r)?))))
-        }
+        Command::BenchSearch { messages, partitions } => done(bench_search::command(store, messages, partitions)),
         // Handled in `run` before the store is opened.
         Command::AssignStdin | Command::SeedDemo => Ok(ExitCode::SUCCESS),
     }
