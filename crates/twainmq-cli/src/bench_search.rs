@@ -31,6 +31,9 @@ pub struct SearchReport {
     pub text_msgs_per_s: f64,
     /// The newest 100 messages of the topic (the timeline's End), index warm.
     pub timeline_end_page_ms: f64,
+    /// The same from a store opened afresh without an index cache: every file
+    /// counted and the time index built (the files in the OS's cache).
+    pub timeline_end_page_cold_ms: f64,
     /// 100 messages from a time in the middle of the topic, index warm.
     pub timeline_jump_ms: f64,
 }
@@ -122,6 +125,10 @@ fn run(store: &Store, messages: u64, partitions: u32) -> Result<SearchReport> {
     let t = Instant::now();
     store.timeline_page_after(&topic, None, &TimelineStart::Time((lo + hi) / 2.0), 100)?;
     let timeline_jump_ms = secs(t) * 1e3;
+    let cold = Store::open(store.root())?;
+    let t = Instant::now();
+    cold.timeline_page_before(&topic, None, None, 100)?;
+    let timeline_end_page_cold_ms = secs(t) * 1e3;
     store.delete_topic(&topic)?;
     Ok(SearchReport {
         messages,
@@ -137,6 +144,7 @@ fn run(store: &Store, messages: u64, partitions: u32) -> Result<SearchReport> {
         time_window_hits: window.1,
         text_msgs_per_s,
         timeline_end_page_ms,
+        timeline_end_page_cold_ms,
         timeline_jump_ms,
     })
 }
