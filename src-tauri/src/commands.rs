@@ -1,8 +1,7 @@
 //! Tauri commands: each locks nothing longer than it needs, runs the work off
 //! the UI thread, and maps to transport types.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use tauri::ipc::Channel;
@@ -131,7 +130,10 @@ pub async fn offset_at_time(state: State<'_, AppState>, topic: String, partition
     blocking(move || service::offset_at_time(&store, &topic, partition, unix)).await
 }
 
-/// Start a search; results stream on `on_event`. Returns the id to cancel it with.
+/// Start a search session: progress, then done or failed, stream on
+/// `on_event`; the hits stay in the backend (`search_rows`). A newer search
+/// cancels and replaces this one. A filter that does not compile is refused
+/// here, before anything is read.
 #[tauri::command]
 #[specta::specta]
 pub async fn search(
@@ -139,29 +141,98 @@ pub async fn search(
     topic: String,
     query: SearchQuery,
     on_event: Channel<SearchEvent>,
-) -> Result<u32, ErrorDto> {
+) -> Result<SearchId, ErrorDto> {
     let store = state.store()?;
-    let id = state.next_search.fetch_add(1, Ordering::Relaxed) + 1;
-    let cancel = Arc::new(AtomicBool::new(false));
-    state.searches().insert(id, cancel.clone());
+    twainmq::scan::Query::try_from(&query)?;
+    let (id, session) = state.new_search(&topic, &query);
     std::thread::Builder::new()
         .name(format!("search-{id}"))
         .spawn(move || {
-            service::search(&store, &topic, &query, &cancel, &mut |ev| {
+            let hits = service::search(&store, &session.topic, &session.query, &session.cancel, &mut |ev| {
                 let _ = on_event.send(ev);
             });
+            let _ = session.hits.set(hits.unwrap_or_default());
         })
         .map_err(|e| ErrorDto::new(ErrorCode::Internal, format!("could not start the search: {e}")))?;
-    Ok(id)
+    Ok(SearchId(id))
 }
 
+/// Stop a running search (within milliseconds); what it found so far stays readable.
 #[tauri::command]
 #[specta::specta]
-pub async fn cancel_search(state: State<'_, AppState>, id: u32) -> Result<(), ErrorDto> {
-    if let Some(flag) = state.searches().remove(&id) {
-        flag.store(true, Ordering::Relaxed);
+pub async fn cancel_search(state: State<'_, AppState>, id: SearchId) -> Result<(), ErrorDto> {
+    if let Some(s) = state.searches().get(&id.0) {
+        s.cancel.store(true, Ordering::Relaxed);
     }
     Ok(())
+}
+
+/// Forget a search session (cancelling it if it runs).
+#[tauri::command]
+#[specta::specta]
+pub async fn drop_search(state: State<'_, AppState>, id: SearchId) -> Result<(), ErrorDto> {
+    if let Some(s) = state.searches().remove(&id.0) {
+        s.cancel.store(true, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// Hits `from..from + limit` of a finished search, in timeline order.
+#[tauri::command]
+#[specta::specta]
+pub async fn search_rows(state: State<'_, AppState>, id: SearchId, from: Count, limit: u32) -> Result<SearchRows, ErrorDto> {
+    let store = state.store()?;
+    let session = state.search_session(id.0)?;
+    blocking(move || {
+        let Some(hits) = session.hits.get() else {
+            return Err(ErrorDto::new(ErrorCode::NoSearch, "the search is still running: its hits are read once it ends"));
+        };
+        service::search_rows(&store, &session.topic, hits, from, limit)
+    })
+    .await
+}
+
+/// Whether a CEL filter compiles; where and why not.
+#[tauri::command]
+#[specta::specta]
+pub async fn check_filter(expr: String) -> Result<FilterCheck, ErrorDto> {
+    blocking(move || Ok(service::check_filter(&expr))).await
+}
+
+/// The JSON field paths seen in a topic's newest messages, for completion.
+#[tauri::command]
+#[specta::specta]
+pub async fn topic_fields(state: State<'_, AppState>, topic: String) -> Result<Vec<String>, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::topic_fields(&store, &topic)).await
+}
+
+/// The page of a topic's timeline (partitions merged by timestamp) before a cut (`None`: the end).
+#[tauri::command]
+#[specta::specta]
+pub async fn timeline_before(
+    state: State<'_, AppState>,
+    topic: String,
+    partitions: Option<Vec<u32>>,
+    before: Option<Vec<Offset>>,
+    limit: u32,
+) -> Result<TimelinePageDto, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::timeline_before(&store, &topic, partitions.as_deref(), before.as_deref(), limit)).await
+}
+
+/// The page of a topic's timeline from an anchor on.
+#[tauri::command]
+#[specta::specta]
+pub async fn timeline_after(
+    state: State<'_, AppState>,
+    topic: String,
+    partitions: Option<Vec<u32>>,
+    start: TimelineAnchor,
+    limit: u32,
+) -> Result<TimelinePageDto, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::timeline_after(&store, &topic, partitions.as_deref(), &start, limit)).await
 }
 
 #[tauri::command]

@@ -491,22 +491,97 @@ fn record_topic(store: &Store, topic: &str, sample_every: usize) -> Res<Value> {
         "raw_lines": raw,
         "times": times,
         "groups": answer(&service::topic_groups(store, topic)),
+        "fields": answer(&service::topic_fields(store, topic)),
     }))
 }
 
-/// A search's events, without the progress ones (they come by the clock).
-fn record_search(store: &Store, topic: &str, query: &SearchQuery) -> Value {
+/// A search's events, without the progress ones (they come by the clock), and
+/// every hit's row in the session's order.
+fn record_search(store: &Store, topic: &str, query: &SearchQuery) -> Res<Value> {
     let mut events = Vec::new();
-    service::search(store, topic, query, &AtomicBool::new(false), &mut |e| {
+    let hits = service::search(store, topic, query, &AtomicBool::new(false), &mut |e| {
         if !matches!(e, SearchEvent::Progress { .. }) {
             events.push(e);
         }
     });
-    json!({ "topic": topic, "query": query, "events": events })
+    let mut rows = Vec::new();
+    if let Some(hits) = &hits {
+        while rows.len() < hits.len() {
+            let page = service::search_rows(store, topic, hits, Count(rows.len() as u64), service::MAX_PAGE).map_err(dto("search rows"))?;
+            if page.rows.is_empty() {
+                break;
+            }
+            rows.extend(page.rows);
+        }
+    }
+    Ok(json!({ "topic": topic, "query": query, "events": events, "rows": rows }))
 }
 
 fn query(text: &str, regex: bool) -> SearchQuery {
-    SearchQuery { key: None, text: Some(text.into()), regex, case_sensitive: false, partitions: None, limit: 10_000 }
+    SearchQuery {
+        key: None,
+        text: Some(text.into()),
+        regex,
+        case_sensitive: false,
+        partitions: None,
+        since: None,
+        until: None,
+        filter: None,
+    }
+}
+
+fn cel(filter: &str) -> SearchQuery {
+    SearchQuery { text: None, filter: Some(filter.into()), ..query("", false) }
+}
+
+/// A topic's whole timeline, as `[partition, offset]` in order (the rows are
+/// the partitions' recorded ones), the cuts' sums, and where sampled times land.
+fn record_timeline(store: &Store, topic: &str) -> Res<Value> {
+    let mut order: Vec<(u32, u64, f64)> = Vec::new();
+    let mut start = TimelineAnchor::Start;
+    let first = loop {
+        let page = service::timeline_after(store, topic, None, &start, service::MAX_PAGE).map_err(dto("timeline"))?;
+        order.extend(page.rows.iter().map(|r| (r.partition, r.offset.get(), r.timestamp)));
+        if page.rows.is_empty() {
+            break page;
+        }
+        start = TimelineAnchor::At { offsets: page.end.clone() };
+    };
+    // Where the first message at or after a time is: at every tenth message's time, and past the last.
+    let mut times = Vec::new();
+    let mut ts: Vec<f64> = order.iter().step_by(10).map(|m| m.2).collect();
+    ts.push(order.iter().map(|m| m.2).fold(T0, f64::max) + 1.0);
+    for t in ts {
+        let page = service::timeline_after(store, topic, None, &TimelineAnchor::Time { unix: t }, 1).map_err(dto("timeline at a time"))?;
+        times.push(json!([t, page.begin]));
+    }
+    // Pages the mock cuts from the order above, as the engine cuts them.
+    let checks = [
+        ("before", None, 7u32),
+        ("after", Some(TimelineAnchor::Start), 9),
+        ("after", Some(TimelineAnchor::Time { unix: order.get(order.len() / 2).map_or(T0, |m| m.2) }), 6),
+        ("after", Some(TimelineAnchor::Index { index: Count(order.len() as u64 / 3) }), 5),
+    ];
+    let mut page_checks = Vec::new();
+    for (dir, anchor, limit) in checks {
+        let r = match &anchor {
+            None => service::timeline_before(store, topic, None, None, limit),
+            Some(a) => service::timeline_after(store, topic, None, a, limit),
+        };
+        page_checks.push(json!({"dir": dir, "anchor": anchor, "limit": limit, "answer": answer(&r)}));
+        // And the page before the one just read.
+        if let Ok(p) = &r {
+            let before = service::timeline_before(store, topic, None, Some(&p.begin), limit);
+            page_checks.push(json!({"dir": "before", "before": p.begin, "limit": limit, "answer": answer(&before)}));
+        }
+    }
+    Ok(json!({
+        "partitions": first.partitions,
+        "first": first.first,
+        "order": order.iter().map(|m| json!([m.0, Offset(m.1)])).collect::<Vec<_>>(),
+        "times": times,
+        "checks": page_checks,
+    }))
 }
 
 fn reset(to: ResetTarget, offset: Option<u64>, time: Option<f64>, partitions: Option<Vec<u32>>, dry_run: bool) -> ResetRequest {
@@ -559,14 +634,41 @@ pub fn record(fixture: &Path) -> Res<Value> {
         .collect();
     out.insert("page_checks".into(), checks.into());
 
+    let ranged = SearchQuery { since: Some(T0 + 86_400.0), until: Some(T0 + 2.0 * 86_400.0), ..cel("class == \"Order\"") };
     let searches = vec![
-        record_search(&store, "firehose", &query("level=error", false)),
-        record_search(&store, "orders", &query("wrong size", false)),
-        record_search(&store, "orders", &query("lamp", false)),
-        record_search(&store, "chat", &query("(unclosed", true)),
-        record_search(&store, "events", &query("gamma", false)),
+        record_search(&store, "firehose", &query("level=error", false))?,
+        record_search(&store, "orders", &query("wrong size", false))?,
+        record_search(&store, "orders", &query("lamp", false))?,
+        record_search(&store, "chat", &query("(unclosed", true))?,
+        record_search(&store, "events", &query("gamma", false))?,
+        record_search(&store, "orders", &cel("value.qty >= 4 && value.price > 100.0"))?,
+        record_search(&store, "orders", &cel("kind == \"dataclass\""))?,
+        record_search(&store, "orders", &ranged)?,
+        record_search(&store, "chat", &SearchQuery { key: Some(KeyText("ada".into())), ..query("", false) })?,
+        record_search(&store, "chat", &cel("text.contains(\"ship\")"))?,
     ];
     out.insert("searches".into(), searches.into());
+
+    // The filter box's checks as it is typed: valid ones, and errors with their place.
+    let exprs = [
+        "value.qty >= 4 && value.price > 100.0",
+        "kind == \"dataclass\"",
+        "text.contains(\"ship\")",
+        "class == \"Order\"",
+        "value.qty >",
+        "value.qty > 4 &&\n  nosuch == 1",
+        "timestamp > \"2026-01-01\"",
+        "key in [1, 2, 3]",
+    ];
+    let checks: Vec<Value> = exprs.iter().map(|e| json!({"expr": e, "answer": value(&service::check_filter(e))})).collect();
+    out.insert("filter_checks".into(), checks.into());
+
+    // Every topic of more than one partition as one timeline.
+    let mut timelines = Map::new();
+    for t in ["orders", "chat", "events", "sensors"] {
+        timelines.insert(t.into(), record_timeline(&store, t)?);
+    }
+    out.insert("timelines".into(), Value::Object(timelines));
 
     // Resets the tests and the preview ask for (dry runs change nothing).
     let first_order = first_timestamp(&store, "orders", 0)?;

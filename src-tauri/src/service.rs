@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use twainmq::group;
 use twainmq::scan;
-use twainmq::{KeyType, Outgoing, StartFrom, Store, TopicSpec};
+use twainmq::{KeyType, Outgoing, StartFrom, Store, TimelineStart, TopicSpec};
 
 use crate::engine;
 use crate::transport::*;
@@ -106,40 +106,206 @@ pub fn offset_at_time(store: &Store, topic: &str, partition: u32, unix: f64) -> 
     Ok(scan::offset_at_time(store, topic, partition, unix)?.map(Offset))
 }
 
-/// Rows in a hits event, at most.
-const HITS_BATCH: usize = 200;
-
-/// Run a search, streaming hits in batches and progress (at most every 50 ms) as it goes.
-pub fn search(store: &Store, topic: &str, q: &SearchQuery, cancel: &AtomicBool, send: &mut dyn FnMut(SearchEvent)) {
-    let send = RefCell::new(send);
-    let batch: RefCell<Vec<MessageRow>> = RefCell::new(Vec::new());
-    let flush = || {
-        let rows = std::mem::take(&mut *batch.borrow_mut());
-        if !rows.is_empty() {
-            (send.borrow_mut())(SearchEvent::Hits { rows });
+/// Run a search to its end (or its cancel), sending progress at most every
+/// 50 ms and then `done` or `failed`. Returns every hit in timeline order
+/// (`None` when it failed): the session keeps them, never capped.
+pub fn search(
+    store: &Store,
+    topic: &str,
+    q: &SearchQuery,
+    cancel: &AtomicBool,
+    send: &mut dyn FnMut(SearchEvent),
+) -> Option<Vec<scan::HitRef>> {
+    let query = match scan::Query::try_from(q) {
+        Ok(query) => query,
+        Err(error) => {
+            send(SearchEvent::Failed { error });
+            return None;
         }
     };
-    let last_progress = Cell::new(Instant::now());
-    let on_hit = |m: &twainmq::Message| {
-        let full = {
-            let mut b = batch.borrow_mut();
-            b.push(MessageRow::from(m));
-            b.len() >= HITS_BATCH
-        };
-        if full {
-            flush();
-        }
-    };
+    let last = Cell::new(Instant::now());
+    let latest = Cell::new(scan::Progress::default());
+    let sender = RefCell::new(send);
     let on_progress = |p: scan::Progress| {
-        if last_progress.get().elapsed() >= Duration::from_millis(50) {
-            last_progress.set(Instant::now());
-            flush();
-            (send.borrow_mut())(SearchEvent::from(p));
+        latest.set(p);
+        if last.get().elapsed() >= Duration::from_millis(50) {
+            last.set(Instant::now());
+            (sender.borrow_mut())(SearchEvent::from(p));
         }
     };
-    let result = scan::search(store, topic, &scan::Query::from(q), u64::from(q.limit.max(1)), cancel, on_hit, on_progress);
-    flush();
-    (send.borrow_mut())(result.map_or_else(|e| SearchEvent::Failed { error: e.into() }, SearchEvent::from));
+    let result = scan::find(store, topic, &query, cancel, on_progress);
+    let send = sender.into_inner();
+    match result {
+        Ok((finish, hits)) => {
+            let ordered = hits.ordered();
+            send(SearchEvent::from((finish, latest.get(), ordered.len() as u64)));
+            Some(ordered)
+        }
+        Err(e) => {
+            send(SearchEvent::Failed { error: e.into() });
+            None
+        }
+    }
+}
+
+/// Hits `from..from + limit` of a session's ordered hits, as rows.
+pub fn search_rows(store: &Store, topic: &str, hits: &[scan::HitRef], from: Count, limit: u32) -> Result<SearchRows, ErrorDto> {
+    let a = usize::try_from(from.get()).unwrap_or(usize::MAX).min(hits.len());
+    let b = a.saturating_add(limit.clamp(1, MAX_PAGE) as usize).min(hits.len());
+    let rows = scan::read_hits(store, topic, &hits[a..b])?.iter().map(MessageRow::from).collect();
+    Ok(SearchRows { from, rows, hits: Count(hits.len() as u64) })
+}
+
+/// Whether a CEL filter compiles (for the filter box, as it is typed).
+pub fn check_filter(expr: &str) -> FilterCheck {
+    twainmq::Filter::compile(expr).into()
+}
+
+/// Messages the field list samples, newest first.
+pub const FIELD_SAMPLE: usize = 200;
+/// Field paths the list gives at most.
+const MAX_FIELDS: usize = 300;
+
+/// The JSON field paths seen in the newest messages of a topic (a text
+/// payload that is JSON, a typed message's fields), as the filter names them:
+/// `value.country`, `value.items`, `value.user.name`; sorted.
+pub fn topic_fields(store: &Store, topic: &str) -> Result<Vec<String>, ErrorDto> {
+    engine::validate_topic(topic)?;
+    let page = store.timeline_page_before(topic, None, None, FIELD_SAMPLE)?;
+    let mut out = std::collections::BTreeSet::new();
+    for m in &page.messages {
+        let value = match &m.payload {
+            twainmq::Payload::Text(s) if s.trim_start().starts_with('{') => serde_json::from_str::<serde_json::Value>(s).ok(),
+            twainmq::Payload::Typed(t) => t.fields().or_else(|| serde_json::from_str(&t.json).ok()),
+            _ => None,
+        };
+        if let Some(v) = value {
+            field_paths(&v, "value", 0, &mut out);
+        }
+        if out.len() >= MAX_FIELDS {
+            break;
+        }
+    }
+    Ok(out.into_iter().take(MAX_FIELDS).collect())
+}
+
+fn field_paths(v: &serde_json::Value, path: &str, depth: usize, out: &mut std::collections::BTreeSet<String>) {
+    let serde_json::Value::Object(o) = v else { return };
+    for (k, x) in o {
+        // Names CEL can write after a dot; others need value["..."], not offered.
+        let plain = k.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !plain {
+            continue;
+        }
+        let p = format!("{path}.{k}");
+        if depth < 3 {
+            field_paths(x, &p, depth + 1, out);
+        }
+        out.insert(p);
+    }
+}
+
+/// Lines from each partition's first to its end, summed: the timeline's length.
+fn span(first: &[u64], ends: &[u64]) -> u64 {
+    first.iter().zip(ends).map(|(f, e)| e.saturating_sub(*f)).sum()
+}
+
+fn timeline_dto(
+    store: &Store,
+    topic: &str,
+    page: twainmq::TimelinePage,
+    incarnation: Option<Incarnation>,
+) -> Result<TimelinePageDto, ErrorDto> {
+    let ends = store.end_offsets(topic)?;
+    let ends: Vec<u64> = page.partitions.iter().map(|p| ends.get(*p as usize).copied().unwrap_or(0)).collect();
+    let offsets = |v: &[u64]| v.iter().copied().map(Offset).collect::<Vec<_>>();
+    Ok(TimelinePageDto {
+        base: Count(span(&page.first, &page.begin)),
+        total: Count(span(&page.first, &ends)),
+        rows: page.messages.iter().map(MessageRow::from).collect(),
+        begin: offsets(&page.begin),
+        end: offsets(&page.end),
+        first: offsets(&page.first),
+        partitions: page.partitions,
+        incarnation,
+    })
+}
+
+/// The `limit` messages of the timeline before the cut `before` (`None`: the end, so the newest).
+pub fn timeline_before(
+    store: &Store,
+    topic: &str,
+    partitions: Option<&[u32]>,
+    before: Option<&[Offset]>,
+    limit: u32,
+) -> Result<TimelinePageDto, ErrorDto> {
+    let incarnation = topic_incarnation_checked(store, topic)?;
+    let before: Option<Vec<u64>> = before.map(|b| b.iter().map(|o| o.get()).collect());
+    let page = store.timeline_page_before(topic, partitions, before.as_deref(), limit.clamp(1, MAX_PAGE) as usize)?;
+    checked(store, topic, incarnation, page)
+}
+
+/// The `limit` messages of the timeline from `start` on.
+pub fn timeline_after(
+    store: &Store,
+    topic: &str,
+    partitions: Option<&[u32]>,
+    start: &TimelineAnchor,
+    limit: u32,
+) -> Result<TimelinePageDto, ErrorDto> {
+    let incarnation = topic_incarnation_checked(store, topic)?;
+    let start = match start {
+        TimelineAnchor::Start => TimelineStart::Start,
+        TimelineAnchor::End => TimelineStart::End,
+        TimelineAnchor::Time { unix } => TimelineStart::Time(*unix),
+        TimelineAnchor::At { offsets } => TimelineStart::At(offsets.iter().map(|o| o.get()).collect()),
+        TimelineAnchor::Index { index } => cut_near(store, topic, partitions, index.get())?,
+    };
+    let page = store.timeline_page_after(topic, partitions, &start, limit.min(MAX_PAGE) as usize)?;
+    checked(store, topic, incarnation, page)
+}
+
+fn checked(store: &Store, topic: &str, incarnation: Option<Incarnation>, page: twainmq::TimelinePage) -> Result<TimelinePageDto, ErrorDto> {
+    if topic_incarnation(store, topic) != incarnation {
+        return Err(replaced(topic));
+    }
+    timeline_dto(store, topic, page, incarnation)
+}
+
+/// A cut of the timeline with about `index` lines before it: the time whose
+/// cut has that many, by bisection between the oldest and newest timestamps
+/// (each step a time-index lookup per partition, O(log n)).
+fn cut_near(store: &Store, topic: &str, partitions: Option<&[u32]>, index: u64) -> Result<TimelineStart, ErrorDto> {
+    if index == 0 {
+        return Ok(TimelineStart::Start);
+    }
+    let oldest = store.timeline_page_after(topic, partitions, &TimelineStart::Start, 1)?;
+    let newest = store.timeline_page_before(topic, partitions, None, 1)?;
+    let (Some(a), Some(b)) = (oldest.messages.first(), newest.messages.first()) else { return Ok(TimelineStart::Start) };
+    if index >= span(&newest.first, &newest.end) {
+        return Ok(TimelineStart::At(newest.begin));
+    }
+    let (mut lo, mut hi) = (a.timestamp, b.timestamp);
+    let mut best = oldest.begin;
+    for _ in 0..48 {
+        if hi - lo < 1e-6 {
+            break;
+        }
+        let mid = lo + (hi - lo) / 2.0;
+        let cut = store.timeline_page_after(topic, partitions, &TimelineStart::Time(mid), 0)?.begin;
+        let before = span(&oldest.first, &cut);
+        if before <= index {
+            best = cut;
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if before == index {
+            break;
+        }
+    }
+    Ok(TimelineStart::At(best))
 }
 
 pub fn produce(store: &Store, topic: &str, key: &KeyText, payload: &ProducePayload) -> Result<Produced, ErrorDto> {

@@ -2,13 +2,24 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::atomic::{AtomicBool, AtomicU32};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use twainmq::Store;
 use twainmq::StoreWatcher;
 
-use crate::transport::{ErrorCode, ErrorDto};
+use crate::transport::{ErrorCode, ErrorDto, SearchQuery};
+
+/// A search and what it found: kept until a newer search replaces it or the
+/// store closes, so its hits can be read by index ranges (and exported).
+pub struct SearchSession {
+    pub topic: String,
+    pub query: SearchQuery,
+    pub cancel: AtomicBool,
+    /// Every hit in timeline order, once the scan has ended.
+    pub hits: OnceLock<Vec<twainmq::scan::HitRef>>,
+}
 
 pub struct OpenStore {
     pub store: Store,
@@ -18,7 +29,7 @@ pub struct OpenStore {
 #[derive(Default)]
 pub struct AppState {
     pub open: Mutex<Option<OpenStore>>,
-    pub searches: Mutex<HashMap<u32, Arc<AtomicBool>>>,
+    pub searches: Mutex<HashMap<u32, Arc<SearchSession>>>,
     pub next_search: AtomicU32,
     /// Where the recent-stores list is kept (None in tests).
     pub recent_file: Option<PathBuf>,
@@ -60,6 +71,7 @@ impl AppState {
     }
 
     pub fn set_store(&self, open: OpenStore) {
+        self.drop_searches();
         // Members of the previous store's groups stop with it.
         self.members.stop_all();
         self.members.clear_stopped();
@@ -81,6 +93,7 @@ impl AppState {
     }
 
     pub fn close(&self) {
+        self.drop_searches();
         self.members.stop_all();
         self.members.clear_stopped();
         if let Some(old) = lock(&self.open).take() {
@@ -88,8 +101,39 @@ impl AppState {
         }
     }
 
-    pub fn searches(&self) -> MutexGuard<'_, HashMap<u32, Arc<AtomicBool>>> {
+    pub fn searches(&self) -> MutexGuard<'_, HashMap<u32, Arc<SearchSession>>> {
         lock(&self.searches)
+    }
+
+    /// Start a session, cancelling and dropping every other one (a new search replaces the old).
+    pub fn new_search(&self, topic: &str, query: &SearchQuery) -> (u32, Arc<SearchSession>) {
+        let id = self.next_search.fetch_add(1, Ordering::Relaxed) + 1;
+        let session = Arc::new(SearchSession {
+            topic: topic.to_string(),
+            query: query.clone(),
+            cancel: AtomicBool::new(false),
+            hits: OnceLock::new(),
+        });
+        let mut all = self.searches();
+        for (_, old) in all.drain() {
+            old.cancel.store(true, Ordering::Relaxed);
+        }
+        all.insert(id, session.clone());
+        (id, session)
+    }
+
+    /// The session `id`, while it is kept.
+    pub fn search_session(&self, id: u32) -> Result<Arc<SearchSession>, ErrorDto> {
+        self.searches().get(&id).cloned().ok_or_else(|| {
+            ErrorDto::new(ErrorCode::NoSearch, "that search is gone: a newer one replaced it, or the store was closed; search again")
+        })
+    }
+
+    /// Cancel and forget every search (the store closes or changes).
+    pub fn drop_searches(&self) {
+        for (_, s) in self.searches().drain() {
+            s.cancel.store(true, Ordering::Relaxed);
+        }
     }
 
     pub fn recent(&self) -> Vec<String> {

@@ -5,8 +5,8 @@ use std::sync::atomic::AtomicBool;
 use twainmq::{KeyType, Store, TopicSpec};
 use twainmq_desktop::service;
 use twainmq_desktop::transport::{
-    Commit, Count, ErrorCode, Handle, KeyKind, KeyText, MemberStatus, NewTopic, Offset, PayloadKind, ProduceKind, ProducePayload,
-    ResetTarget, Row, SearchEvent, SearchFinish, SearchQuery,
+    Commit, Count, ErrorCode, FilterCheck, Handle, KeyKind, KeyText, MemberStatus, NewTopic, Offset, PayloadKind, ProduceKind,
+    ProducePayload, ResetTarget, Row, SearchEvent, SearchFinish, SearchQuery, TimelineAnchor,
 };
 
 fn fixture() -> (tempfile::TempDir, Store) {
@@ -111,55 +111,105 @@ fn typed_rows_have_exact_and_pretty_fields() {
     assert!(m.fields_pretty.as_deref().expect("pretty").starts_with("{\n  \"id\": 1,"));
 }
 
-#[test]
-fn search_streams_hits_progress_and_done() {
-    let (_d, store) = fixture();
-    let q = SearchQuery { key: None, text: Some("gamma".into()), regex: false, case_sensitive: false, partitions: None, limit: 1000 };
-    let mut hits = 0;
-    let mut done = None;
-    service::search(&store, "events", &q, &AtomicBool::new(false), &mut |ev| match ev {
-        SearchEvent::Hits { rows } => {
-            assert!(rows.iter().all(|r| r.text.as_deref().is_some_and(|t| t.contains("gamma"))));
-            hits += rows.len();
-        }
-        SearchEvent::Done { hits: h, scanned, finish } => done = Some((h, scanned, finish)),
-        SearchEvent::Failed { error } => panic!("{error:?}"),
-        SearchEvent::Progress { .. } => {}
-    });
-    let (h, scanned, finish) = done.expect("done event");
-    assert!(hits > 10);
-    assert_eq!(h, Count(hits as u64));
-    assert_eq!((scanned, finish), (Count(240), SearchFinish::Done));
-    // Regex, key filter, cancel, bad regex.
-    let q = SearchQuery {
-        key: Some(key("28977")),
-        text: Some("^alpha #\\d+".into()),
-        regex: true,
-        case_sensitive: true,
+fn run(store: &Store, q: &SearchQuery, cancel: bool) -> (Vec<SearchEvent>, Option<Vec<twainmq::scan::HitRef>>) {
+    let mut events = Vec::new();
+    let hits = service::search(store, "events", q, &AtomicBool::new(cancel), &mut |ev| events.push(ev));
+    (events, hits)
+}
+
+fn q(text: Option<&str>) -> SearchQuery {
+    SearchQuery {
+        key: None,
+        text: text.map(Into::into),
+        regex: false,
+        case_sensitive: false,
         partitions: None,
-        limit: 10,
-    };
-    let mut n = 0;
-    service::search(&store, "events", &q, &AtomicBool::new(false), &mut |ev| {
-        if let SearchEvent::Hits { rows } = ev {
-            n += rows.len();
+        since: None,
+        until: None,
+        filter: None,
+    }
+}
+
+#[test]
+fn search_sessions_count_every_hit_and_read_them_by_index() {
+    let (_d, store) = fixture();
+    let (events, hits) = run(&store, &q(Some("gamma")), false);
+    let hits = hits.expect("hits");
+    let Some(SearchEvent::Done { hits: h, scanned, total, finish }) = events.last().cloned() else { panic!("{events:?}") };
+    assert!(hits.len() > 10);
+    assert_eq!(h, Count(hits.len() as u64));
+    assert_eq!((scanned, total, finish), (Count(240), Count(240), SearchFinish::Done));
+    // Rows by index, in timeline order, every one a hit.
+    let page = service::search_rows(&store, "events", &hits, Count(3), 5).expect("rows");
+    assert_eq!(page.hits, Count(hits.len() as u64));
+    assert_eq!(page.rows.len(), 5);
+    assert!(page.rows.iter().all(|r| r.text.as_deref().is_some_and(|t| t.contains("gamma"))));
+    assert!(page.rows.windows(2).all(|w| w[0].timestamp <= w[1].timestamp));
+    let tail = service::search_rows(&store, "events", &hits, Count(hits.len() as u64 - 2), 50).expect("rows");
+    assert_eq!(tail.rows.len(), 2);
+    // Regex and key, a CEL filter, a time range, cancel, bad regex, bad filter.
+    let rk = SearchQuery { key: Some(key("28977")), text: Some("^alpha #\\d+".into()), regex: true, case_sensitive: true, ..q(None) };
+    assert_eq!(run(&store, &rk, false).1.expect("hits").len(), 1);
+    let f = SearchQuery { filter: Some("partition == 2 && text.contains(\"gamma\")".into()), ..q(None) };
+    let fh = run(&store, &f, false).1.expect("hits");
+    assert!(!fh.is_empty() && fh.iter().all(|h| h.partition == 2));
+    let mid = hits[hits.len() / 2].timestamp;
+    let ranged = run(&store, &SearchQuery { since: Some(mid), ..q(Some("gamma")) }, false).1.expect("hits");
+    assert!(ranged.len() < hits.len() && ranged.iter().all(|h| h.timestamp >= mid));
+    let (events, _) = run(&store, &q(None), true);
+    assert!(matches!(events.last(), Some(SearchEvent::Done { finish: SearchFinish::Cancelled, .. })), "{events:?}");
+    let (events, hits) = run(&store, &SearchQuery { text: Some("(".into()), regex: true, ..q(None) }, false);
+    assert!(hits.is_none());
+    assert!(matches!(events.last(), Some(SearchEvent::Failed { error }) if error.code == ErrorCode::InvalidRegex), "{events:?}");
+    let (events, _) = run(&store, &SearchQuery { filter: Some("value.qty >".into()), ..q(None) }, false);
+    assert!(matches!(events.last(), Some(SearchEvent::Failed { error }) if error.code == ErrorCode::InvalidFilter), "{events:?}");
+}
+
+#[test]
+fn filters_are_checked_with_their_place() {
+    assert!(matches!(service::check_filter("key in [1, 2]"), FilterCheck::Valid { .. }));
+    match service::check_filter("value.a == 1 &&\n  nosuch") {
+        FilterCheck::Invalid { line, column, reason } => {
+            assert_eq!(line, 2, "{reason}");
+            assert!(column >= 3, "{column} {reason}");
         }
-    });
-    assert_eq!(n, 1);
-    let mut finish = None;
-    service::search(&store, "events", &SearchQuery { text: None, ..q.clone() }, &AtomicBool::new(true), &mut |ev| {
-        if let SearchEvent::Done { finish: f, .. } = ev {
-            finish = Some(f);
-        }
-    });
-    assert_eq!(finish, Some(SearchFinish::Cancelled));
-    let mut failed = None;
-    service::search(&store, "events", &SearchQuery { text: Some("(".into()), ..q }, &AtomicBool::new(false), &mut |ev| {
-        if let SearchEvent::Failed { error } = ev {
-            failed = Some(error.code);
-        }
-    });
-    assert_eq!(failed, Some(ErrorCode::InvalidRegex));
+        v => panic!("{v:?}"),
+    }
+    match service::check_filter("value.country == \"DE\" && value.amount > 1") {
+        FilterCheck::Valid { fields } => assert_eq!(fields, ["country", "amount"]),
+        v => panic!("{v:?}"),
+    }
+}
+
+#[test]
+fn the_timeline_of_a_topic_merges_its_partitions_by_time() {
+    let (_d, store) = fixture();
+    let end = service::timeline_before(&store, "events", None, None, 10).expect("end");
+    assert_eq!(end.rows.len(), 10);
+    assert_eq!(end.total, Count(240));
+    assert_eq!(end.base, Count(230));
+    assert!(end.rows.windows(2).all(|w| w[0].timestamp <= w[1].timestamp));
+    let newest = end.rows.iter().map(|r| r.timestamp).fold(f64::MIN, f64::max);
+    let start = service::timeline_after(&store, "events", None, &TimelineAnchor::Start, 500).expect("start");
+    assert_eq!(start.rows.len(), 240);
+    assert_eq!(start.rows.last().map(|r| r.timestamp), Some(newest));
+    let parts: std::collections::BTreeSet<u32> = start.rows.iter().map(|r| r.partition).collect();
+    assert_eq!(parts.len(), 4);
+    // The page before a page ends where it begins.
+    let before = service::timeline_before(&store, "events", None, Some(&end.begin), 20).expect("before");
+    assert_eq!(before.end, end.begin);
+    assert_eq!(before.base, Count(210));
+    assert_eq!(start.rows[210..240], [before.rows.clone(), end.rows.clone()].concat()[..]);
+    // A time, and a place found by time.
+    let t = start.rows[100].timestamp;
+    let at = service::timeline_after(&store, "events", None, &TimelineAnchor::Time { unix: t }, 3).expect("time");
+    assert!(at.rows[0].timestamp >= t);
+    let near = service::timeline_after(&store, "events", None, &TimelineAnchor::Index { index: Count(120) }, 3).expect("index");
+    assert!(near.base.get().abs_diff(120) <= 8, "{:?}", near.base);
+    assert_eq!(near.rows[0], start.rows[near.base.get() as usize]);
+    // Fields seen in the newest messages.
+    let fields = service::topic_fields(&store, "events").expect("fields");
+    assert!(fields.iter().all(|f| f.starts_with("value.")), "{fields:?}");
 }
 
 #[test]

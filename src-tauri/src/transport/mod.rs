@@ -364,6 +364,7 @@ pub struct DeletedTopic {
     pub groups: Vec<String>,
 }
 
+/// What a search looks for; every condition given must hold.
 #[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
 pub struct SearchQuery {
     /// Only messages with this key (empty: any).
@@ -372,34 +373,48 @@ pub struct SearchQuery {
     pub regex: bool,
     pub case_sensitive: bool,
     pub partitions: Option<Vec<u32>>,
-    /// Most hits to return.
-    pub limit: u32,
+    /// Only messages stamped at or after this UNIX time (seconds).
+    pub since: Option<f64>,
+    /// Only messages stamped at or before this UNIX time (seconds).
+    pub until: Option<f64>,
+    /// A CEL filter (docs/QUERY.md); compiled before anything is read.
+    pub filter: Option<String>,
 }
 
-impl From<&SearchQuery> for scan::Query {
-    fn from(q: &SearchQuery) -> Self {
-        scan::Query {
+impl TryFrom<&SearchQuery> for scan::Query {
+    type Error = ErrorDto;
+    fn try_from(q: &SearchQuery) -> Result<Self, ErrorDto> {
+        let filter = match q.filter.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
+            Some(f) => Some(twainmq::Filter::compile(f)?),
+            None => None,
+        };
+        Ok(scan::Query {
             key: q.key.as_ref().map(|k| k.0.clone()).filter(|k| !k.is_empty()),
             text: q.text.clone().filter(|t| !t.is_empty()),
             regex: q.regex,
             case_sensitive: q.case_sensitive,
             partitions: q.partitions.clone(),
-            since: None,
-            until: None,
-            filter: None,
-        }
+            since: q.since,
+            until: q.until,
+            filter,
+        })
     }
 }
 
+/// A search session's id: its hits stay in the backend, read by index ranges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Type)]
+#[serde(transparent)]
+pub struct SearchId(pub u32);
+
+/// What a running search says: progress (at most every 50 ms), then done or failed.
 #[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
 #[serde(tag = "event")]
 pub enum SearchEvent {
-    #[serde(rename = "hits")]
-    Hits { rows: Vec<MessageRow> },
     #[serde(rename = "progress")]
     Progress { scanned: Count, total: Count, hits: Count },
+    /// The hits are counted and ordered: read them with `search_rows`.
     #[serde(rename = "done")]
-    Done { scanned: Count, hits: Count, finish: SearchFinish },
+    Done { scanned: Count, total: Count, hits: Count, finish: SearchFinish },
     #[serde(rename = "failed")]
     Failed { error: ErrorDto },
 }
@@ -410,9 +425,9 @@ impl From<scan::Progress> for SearchEvent {
     }
 }
 
-impl From<(scan::Finish, scan::Progress)> for SearchEvent {
-    fn from((finish, p): (scan::Finish, scan::Progress)) -> Self {
-        SearchEvent::Done { scanned: p.scanned.into(), hits: p.hits.into(), finish: finish.into() }
+impl From<(scan::Finish, scan::Progress, u64)> for SearchEvent {
+    fn from((finish, p, hits): (scan::Finish, scan::Progress, u64)) -> Self {
+        SearchEvent::Done { scanned: p.scanned.into(), total: p.total.into(), hits: hits.into(), finish: finish.into() }
     }
 }
 
@@ -420,8 +435,76 @@ impl From<scan::Finish> for SearchFinish {
     fn from(f: scan::Finish) -> Self {
         match f {
             scan::Finish::Cancelled => SearchFinish::Cancelled,
-            scan::Finish::Limit => SearchFinish::Limit,
-            scan::Finish::Done => SearchFinish::Done,
+            // `find` never stops at a limit: every hit is kept.
+            scan::Finish::Done | scan::Finish::Limit => SearchFinish::Done,
+        }
+    }
+}
+
+/// Rows of a search session, by their place among its hits.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct SearchRows {
+    /// The place of the first row among the hits (0: the oldest hit on the timeline).
+    pub from: Count,
+    /// Hits whose line is no longer there (the topic was cut or replaced since) are left out.
+    pub rows: Vec<MessageRow>,
+    /// Every hit of the session.
+    pub hits: Count,
+}
+
+/// Where a page of a topic's timeline (its partitions merged by timestamp) starts.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+#[serde(tag = "at", rename_all = "snake_case")]
+pub enum TimelineAnchor {
+    /// The oldest message on disk.
+    Start,
+    /// The end: nothing yet (a page after it is empty until messages come).
+    End,
+    /// The first message at or after a UNIX time, across the partitions.
+    Time { unix: f64 },
+    /// A cut of the timeline: one offset per partition (a page's `begin` or `end`).
+    At { offsets: Vec<Offset> },
+    /// About the message at this place on the timeline (0: the oldest), for a
+    /// scroll bar dragged far: found by time, so the page's `base` says where it really is.
+    Index { index: Count },
+}
+
+/// A page of a timeline, and the cuts of the pages beside it.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct TimelinePageDto {
+    /// The partitions merged, in the order of the offset lists below.
+    pub partitions: Vec<u32>,
+    /// Oldest first.
+    pub rows: Vec<MessageRow>,
+    /// Per partition: where the page begins (the `before` of the page before it).
+    pub begin: Vec<Offset>,
+    /// Per partition: after the page's last message (where the page after it begins).
+    pub end: Vec<Offset>,
+    /// Per partition: the first offset on disk.
+    pub first: Vec<Offset>,
+    /// The place of the page's first row on the timeline: lines before `begin` (damaged ones too).
+    pub base: Count,
+    /// Lines on the timeline when read, from `first` to each partition's end.
+    pub total: Count,
+    pub incarnation: Option<Incarnation>,
+}
+
+/// Whether a CEL filter compiles, and where it does not.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+#[serde(tag = "check", rename_all = "snake_case")]
+pub enum FilterCheck {
+    /// It compiles; `fields` are the paths under `value` it reads.
+    Valid { fields: Vec<String> },
+    /// It does not: the place (1-based; the column in characters) and why.
+    Invalid { line: u32, column: u32, reason: String },
+}
+
+impl From<Result<twainmq::Filter, twainmq::Error>> for FilterCheck {
+    fn from(r: Result<twainmq::Filter, twainmq::Error>) -> Self {
+        match r {
+            Ok(f) => FilterCheck::Valid { fields: f.value_fields() },
+            Err(twainmq::Error::InvalidFilter { line, column, reason, .. }) => FilterCheck::Invalid { line, column, reason },
+            Err(e) => FilterCheck::Invalid { line: 1, column: 1, reason: e.to_string() },
         }
     }
 }

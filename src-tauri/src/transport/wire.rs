@@ -180,8 +180,7 @@ pub enum ProduceKind {
 pub enum SearchFinish {
     /// Every message was looked at.
     Done,
-    /// Stopped at the hit limit.
-    Limit,
+    /// Stopped on request: the hits are those found until then.
     Cancelled,
 }
 
@@ -243,6 +242,7 @@ pub enum ErrorCode {
     SymlinkRefused,
     ShortWrite,
     InvalidRegex,
+    InvalidFilter,
     // Also the app's: a topic deleted or made again while it was read.
     TopicDeleted,
     NotAFile,
@@ -262,6 +262,8 @@ pub enum ErrorCode {
     NoStore,
     NoDemo,
     NoSuchMember,
+    /// The search session asked for is gone (replaced by a newer search, or the store closed).
+    NoSearch,
     Internal,
     // An engine error this version of the app has no name for (the message says what).
     Other,

@@ -19,9 +19,27 @@ export const commands = {
 	describeTopic: (topic: string) => typedError<TopicDetail, ErrorDto>(__TAURI_INVOKE("describe_topic", { topic })),
 	readPage: (topic: string, partition: number, from: Offset, limit: number) => typedError<Page, ErrorDto>(__TAURI_INVOKE("read_page", { topic, partition, from, limit })),
 	offsetAtTime: (topic: string, partition: number, unix: number | null) => typedError<Offset | null, ErrorDto>(__TAURI_INVOKE("offset_at_time", { topic, partition, unix })),
-	/**  Start a search; results stream on `on_event`. Returns the id to cancel it with. */
-	search: (topic: string, query: SearchQuery, onEvent: Channel<SearchEvent>) => typedError<number, ErrorDto>(__TAURI_INVOKE("search", { topic, query, onEvent })),
-	cancelSearch: (id: number) => typedError<null, ErrorDto>(__TAURI_INVOKE("cancel_search", { id })),
+	/**
+	 *  Start a search session: progress, then done or failed, stream on
+	 *  `on_event`; the hits stay in the backend (`search_rows`). A newer search
+	 *  cancels and replaces this one. A filter that does not compile is refused
+	 *  here, before anything is read.
+	 */
+	search: (topic: string, query: SearchQuery, onEvent: Channel<SearchEvent>) => typedError<SearchId, ErrorDto>(__TAURI_INVOKE("search", { topic, query, onEvent })),
+	/**  Stop a running search (within milliseconds); what it found so far stays readable. */
+	cancelSearch: (id: SearchId) => typedError<null, ErrorDto>(__TAURI_INVOKE("cancel_search", { id })),
+	/**  Forget a search session (cancelling it if it runs). */
+	dropSearch: (id: SearchId) => typedError<null, ErrorDto>(__TAURI_INVOKE("drop_search", { id })),
+	/**  Hits `from..from + limit` of a finished search, in timeline order. */
+	searchRows: (id: SearchId, from: Count, limit: number) => typedError<SearchRows, ErrorDto>(__TAURI_INVOKE("search_rows", { id, from, limit })),
+	/**  Whether a CEL filter compiles; where and why not. */
+	checkFilter: (expr: string) => typedError<FilterCheck, ErrorDto>(__TAURI_INVOKE("check_filter", { expr })),
+	/**  The JSON field paths seen in a topic's newest messages, for completion. */
+	topicFields: (topic: string) => typedError<string[], ErrorDto>(__TAURI_INVOKE("topic_fields", { topic })),
+	/**  The page of a topic's timeline (partitions merged by timestamp) before a cut (`None`: the end). */
+	timelineBefore: (topic: string, partitions: number[] | null, before: Offset[] | null, limit: number) => typedError<TimelinePageDto, ErrorDto>(__TAURI_INVOKE("timeline_before", { topic, partitions, before, limit })),
+	/**  The page of a topic's timeline from an anchor on. */
+	timelineAfter: (topic: string, partitions: number[] | null, start: TimelineAnchor, limit: number) => typedError<TimelinePageDto, ErrorDto>(__TAURI_INVOKE("timeline_after", { topic, partitions, start, limit })),
 	produce: (topic: string, key: KeyText, payload: ProducePayload) => typedError<Produced, ErrorDto>(__TAURI_INVOKE("produce", { topic, key, payload })),
 	createTopic: (topic: NewTopic) => typedError<TopicSummary, ErrorDto>(__TAURI_INVOKE("create_topic", { topic })),
 	/**  The consumer groups that read a topic (deleted with it), for the delete dialog. */
@@ -119,7 +137,9 @@ export type DemoMember = {
  *  `ipc`, `no_backend` and `preview` come from the webview's side (no answer, no
  *  backend, nothing recorded for the browser preview).
  */
-export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_key_type" | "invalid_partition_count" | "invalid_message_type_name" | "store_not_found" | "topic_exists" | "topic_not_found" | "group_not_found" | "corrupt_config" | "key_out_of_range" | "key_too_long" | "key_wrong_kind" | "unknown_message_type" | "message_too_long" | "partition_out_of_range" | "corrupt_line" | "wrong_payload_kind" | "typed_encode" | "typed_decode" | "bad_partitioner" | "symlink_refused" | "short_write" | "invalid_regex" | "topic_deleted" | "not_a_file" | "group_topic_mismatch" | "group_partition_mismatch" | "not_a_group" | "group_join_failed" | "group_unknown_topic" | "io" | "invalid_offset" | "invalid_hex" | "missing_class" | "invalid_json" | "invalid_reset" | "confirmation_mismatch" | "no_store" | "no_demo" | "no_such_member" | "internal" | "other" | "ipc" | "no_backend" | "preview";
+export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_key_type" | "invalid_partition_count" | "invalid_message_type_name" | "store_not_found" | "topic_exists" | "topic_not_found" | "group_not_found" | "corrupt_config" | "key_out_of_range" | "key_too_long" | "key_wrong_kind" | "unknown_message_type" | "message_too_long" | "partition_out_of_range" | "corrupt_line" | "wrong_payload_kind" | "typed_encode" | "typed_decode" | "bad_partitioner" | "symlink_refused" | "short_write" | "invalid_regex" | "invalid_filter" | "topic_deleted" | "not_a_file" | "group_topic_mismatch" | "group_partition_mismatch" | "not_a_group" | "group_join_failed" | "group_unknown_topic" | "io" | "invalid_offset" | "invalid_hex" | "missing_class" | "invalid_json" | "invalid_reset" | "confirmation_mismatch" | "no_store" | "no_demo" | "no_such_member" | 
+/**  The search session asked for is gone (replaced by a newer search, or the store closed). */
+"no_search" | "internal" | "other" | "ipc" | "no_backend" | "preview";
 
 /**  Every command error: a stable code to branch on and a message to show. */
 export type ErrorDto = {
@@ -136,6 +156,13 @@ export type FileDetail = {
 	bytes: Bytes,
 	modified: number | null,
 };
+
+/**  Whether a CEL filter compiles, and where it does not. */
+export type FilterCheck = 
+/**  It compiles; `fields` are the paths under `value` it reads. */
+{ check: "valid"; fields: string[] } | 
+/**  It does not: the place (1-based; the column in characters) and why. */
+{ check: "invalid"; line: number; column: number; reason: string };
 
 export type GroupDetail = {
 	name: string,
@@ -365,15 +392,22 @@ export type Row = {
 	row: "damaged",
 } & DamagedRow;
 
-export type SearchEvent = { event: "hits"; rows: MessageRow[] } | { event: "progress"; scanned: Count; total: Count; hits: Count } | { event: "done"; scanned: Count; hits: Count; finish: SearchFinish } | { event: "failed"; error: ErrorDto };
+/**  What a running search says: progress (at most every 50 ms), then done or failed. */
+export type SearchEvent = { event: "progress"; scanned: Count; total: Count; hits: Count } | 
+/**  The hits are counted and ordered: read them with `search_rows`. */
+{ event: "done"; scanned: Count; total: Count; hits: Count; finish: SearchFinish } | { event: "failed"; error: ErrorDto };
 
 /**  How a search ended. */
 export type SearchFinish = 
 /**  Every message was looked at. */
 "done" | 
-/**  Stopped at the hit limit. */
-"limit" | "cancelled";
+/**  Stopped on request: the hits are those found until then. */
+"cancelled";
 
+/**  A search session's id: its hits stay in the backend, read by index ranges. */
+export type SearchId = number;
+
+/**  What a search looks for; every condition given must hold. */
 export type SearchQuery = {
 	/**  Only messages with this key (empty: any). */
 	key: KeyText | null,
@@ -381,8 +415,22 @@ export type SearchQuery = {
 	regex: boolean,
 	case_sensitive: boolean,
 	partitions: number[] | null,
-	/**  Most hits to return. */
-	limit: number,
+	/**  Only messages stamped at or after this UNIX time (seconds). */
+	since: number | null,
+	/**  Only messages stamped at or before this UNIX time (seconds). */
+	until: number | null,
+	/**  A CEL filter (docs/QUERY.md); compiled before anything is read. */
+	filter: string | null,
+};
+
+/**  Rows of a search session, by their place among its hits. */
+export type SearchRows = {
+	/**  The place of the first row among the hits (0: the oldest hit on the timeline). */
+	from: Count,
+	/**  Hits whose line is no longer there (the topic was cut or replaced since) are left out. */
+	rows: MessageRow[],
+	/**  Every hit of the session. */
+	hits: Count,
 };
 
 /**  Pushed when files in the open store change (from the file watcher). */
@@ -398,6 +446,41 @@ export type StoreInfo = {
 	groups: GroupSummary[],
 	/**  File watching is on: changes appear without refreshing. */
 	watching: boolean,
+};
+
+/**  Where a page of a topic's timeline (its partitions merged by timestamp) starts. */
+export type TimelineAnchor = 
+/**  The oldest message on disk. */
+{ at: "start" } | 
+/**  The end: nothing yet (a page after it is empty until messages come). */
+{ at: "end" } | 
+/**  The first message at or after a UNIX time, across the partitions. */
+{ at: "time"; unix: number | null } | 
+/**  A cut of the timeline: one offset per partition (a page's `begin` or `end`). */
+{ at: "at"; offsets: Offset[] } | 
+/**
+ *  About the message at this place on the timeline (0: the oldest), for a
+ *  scroll bar dragged far: found by time, so the page's `base` says where it really is.
+ */
+{ at: "index"; index: Count };
+
+/**  A page of a timeline, and the cuts of the pages beside it. */
+export type TimelinePageDto = {
+	/**  The partitions merged, in the order of the offset lists below. */
+	partitions: number[],
+	/**  Oldest first. */
+	rows: MessageRow[],
+	/**  Per partition: where the page begins (the `before` of the page before it). */
+	begin: Offset[],
+	/**  Per partition: after the page's last message (where the page after it begins). */
+	end: Offset[],
+	/**  Per partition: the first offset on disk. */
+	first: Offset[],
+	/**  The place of the page's first row on the timeline: lines before `begin` (damaged ones too). */
+	base: Count,
+	/**  Lines on the timeline when read, from `first` to each partition's end. */
+	total: Count,
+	incarnation: Incarnation | null,
 };
 
 export type TopicDetail = {
