@@ -135,3 +135,31 @@ def test_where_filters_fields_of_json_and_typed_payloads(cli, twainmq, store):
     assert search('kind == "bytes"') == ids([m for m in timeline if m["payload"]["type"] == "bytes"])
     r = cli(store, "search", "orders", "--where", "value.country == ", check=False)
     assert r.returncode != 0 and "invalid filter at 1:" in r.stderr
+
+
+def test_by_time_follow_interleaves_live_writes_of_every_partition(twainmq, store):
+    """consume --by-time --follow, started on an empty topic, prints what 0.2.3 then
+    writes to three partitions as one timeline: every message, in the order written."""
+    from test_py_writes_rust_reads import _start_follow
+    import time
+
+    tmq = twainmq.Twain(store)
+    tmq.create_topic("live", key_type="u32", partitions=3)
+    n = 90
+    follower = _start_follow(store, "live", "--by-time", "--from", "start", "--max", n, "--for", 30)
+    try:
+        time.sleep(0.7)
+        prod = tmq.producer("live")
+        for i in range(n):
+            prod.write_message(i, f"live {i}")
+            if i % 10 == 0:
+                time.sleep(0.05)
+        out, err = follower.communicate(timeout=40)
+    finally:
+        if follower.poll() is None:
+            follower.kill()
+            follower.wait()
+    assert follower.returncode == 0, err
+    recs = parse_jsonl(out)
+    assert [r["payload"]["value"] for r in recs] == [f"live {i}" for i in range(n)], err[-500:]
+    assert len({r["partition"] for r in recs}) == 3

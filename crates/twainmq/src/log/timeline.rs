@@ -53,6 +53,8 @@ pub struct Timeline {
     /// streams.
     idle: Vec<bool>,
     idle_checked: Instant,
+    /// When each partition's head was read, or when it was last found at its end.
+    looked_at: Vec<Instant>,
     /// The topic's folder, watched once a wait needs it.
     dir: std::path::PathBuf,
     wake: Option<Wake>,
@@ -60,6 +62,14 @@ pub struct Timeline {
 
 /// How often partitions that were at their end are asked again while others stream.
 const IDLE_RECHECK: Duration = Duration::from_millis(50);
+
+/// A message stamped this recently (by the wall clock) is live: see [`Timeline::poll`].
+const LIVE_SECS: f64 = 5.0;
+
+/// UNIX seconds now, by the wall clock.
+fn wall_secs() -> f64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
+}
 
 impl Timeline {
     pub(crate) fn open(log: &LogDir, topic: &str, partitions: &[u32], start: &TimelineStart) -> Result<Timeline> {
@@ -82,19 +92,23 @@ impl Timeline {
             heads: vec![None; n],
             idle: vec![false; n],
             idle_checked: Instant::now(),
+            looked_at: vec![Instant::now(); n],
             dir: log.topic_dir(topic),
             wake: None,
         })
     }
 
-    /// Read partition `i`'s next message into its head, skipping damaged lines.
-    fn fill(&mut self, i: usize) -> Result<()> {
+    /// Read partition `i`'s next message into its head, skipping damaged
+    /// lines; true when a partition that was at its end has a new message.
+    fn fill(&mut self, i: usize) -> Result<bool> {
         loop {
             match self.readers[i].poll() {
                 Ok(m) => {
+                    let fresh = self.idle[i] && m.is_some();
                     self.idle[i] = m.is_none();
                     self.heads[i] = m;
-                    return Ok(());
+                    self.looked_at[i] = Instant::now();
+                    return Ok(fresh);
                 }
                 Err(Error::CorruptLine { .. }) => continue,
                 Err(e) => return Err(e),
@@ -112,22 +126,55 @@ impl Timeline {
                 self.fill(i)?;
             }
         }
+        let mut fresh = false;
         if self.heads.iter().all(Option::is_none) || self.idle_checked.elapsed() >= IDLE_RECHECK {
             self.idle_checked = Instant::now();
+            for i in 0..self.readers.len() {
+                if self.heads[i].is_none() {
+                    fresh |= self.fill(i)?;
+                }
+            }
+        }
+        if fresh {
+            // A partition at its end has a new message: one written to another
+            // partition before it may have landed after that partition was
+            // asked. Ask the others again, so the live merge keeps the order
+            // the messages were written in.
             for i in 0..self.readers.len() {
                 if self.heads[i].is_none() {
                     self.fill(i)?;
                 }
             }
         }
-        let next = self
-            .heads
+        let Some(mut next) = self.earliest() else { return Ok(None) };
+        // A live message (stamped within the last few seconds): a partition
+        // found at its end before it was read may hold one written before it
+        // (the partitions are read one after another). Ask those again first,
+        // so a follower keeps the order messages were written in. Older
+        // messages (a backlog) leave idle partitions to the periodic recheck,
+        // which keeps a long read from asking them once a message.
+        let live = self.heads[next].as_ref().is_some_and(|m| m.timestamp > wall_secs() - LIVE_SECS);
+        if live {
+            let read_at = self.looked_at[next];
+            let stale: Vec<usize> = (0..self.readers.len()).filter(|&j| self.heads[j].is_none() && self.looked_at[j] < read_at).collect();
+            if !stale.is_empty() {
+                for j in stale {
+                    self.fill(j)?;
+                }
+                next = self.earliest().unwrap_or(next);
+            }
+        }
+        Ok(self.heads[next].take())
+    }
+
+    /// The partition whose head comes first in the timeline.
+    fn earliest(&self) -> Option<usize> {
+        self.heads
             .iter()
             .enumerate()
             .filter_map(|(i, h)| h.as_ref().map(|m| (i, m)))
             .min_by(|a, b| timeline_order(a.1, b.1))
-            .map(|(i, _)| i);
-        Ok(next.and_then(|i| self.heads[i].take()))
+            .map(|(i, _)| i)
     }
 
     /// The next message, waiting up to `timeout` for one to be written.
