@@ -485,8 +485,14 @@ fn record_topic(store: &Store, topic: &str, sample_every: usize) -> Res<Value> {
             partitions.push(json!({ "partition": p.partition, "rows": rows, "next": next, "end": end }));
         }
     }
+    // A topic of several partitions is also shown as one timeline.
+    let timeline = match &detail {
+        Ok(d) if d.partitions.len() > 1 => record_timeline(store, topic)?,
+        _ => Value::Null,
+    };
     Ok(json!({
         "detail": answer(&detail),
+        "timeline": timeline,
         "partitions": partitions,
         "raw_lines": raw,
         "times": times,
@@ -663,12 +669,6 @@ pub fn record(fixture: &Path) -> Res<Value> {
     let checks: Vec<Value> = exprs.iter().map(|e| json!({"expr": e, "answer": value(&service::check_filter(e))})).collect();
     out.insert("filter_checks".into(), checks.into());
 
-    // Every topic of more than one partition as one timeline.
-    let mut timelines = Map::new();
-    for t in ["orders", "chat", "events", "sensors"] {
-        timelines.insert(t.into(), record_timeline(&store, t)?);
-    }
-    out.insert("timelines".into(), Value::Object(timelines));
 
     // Resets the tests and the preview ask for (dry runs change nothing).
     let first_order = first_timestamp(&store, "orders", 0)?;

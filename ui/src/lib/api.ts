@@ -6,6 +6,12 @@ import type {
   DeletedTopic,
   DemoMember,
   ErrorDto,
+  FilterCheck,
+  Count,
+  SearchId,
+  SearchRows,
+  TimelineAnchor,
+  TimelinePageDto,
   GroupDetail,
   Handle,
   KeyText,
@@ -51,9 +57,24 @@ export interface Backend {
   describeTopic(topic: string): Promise<Result<TopicDetail>>;
   readPage(topic: string, partition: number, from: Offset, limit: number): Promise<Result<Page>>;
   offsetAtTime(topic: string, partition: number, unixSeconds: number): Promise<Result<Offset | null>>;
-  /** Start a search: `onEvent` gets hits, progress, then done or failed. Resolves to the id for cancelSearch. */
-  search(topic: string, query: SearchQuery, onEvent: (e: SearchEvent) => void): Promise<Result<number>>;
-  cancelSearch(id: number): Promise<Result<null>>;
+  /**
+   * Start a search session (a newer one replaces it): `onEvent` gets progress, then done
+   * or failed; the hits stay in the backend, read with searchRows. A filter that does not
+   * compile is refused at once (code invalid_filter).
+   */
+  search(topic: string, query: SearchQuery, onEvent: (e: SearchEvent) => void): Promise<Result<SearchId>>;
+  cancelSearch(id: SearchId): Promise<Result<null>>;
+  dropSearch(id: SearchId): Promise<Result<null>>;
+  /** Hits from..from+limit of a finished search, in timeline order. */
+  searchRows(id: SearchId, from: Count, limit: number): Promise<Result<SearchRows>>;
+  /** Whether a CEL filter compiles, and where not. */
+  checkFilter(expr: string): Promise<Result<FilterCheck>>;
+  /** JSON field paths seen in a topic's newest messages (value.x), for completion. */
+  topicFields(topic: string): Promise<Result<string[]>>;
+  /** The timeline page before a cut (null: the end, so the newest messages). */
+  timelineBefore(topic: string, partitions: number[] | null, before: Offset[] | null, limit: number): Promise<Result<TimelinePageDto>>;
+  /** The timeline page from an anchor on. */
+  timelineAfter(topic: string, partitions: number[] | null, start: TimelineAnchor, limit: number): Promise<Result<TimelinePageDto>>;
   produce(topic: string, key: KeyText, payload: ProducePayload): Promise<Result<Produced>>;
   createTopic(topic: NewTopic): Promise<Result<TopicSummary>>;
   /** The consumer groups that read a topic: deleting it deletes them too. */

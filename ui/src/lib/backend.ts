@@ -54,6 +54,12 @@ function tauriBackend(): Backend {
         return commands.search(topic, query, channel);
       }),
     cancelSearch: (id) => guard(() => commands.cancelSearch(id)),
+    dropSearch: (id) => guard(() => commands.dropSearch(id)),
+    searchRows: (id, from, limit) => guard(() => commands.searchRows(id, from, limit)),
+    checkFilter: (expr) => guard(() => commands.checkFilter(expr)),
+    topicFields: (topic) => guard(() => commands.topicFields(topic)),
+    timelineBefore: (topic, partitions, before, limit) => guard(() => commands.timelineBefore(topic, partitions, before, limit)),
+    timelineAfter: (topic, partitions, start, limit) => guard(() => commands.timelineAfter(topic, partitions, start, limit)),
     produce: (topic, key, payload) => guard(() => commands.produce(topic, key, payload)),
     createTopic: (topic) => guard(() => commands.createTopic(topic)),
     topicGroups: (topic) => guard(() => commands.topicGroups(topic)),
@@ -95,6 +101,12 @@ function missingBackend(): Backend {
     offsetAtTime: no,
     search: no,
     cancelSearch: no,
+    dropSearch: no,
+    searchRows: no,
+    checkFilter: no,
+    topicFields: no,
+    timelineBefore: no,
+    timelineAfter: no,
     produce: no,
     createTopic: no,
     topicGroups: no,
@@ -146,6 +158,12 @@ export const readPage = method('readPage');
 export const offsetAtTime = method('offsetAtTime');
 export const search = method('search');
 export const cancelSearch = method('cancelSearch');
+export const dropSearch = method('dropSearch');
+export const searchRows = method('searchRows');
+export const checkFilter = method('checkFilter');
+export const topicFields = method('topicFields');
+export const timelineBefore = method('timelineBefore');
+export const timelineAfter = method('timelineAfter');
 export const produce = method('produce');
 export const createTopic = method('createTopic');
 export const topicGroups = method('topicGroups');

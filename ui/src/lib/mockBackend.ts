@@ -21,6 +21,12 @@ import type {
   DeletedTopic,
   DemoMember,
   ErrorDto,
+  FilterCheck,
+  Count,
+  SearchId,
+  SearchRows,
+  TimelineAnchor,
+  TimelinePageDto,
   GroupDetail,
   GroupSummary,
   Handle,
@@ -61,7 +67,23 @@ export type RecordedTopic = {
   /** [partition, unix seconds, the engine's offsetAtTime]: at message times, and past the last. */
   times: [number, number, Offset | null][];
   groups: Result<string[]>;
+  /** JSON field paths of the newest messages (topic_fields). */
+  fields?: Result<string[]>;
+  /** The topic as one timeline (topics of more than one partition). */
+  timeline?: RecordedTimeline | null;
   summary?: TopicSummary;
+};
+
+/** A topic's whole timeline as the engine merged it (see record_timeline). */
+export type RecordedTimeline = {
+  partitions: number[];
+  first: Offset[];
+  /** [partition, offset] of every message, in timeline order. */
+  order: [number, Offset][];
+  /** [unix seconds, the cut (begin) of the timeline at that time]. */
+  times: [number, Offset[]][];
+  /** Pages the engine cut, to check the mock's cuts against. */
+  checks: { dir: 'before' | 'after'; anchor?: TimelineAnchor | null; before?: Offset[]; limit: number; answer: Result<TimelinePageDto> }[];
 };
 
 type DemoStep = { do: 'start' | 'kill' | 'stop'; handle: Handle; member_id?: number; detail: GroupDetail; then?: GroupDetail };
@@ -77,7 +99,8 @@ export type Recording = {
   topics: Record<string, RecordedTopic>;
   groups: Record<string, Result<GroupDetail>>;
   page_checks: { topic: string; partition: number; from: Offset; limit: number; answer: Result<Page> }[];
-  searches: { topic: string; query: SearchQuery; events: SearchEvent[] }[];
+  searches: { topic: string; query: SearchQuery; events: SearchEvent[]; rows: MessageRow[] }[];
+  filter_checks: { expr: string; answer: FilterCheck }[];
   gone: Record<string, Result<TopicDetail>>;
   remade: Record<string, RecordedTopic & { summary: TopicSummary }>;
   no_store: Result<null>;
@@ -146,6 +169,10 @@ type TopicState = {
   raw: Record<string, RawLine | null>;
   times: [number, number, Offset | null][];
   groups: Result<string[]>;
+  fields: Result<string[]>;
+  timeline: RecordedTimeline | null;
+  /** [partition, offset] of rows appended, in the order they came (the timeline's newest). */
+  appendedOrder: [number, Offset][];
 };
 
 type GroupState = { detail: GroupDetail; /** ms (by the mock's clock) when this state began. */ since: number };
@@ -164,6 +191,9 @@ function topicState(name: string, rec: RecordedTopic, summary: TopicSummary): To
     raw: rec.raw_lines,
     times: rec.times,
     groups: rec.groups,
+    fields: rec.fields ?? { status: 'ok', data: [] },
+    timeline: rec.timeline ?? null,
+    appendedOrder: [],
   };
 }
 
@@ -194,7 +224,7 @@ export class MockStore {
   private timers = new Set<ReturnType<typeof setTimeout>>();
   private changeListeners = new Set<(c: StoreChanged) => void>();
   private dropListeners = new Set<(d: DragDrop) => void>();
-  private searches = new Map<number, { cancelled: boolean }>();
+  private searches = new Map<number, { cancelled: boolean; rows: MessageRow[]; done: boolean }>();
   private nextSearch = 0;
   private liveTimer: ReturnType<typeof setInterval> | null = null;
 
@@ -360,6 +390,7 @@ export class MockStore {
 
   private appendRow(t: TopicState, partition: number, row: Row): void {
     (t.appended[partition] ??= []).push(row);
+    t.appendedOrder.push([partition, row.offset]);
     this.emitChange({ topics: [t.name], groups: [], structure: false });
   }
 
@@ -427,28 +458,109 @@ export class MockStore {
     return next ? ok(next[2]) : preview(`a time lookup in ${name} P${partition}`);
   }
 
-  private async stream(name: string, events: SearchEvent[], state: { cancelled: boolean }, send: (e: SearchEvent) => void): Promise<void> {
-    const hits = events.flatMap((e) => (e.event === 'hits' ? e.rows : []));
-    const end = events.find((e) => e.event !== 'hits' && e.event !== 'progress');
+  /** Stream a recorded search: progress in steps (hits growing to the recorded count), then its end. */
+  private async stream(name: string, events: SearchEvent[], state: { cancelled: boolean; done: boolean }, send: (e: SearchEvent) => void): Promise<void> {
+    const end = events.find((e) => e.event !== 'progress');
     const t = this.topics.get(name);
-    const total = end?.event === 'done' ? BigInt(end.scanned) : BigInt(t ? this.summary(t).messages : '0');
-    const chunk = Math.max(1, this.searchChunk);
-    const steps = Math.max(1, Math.ceil(hits.length / chunk));
+    const total = end?.event === 'done' ? BigInt(end.total) : BigInt(t ? this.summary(t).messages : '0');
+    const hits = end?.event === 'done' ? BigInt(end.hits) : 0n;
+    const steps = Math.max(1, Math.ceil(Number(hits) / Math.max(1, this.searchChunk)));
     for (let i = 0; i < steps; i++) {
       await new Promise((r) => setTimeout(r, this.searchDelay));
+      const scanned = (total * BigInt(i + 1)) / BigInt(steps + 1);
+      const found = (hits * BigInt(i + 1)) / BigInt(steps + 1);
       if (state.cancelled) {
-        const scanned = ((total * BigInt(i)) / BigInt(steps)).toString();
-        send({ event: 'done', scanned, hits: String(Math.min(hits.length, i * chunk)), finish: 'cancelled' });
+        state.done = true;
+        send({ event: 'done', scanned: scanned.toString(), total: total.toString(), hits: found.toString(), finish: 'cancelled' });
         return;
       }
-      const rows = hits.slice(i * chunk, (i + 1) * chunk);
-      if (rows.length > 0) send({ event: 'hits', rows: copy(rows) });
-      if (i + 1 < steps) {
-        const scanned = ((total * BigInt(i + 1)) / BigInt(steps)).toString();
-        send({ event: 'progress', scanned, total: total.toString(), hits: String(Math.min(hits.length, (i + 1) * chunk)) });
+      send({ event: 'progress', scanned: scanned.toString(), total: total.toString(), hits: found.toString() });
+    }
+    await new Promise((r) => setTimeout(r, this.searchDelay));
+    state.done = true;
+    if (end && !state.cancelled) send(copy(end));
+    else if (state.cancelled) send({ event: 'done', scanned: total.toString(), total: total.toString(), hits: '0', finish: 'cancelled' });
+  }
+
+  // ---- the timeline, cut from the recorded order -------------------------------
+
+  /** The timeline's order (recorded, then rows appended since), of some partitions. */
+  private timelineOrder(t: TopicState, partitions: number[] | null): { parts: number[]; order: [number, bigint][]; first: bigint[]; ends: bigint[] } | null {
+    const rec = t.timeline;
+    const d = this.detail(t);
+    if (d.status === 'error') return null;
+    const all = rec ? rec.partitions : d.data.partitions.map((p) => p.partition);
+    const parts = partitions ?? all;
+    const keep = new Set(parts);
+    const recorded: [number, Offset][] = rec ? rec.order : (d.data.partitions[0] ? (t.partitions[0]?.rows ?? []).map((r): [number, Offset] => [r.partition, r.offset]) : []);
+    const order = recorded
+      .concat(t.appendedOrder)
+      .filter(([p]) => keep.has(p))
+      .map(([p, o]): [number, bigint] => [p, BigInt(o)]);
+    const index = (p: number) => d.data.partitions.findIndex((x) => x.partition === p);
+    const first = parts.map((p) => BigInt(d.data.partitions[index(p)]?.start ?? '0'));
+    const ends = parts.map((p) => this.end(t, index(p)));
+    return { parts, order, first, ends };
+  }
+
+  private row(t: TopicState, partition: number, offset: bigint): MessageRow | null {
+    const d = this.detail(t);
+    if (d.status === 'error') return null;
+    const i = d.data.partitions.findIndex((p) => p.partition === partition);
+    const start = BigInt(d.data.partitions[i]?.start ?? '0');
+    const all = (t.partitions[i]?.rows ?? []).concat(t.appended[i] ?? []);
+    const r = all[Number(offset - start)];
+    return r && r.row === 'message' ? (({ row: _r, ...m }) => m)(r) : null;
+  }
+
+  timelinePage(name: string, partitions: number[] | null, dir: 'before' | 'after', anchor: TimelineAnchor | Offset[] | null, limit: number): Result<TimelinePageDto> {
+    const t = this.topic(name);
+    if ('code' in t) return failed(t);
+    const tl = this.timelineOrder(t, partitions);
+    if (!tl) return preview(`the timeline of ${name}`);
+    const { parts, order, first, ends } = tl;
+    const n = Math.max(0, Math.min(MAX_PAGE, limit));
+    // The cut with k messages before it, and the place of a cut in the order.
+    const cutAt = (k: number): bigint[] =>
+      parts.map((p, i) => {
+        const next = order.slice(k).find(([q]) => q === p);
+        return next ? next[1] : ends[i];
+      });
+    const indexOf = (cut: bigint[]): number => order.filter(([p, o]) => o < cut[parts.indexOf(p)]).length;
+    let k: number;
+    if (dir === 'before') k = anchor === null ? order.length : indexOf((anchor as Offset[]).map((o) => BigInt(o)));
+    else {
+      const a = anchor as TimelineAnchor;
+      if (a.at === 'start') k = 0;
+      else if (a.at === 'end') k = order.length;
+      else if (a.at === 'at') k = indexOf(a.offsets.map((o) => BigInt(o)));
+      else if (a.at === 'index') k = Math.min(order.length, Number(a.index));
+      else {
+        const rec = t.timeline;
+        const times = [...(rec?.times ?? [])].sort((x, y) => x[0] - y[0]);
+        const next = times.find(([at]) => at >= (a.unix ?? 0)) ?? times[times.length - 1];
+        k = next ? indexOf(next[1].map((o) => BigInt(o))) : 0;
       }
     }
-    if (end && !state.cancelled) send(copy(end));
+    const [lo, hi] = dir === 'before' ? [Math.max(0, k - n), k] : [k, Math.min(order.length, k + n)];
+    const rows = order.slice(lo, hi).flatMap(([p, o]) => {
+      const r = this.row(t, p, o);
+      return r ? [copy(r)] : [];
+    });
+    const begin = cutAt(lo);
+    const end = cutAt(hi);
+    const sum = (a: bigint[], b: bigint[]) => a.reduce((acc, x, i) => acc + (x - b[i]), 0n);
+    const d = this.detail(t);
+    return ok({
+      partitions: parts,
+      rows,
+      begin: begin.map(String),
+      end: end.map(String),
+      first: first.map(String),
+      base: sum(begin, first).toString(),
+      total: sum(ends, first).toString(),
+      incarnation: d.status === 'ok' ? d.data.incarnation : null,
+    });
   }
 
   // ---- the Backend interface ----------------------------------------------
@@ -501,23 +613,53 @@ export class MockStore {
       }),
       readPage: call('readPage', (topic: string, partition: number, from: Offset, limit: number) => this.readPage(topic, partition, from, limit)),
       offsetAtTime: call('offsetAtTime', (topic: string, partition: number, unix: number) => this.offsetAtTime(topic, partition, unix)),
-      search: call('search', (topic: string, query: SearchQuery, onEvent: (e: SearchEvent) => void): Result<number> => {
+      search: call('search', (topic: string, query: SearchQuery, onEvent: (e: SearchEvent) => void): Result<SearchId> => {
         const t = this.topic(topic);
         if ('code' in t) return failed(t);
         const rec = recording.searches.find((s) => s.topic === topic && same(s.query, query));
-        if (!rec) return preview(`a search of ${topic} for ${JSON.stringify(query.text ?? '')} (recorded: ${recording.searches.map((s) => `${s.topic} ${JSON.stringify(s.query.text)}`).join(', ')})`);
+        if (!rec) return preview(`a search of ${topic} for ${JSON.stringify(query.filter ?? query.text ?? query.key ?? '')} (recorded: ${recording.searches.map((s) => `${s.topic} ${JSON.stringify(s.query.filter ?? s.query.text ?? s.query.key)}`).join(', ')})`);
+        for (const old of this.searches.values()) old.cancelled = true;
+        this.searches.clear();
         const id = ++this.nextSearch;
-        const state = { cancelled: false };
+        const state = { cancelled: false, rows: rec.rows, done: false };
         this.searches.set(id, state);
         void this.stream(topic, rec.events, state, onEvent);
         return ok(id);
       }),
-      cancelSearch: call('cancelSearch', (id: number) => {
+      cancelSearch: call('cancelSearch', (id: SearchId) => {
+        const s = this.searches.get(id);
+        if (s) s.cancelled = true;
+        return ok(null);
+      }),
+      dropSearch: call('dropSearch', (id: SearchId) => {
         const s = this.searches.get(id);
         if (s) s.cancelled = true;
         this.searches.delete(id);
         return ok(null);
       }),
+      searchRows: call('searchRows', (id: SearchId, from: Count, limit: number): Result<SearchRows> => {
+        const s = this.searches.get(id);
+        if (!s) return failed({ code: 'no_search', message: 'that search is gone: a newer one replaced it, or the store was closed; search again' });
+        if (!s.done) return failed({ code: 'no_search', message: 'the search is still running: its hits are read once it ends' });
+        const rows = s.cancelled ? [] : s.rows;
+        const a = Number(from);
+        return ok({ from, rows: copy(rows.slice(a, a + Math.max(1, Math.min(MAX_PAGE, limit)))), hits: String(rows.length) });
+      }),
+      checkFilter: call('checkFilter', (expr: string): Result<FilterCheck> => {
+        const rec = recording.filter_checks.find((c) => c.expr === expr);
+        return rec ? ok(copy(rec.answer)) : preview(`a check of the filter ${JSON.stringify(expr)} (recorded: ${recording.filter_checks.map((c) => JSON.stringify(c.expr)).join(', ')})`);
+      }),
+      topicFields: call('topicFields', (topic: string): Result<string[]> => {
+        const t = this.topic(topic);
+        if ('code' in t) return failed(t);
+        return copy(t.fields);
+      }),
+      timelineBefore: call('timelineBefore', (topic: string, partitions: number[] | null, before: Offset[] | null, limit: number) =>
+        this.timelinePage(topic, partitions, 'before', before, limit),
+      ),
+      timelineAfter: call('timelineAfter', (topic: string, partitions: number[] | null, start: TimelineAnchor, limit: number) =>
+        this.timelinePage(topic, partitions, 'after', start, limit),
+      ),
       produce: call('produce', (topic: string, key: KeyText, payload: ProducePayload): Result<Produced> => {
         const t = this.topic(topic);
         if ('code' in t) return failed(t);
