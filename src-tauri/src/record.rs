@@ -553,7 +553,8 @@ fn record_timeline(store: &Store, topic: &str) -> Res<Value> {
         }
         start = TimelineAnchor::At { offsets: page.end.clone() };
     };
-    // Where the first message at or after a time is: at every tenth message's time, and past the last.
+    // Where the first message at or after a time is: at every tenth message's time, and past the last
+    // (the mock answers a time between with the next one sampled).
     let mut times = Vec::new();
     let mut ts: Vec<f64> = order.iter().step_by(10).map(|m| m.2).collect();
     ts.push(order.iter().map(|m| m.2).fold(T0, f64::max) + 1.0);
@@ -565,7 +566,7 @@ fn record_timeline(store: &Store, topic: &str) -> Res<Value> {
     let checks = [
         ("before", None, 7u32),
         ("after", Some(TimelineAnchor::Start), 9),
-        ("after", Some(TimelineAnchor::Time { unix: order.get(order.len() / 2).map_or(T0, |m| m.2) }), 6),
+        ("after", Some(TimelineAnchor::Time { unix: order.get(order.len() / 20 * 10).map_or(T0, |m| m.2) }), 6),
         ("after", Some(TimelineAnchor::Index { index: Count(order.len() as u64 / 3) }), 5),
     ];
     let mut page_checks = Vec::new();
@@ -668,7 +669,6 @@ pub fn record(fixture: &Path) -> Res<Value> {
     ];
     let checks: Vec<Value> = exprs.iter().map(|e| json!({"expr": e, "answer": value(&service::check_filter(e))})).collect();
     out.insert("filter_checks".into(), checks.into());
-
 
     // Resets the tests and the preview ask for (dry runs change nothing).
     let first_order = first_timestamp(&store, "orders", 0)?;

@@ -197,7 +197,7 @@ export class TimelineWindow {
    * Have the rows of places first..last (the screen and a margin): grow the window
    * toward them, or load a page there when they are far. Calls coalesce.
    */
-  want(first: bigint, last: bigint, anchorFor: (place: bigint) => TimelineAnchor | 'end'): Promise<void> {
+  want(first: bigint, last: bigint, anchorFor: (first: bigint, last: bigint) => TimelineAnchor | 'end'): Promise<void> {
     this.wanted = { first: first < this.lo ? this.lo : first, last };
     if (!this.busy) {
       this.busy = this.pump(anchorFor).finally(() => (this.busy = null));
@@ -205,7 +205,7 @@ export class TimelineWindow {
     return this.busy;
   }
 
-  private async pump(anchorFor: (place: bigint) => TimelineAnchor | 'end'): Promise<void> {
+  private async pump(anchorFor: (first: bigint, last: bigint) => TimelineAnchor | 'end'): Promise<void> {
     for (let guard = 0; guard < 20 && this.wanted; guard++) {
       const { first, last } = this.wanted;
       const top = this.base;
@@ -213,7 +213,7 @@ export class TimelineWindow {
       if (this.rows.length === 0 || last < top - REACH || first > bottom + REACH) {
         const g = this.generation;
         this.wanted = null;
-        await this.anchorAt(anchorFor(first));
+        await this.anchorAt(anchorFor(first, last));
         if (g + 1 !== this.generation || this.error) return;
         continue;
       }
