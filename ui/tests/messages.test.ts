@@ -161,6 +161,24 @@ describe('search', () => {
     expect(q.text).toBeNull();
   });
 
+  it('bounds a search by the time range', async () => {
+    const detail = await describe_('orders');
+    const { getByTestId } = render(MessagesTab, { topic: 'orders', detail, tz: 'utc' });
+    // The recorded search: class == "Order" from 2026-11-29 to 2026-11-30, UTC.
+    await fireEvent.input(getByTestId('range-from'), { target: { value: '2026-11-29T00:00:00Z' } });
+    await fireEvent.input(getByTestId('range-to'), { target: { value: '2026-11-30T00:00:00Z' } });
+    await fireEvent.click(getByTestId('range-apply'));
+    await fireEvent.input(getByTestId('search-input'), { target: { value: 'class == "Order"' } });
+    await fireEvent.click(getByTestId('search-go'));
+    await until(() => getByTestId('search-progress').dataset.state === 'done', 'done');
+    const q = mock().calls.find((c) => c[0] === 'search')![2] as { since: number; until: number };
+    expect([q.since, q.until]).toEqual([Date.UTC(2026, 10, 29) / 1000, Date.UTC(2026, 10, 30) / 1000]);
+    expect(getByTestId('search-count').textContent).toMatch(/130 matches · 143 of 143 scanned/);
+    expect(getByTestId('search-banner').textContent).toMatch(/2026-11-29 00:00:00\.000 – 2026-11-30 00:00:00\.000/);
+    await until(() => rows().length > 0, 'hits');
+    expect(rows().every((r) => /^\s*\d+\s*\d+\s*11-29 /.test(r.textContent!))).toBe(true);
+  });
+
   it('shows a backend error (a bad regex) inline', async () => {
     const detail = await describe_('chat');
     const { getByTestId } = render(MessagesTab, { topic: 'chat', detail, tz: 'utc' });

@@ -13,7 +13,7 @@ export const MIN_REFRESH_MS = 250;
 export type Tab = 'messages' | 'partitions' | 'groups' | 'produce';
 export type Dialog = null | 'create' | 'delete';
 
-export type SearchStatus = { state: 'running' | 'done' | 'cancelled' | 'failed' | 'limit'; fraction: number; text: string };
+export type SearchStatus = { state: 'running' | 'done' | 'cancelled' | 'failed'; fraction: number; text: string };
 
 /** Where the app starts (from the address's #hash): used by screenshots and end-to-end tests. */
 export type DeepLink = {
