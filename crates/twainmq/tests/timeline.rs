@@ -188,3 +188,27 @@ fn a_quiet_partitions_new_message_is_merged_in_while_another_partition_streams()
     let at = at.expect("the quiet partition's message");
     assert!(at < 1000, "merged in only at {at}: idle partitions are not asked again while another streams");
 }
+
+#[test]
+fn a_page_from_the_start_begins_at_the_first_offset_still_on_disk() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let day: i64 = 86_400_000_000;
+    let clock = ManualClock::new(20_000 * day + 1);
+    let store = Store::open(dir.path()).expect("open").with_clock(Arc::new(clock.clone()));
+    store.create_topic("t", &TopicSpec::new(KeyType::U32, 1)).expect("create");
+    let mut p = store.producer("t").expect("producer");
+    for i in 0..10u32 {
+        if i == 5 {
+            clock.set(20_001 * day + 1);
+        }
+        p.send_text(i, "x").expect("send");
+    }
+    drop(p);
+    // The first day's file goes (retention, by hand): offsets 0-4 are no longer on disk.
+    let mut files: Vec<_> = std::fs::read_dir(dir.path().join("t")).expect("ls").map(|e| e.expect("entry").path()).collect();
+    files.sort();
+    std::fs::remove_file(&files[0]).expect("rm");
+    let page = store.timeline_page_after("t", None, &TimelineStart::Start, 3).expect("page");
+    assert_eq!((page.first.clone(), page.begin.clone(), page.end.clone()), (vec![5], vec![5], vec![8]));
+    assert_eq!(page.messages.iter().map(|m| m.offset).collect::<Vec<_>>(), [5, 6, 7]);
+}

@@ -70,7 +70,8 @@ impl Store {
         let partitions = self.timeline_partitions(topic, partitions)?;
         let (first, _) = self.partition_bounds(topic, &partitions)?;
         let mut t = Timeline::open(self.log(), topic, &partitions, start)?;
-        let begin: Vec<u64> = t.positions().into_iter().map(|(_, o)| o).collect();
+        // A reader not yet positioned says 0: the page begins no lower than the first offset on disk.
+        let begin: Vec<u64> = t.positions().into_iter().zip(&first).map(|((_, o), f)| o.max(*f)).collect();
         let mut messages = Vec::with_capacity(n);
         while messages.len() < n {
             match t.poll()? {
@@ -78,7 +79,7 @@ impl Store {
                 None => break,
             }
         }
-        let end = t.positions().into_iter().map(|(_, o)| o).collect();
+        let end = t.positions().into_iter().zip(&first).map(|((_, o), f)| o.max(*f)).collect();
         Ok(TimelinePage { partitions, messages, begin, end, first })
     }
 
