@@ -436,7 +436,7 @@ impl From<scan::Finish> for SearchFinish {
         match f {
             scan::Finish::Cancelled => SearchFinish::Cancelled,
             // `find` never stops at a limit: every hit is kept.
-            scan::Finish::Done | scan::Finish::Limit => SearchFinish::Done,
+            scan::Finish::Done => SearchFinish::Done,
         }
     }
 }

@@ -12,14 +12,8 @@ mod matcher;
 pub use find::{find, read_hits, HitRef, Hits};
 use matcher::Matcher;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use crate::error::{Error, Result};
-use crate::format::key::Key;
-use crate::format::message::Message;
+use crate::error::Result;
 use crate::format::payload::Payload;
-use crate::log::consumer::StartFrom;
-use crate::log::files;
 use crate::store::Store;
 
 /// What a search matches. All given conditions must hold.
@@ -64,8 +58,6 @@ pub enum Finish {
     Done,
     /// The `cancel` flag was set.
     Cancelled,
-    /// Stopped at the hit limit.
-    Limit,
 }
 
 /// The text a search looks at for a payload.
@@ -90,71 +82,6 @@ fn hex_lower(b: &[u8]) -> String {
     s
 }
 
-/// Scan a topic for messages matching `query`, in partition order, calling
-/// `on_hit` for each match and `on_progress` every few thousand lines.
-///
-/// # Errors
-/// [`Error::InvalidRegex`] for a bad pattern; topic and I/O errors.
-pub fn search(
-    store: &Store,
-    topic: &str,
-    query: &Query,
-    limit: u64,
-    cancel: &AtomicBool,
-    mut on_hit: impl FnMut(&Message),
-    mut on_progress: impl FnMut(Progress),
-) -> Result<(Finish, Progress)> {
-    let config = store.topic_config(topic)?;
-    let matcher = Matcher::new(query)?;
-    let key = query.key.as_ref().map(|k| Key::parse(k, config.key_type).unwrap_or(Key::Str(k.clone())));
-    let partitions: Vec<u32> = match &query.partitions {
-        Some(p) => p.iter().copied().filter(|p| *p < config.partitions).collect(),
-        None => (0..config.partitions).collect(),
-    };
-    let ends = store.end_offsets(topic)?;
-    let listing = files::list_topic_dir(&store.topic_dir(topic), config.partitions)?;
-    let starts: Vec<u64> = listing.partitions.iter().map(|f| f.first().map_or(0, |f| f.first)).collect();
-    let total = partitions.iter().map(|p| ends[*p as usize].saturating_sub(starts[*p as usize])).sum();
-    let mut progress = Progress { total, ..Progress::default() };
-    let mut lowered = Vec::new();
-    for p in partitions {
-        let mut r = store.partition_reader(topic, p, StartFrom::Start)?;
-        let end = ends[p as usize];
-        loop {
-            if cancel.load(Ordering::Relaxed) {
-                return Ok((Finish::Cancelled, progress));
-            }
-            if r.position() >= end {
-                break;
-            }
-            let m = match r.poll() {
-                Ok(Some(m)) => m,
-                Ok(None) => break,
-                Err(Error::CorruptLine { .. }) => continue,
-                Err(e) => return Err(e),
-            };
-            progress.scanned += 1;
-            if progress.scanned.is_multiple_of(4096) {
-                on_progress(progress);
-            }
-            if key.as_ref().is_some_and(|k| *k != m.key) {
-                continue;
-            }
-            let hit = matcher.is_match(&m.payload, &mut lowered);
-            if hit {
-                progress.hits += 1;
-                on_hit(&m);
-                if progress.hits >= limit {
-                    on_progress(progress);
-                    return Ok((Finish::Limit, progress));
-                }
-            }
-        }
-    }
-    on_progress(progress);
-    Ok((Finish::Done, progress))
-}
-
 /// The first offset at or after UNIX time `t` in a partition, `None` when no
 /// message is that late. Found by the line index's seek marks, reading only
 /// timestamps: exact when timestamps grow with offsets, a first crossing when
@@ -173,9 +100,9 @@ mod tests {
 
     fn hits(store: &Store, text: &str, case_sensitive: bool) -> Vec<u64> {
         let q = Query { text: Some(text.into()), case_sensitive, ..Query::default() };
-        let mut found = Vec::new();
-        let stop = AtomicBool::new(false);
-        search(store, "t", &q, 100, &stop, |m| found.push(m.offset), |_| {}).expect("search");
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let (_, hits) = find(store, "t", &q, &stop, |_| {}).expect("search");
+        let mut found: Vec<u64> = hits.ordered().iter().map(|h| h.offset).collect();
         found.sort_unstable();
         found
     }
