@@ -88,51 +88,37 @@ trait Source {
     fn commit(&mut self) -> twainmq::Result<()>;
 }
 
-/// A plain consumer: reads what is there (or waits with `--follow`), commits nothing.
-impl Source for Consumer {
-    fn next(&mut self, follow: bool, wait: Duration) -> twainmq::Result<Option<Message>> {
-        if follow {
-            self.poll_timeout(wait)
-        } else {
-            self.poll()
+/// A plain consumer, or a timeline: reads what is there (or waits with
+/// `--follow`), commits nothing. Both readers have the same `poll` and
+/// `poll_timeout`, so one impl serves them.
+macro_rules! plain_source {
+    ($reader:ty) => {
+        impl Source for $reader {
+            fn next(&mut self, follow: bool, wait: Duration) -> twainmq::Result<Option<Message>> {
+                if follow {
+                    self.poll_timeout(wait)
+                } else {
+                    self.poll()
+                }
+            }
+
+            fn stop_at_end(&mut self, follow: bool) -> bool {
+                !follow
+            }
+
+            fn commit_every(&self) -> Option<u64> {
+                None
+            }
+
+            fn commit(&mut self) -> twainmq::Result<()> {
+                Ok(())
+            }
         }
-    }
-
-    fn stop_at_end(&mut self, follow: bool) -> bool {
-        !follow
-    }
-
-    fn commit_every(&self) -> Option<u64> {
-        None
-    }
-
-    fn commit(&mut self) -> twainmq::Result<()> {
-        Ok(())
-    }
+    };
 }
 
-/// A timeline: the topic's partitions merged by timestamp; commits nothing.
-impl Source for Timeline {
-    fn next(&mut self, follow: bool, wait: Duration) -> twainmq::Result<Option<Message>> {
-        if follow {
-            self.poll_timeout(wait)
-        } else {
-            self.poll()
-        }
-    }
-
-    fn stop_at_end(&mut self, follow: bool) -> bool {
-        !follow
-    }
-
-    fn commit_every(&self) -> Option<u64> {
-        None
-    }
-
-    fn commit(&mut self) -> twainmq::Result<()> {
-        Ok(())
-    }
-}
+plain_source!(Consumer);
+plain_source!(Timeline);
 
 /// A group member: always waits (its assignment can come in any poll).
 struct Member {

@@ -148,20 +148,10 @@ impl Consumer {
     /// Woken by file change events (inotify and the like), with a short
     /// periodic re-check for file systems that have none.
     pub fn poll_timeout(&mut self, timeout: Duration) -> Result<Option<Message>> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let seen = self.wake.as_ref().map(Wake::seq);
-            if let Some(m) = self.poll()? {
-                return Ok(Some(m));
-            }
-            if Instant::now() >= deadline {
-                return Ok(None);
-            }
-            match (seen, &self.wake) {
-                (Some(seen), Some(w)) => w.wait(seen, deadline),
-                // Start watching, then look again before the first wait.
-                _ => self.wake = Some(Wake::new(std::slice::from_ref(&self.dir))),
-            }
-        }
+        let mut wake = self.wake.take();
+        let dir = self.dir.clone();
+        let got = crate::log::watch::poll_until(&mut wake, &dir, Instant::now() + timeout, |_| self.poll());
+        self.wake = wake;
+        got
     }
 }

@@ -182,25 +182,17 @@ impl Timeline {
     /// # Errors
     /// As [`Timeline::poll`].
     pub fn poll_timeout(&mut self, timeout: Duration) -> Result<Option<Message>> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let seen = self.wake.as_ref().map(Wake::seq);
-            if let Some(m) = self.poll()? {
-                return Ok(Some(m));
+        let mut wake = self.wake.take();
+        let dir = self.dir.clone();
+        let got = crate::log::watch::poll_until(&mut wake, &dir, Instant::now() + timeout, |woke| {
+            if woke {
+                // Something changed: every partition may have news.
+                self.idle.iter_mut().for_each(|i| *i = false);
             }
-            if Instant::now() >= deadline {
-                return Ok(None);
-            }
-            match (seen, &self.wake) {
-                (Some(seen), Some(w)) => {
-                    w.wait(seen, deadline);
-                    // Something changed: every partition may have news.
-                    self.idle.iter_mut().for_each(|i| *i = false);
-                }
-                // Start watching, then look again before the first wait.
-                _ => self.wake = Some(Wake::new(std::slice::from_ref(&self.dir))),
-            }
-        }
+            self.poll()
+        });
+        self.wake = wake;
+        got
     }
 
     /// Where the timeline stands in each partition: the offset of the next

@@ -72,6 +72,39 @@ impl Wake {
     }
 }
 
+/// Call `poll` until it gives a message or `deadline` passes, waiting on the
+/// change events of `dir` between calls: the one wait loop of the consumer and
+/// the timeline. The watch is made on the first wait and kept in `wake` for the
+/// next call; `poll(true)` says a change event (or the safety poll) woke it.
+///
+/// # Errors
+/// What `poll` returns.
+pub(crate) fn poll_until<T>(
+    wake: &mut Option<Wake>,
+    dir: &std::path::Path,
+    deadline: Instant,
+    mut poll: impl FnMut(bool) -> crate::error::Result<Option<T>>,
+) -> crate::error::Result<Option<T>> {
+    let mut woke = false;
+    loop {
+        let seen = wake.as_ref().map(Wake::seq);
+        if let Some(m) = poll(woke)? {
+            return Ok(Some(m));
+        }
+        if Instant::now() >= deadline {
+            return Ok(None);
+        }
+        match (seen, wake.as_ref()) {
+            (Some(seen), Some(w)) => {
+                w.wait(seen, deadline);
+                woke = true;
+            }
+            // Start watching, then look again before the first wait.
+            _ => *wake = Some(Wake::new(&[dir.to_path_buf()])),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
