@@ -121,6 +121,26 @@ pub fn fixed_or_stored(input: &[u8], len: usize, out: &mut Vec<u8>, limit: usize
     }
 }
 
+/// As [`fixed_or_stored`], into the front of `buf`, returning the length
+/// decoded. `buf` is grown (up to `limit`), never shrunk, so that a decoder
+/// reusing it for message after message does not zero it each time; what is
+/// past the returned length is left over from before.
+pub fn fixed_or_stored_in(input: &[u8], len: usize, buf: &mut Vec<u8>, limit: usize) -> Option<usize> {
+    let mut room = (len * 4 + 64).min(limit);
+    loop {
+        if buf.len() < room {
+            buf.resize(room, 0);
+        }
+        // Never more than `limit`, whatever an earlier message left.
+        let avail = buf.len().min(limit.max(room));
+        match decode(input, len, &mut buf[..avail]) {
+            Ok(n) => return Some(n),
+            Err(Fail::NoRoom) if avail < limit => room = (avail * 4).min(limit),
+            Err(_) => return None,
+        }
+    }
+}
+
 enum Fail {
     /// Not a stream this path decodes completely.
     Decline,
@@ -158,16 +178,33 @@ fn decode(input: &[u8], len: usize, buf: &mut [u8]) -> Result<usize, Fail> {
                 // only below that keeps the refill off most literals' path.
                 if b.n < 32 {
                     b.refill().ok_or(Fail::Decline)?;
-                }
-                if b.position() >= end_bit {
-                    return Err(Fail::Decline);
+                    // Checked at refills only (not per symbol): past the end
+                    // the padding is zeros, which the fixed code reads as
+                    // end-of-block (7 zero bits), and the check after the
+                    // block declines a stream that ran past its end.
+                    if b.position() > end_bit + 64 {
+                        return Err(Fail::Decline);
+                    }
                 }
                 let (sym, clen) = LITLEN[(b.buf & 511) as usize];
                 b.consume(u32::from(clen));
                 // Symbols below 256 are literals.
                 if let Ok(lit) = u8::try_from(sym) {
-                    *buf.get_mut(o).ok_or(Fail::NoRoom)? = lit;
-                    o += 1;
+                    // Text is mostly literals: take a second one without a
+                    // refill (at least 32 - 9 = 23 bits are left, and a
+                    // literal takes at most 9), one loop turn for two bytes.
+                    let (sym2, clen2) = LITLEN[(b.buf & 511) as usize];
+                    match (u8::try_from(sym2), buf.get_mut(o..o + 2)) {
+                        (Ok(lit2), Some(two)) => {
+                            two.copy_from_slice(&[lit, lit2]);
+                            b.consume(u32::from(clen2));
+                            o += 2;
+                        }
+                        _ => {
+                            *buf.get_mut(o).ok_or(Fail::NoRoom)? = lit;
+                            o += 1;
+                        }
+                    }
                     continue;
                 }
                 if sym == 256 {
@@ -288,6 +325,24 @@ mod tests {
         let bytes = bits.to_le_bytes();
         assert_eq!(fast(&bytes[..3]), None);
         assert_eq!(zlib(&bytes[..3]), None);
+    }
+
+    #[test]
+    fn the_reusing_form_decodes_as_the_appending_form_whatever_the_buffer_held() {
+        let mut enc = crate::format::deflate::FastDeflate::default();
+        let mut buf = vec![0xAA; 10];
+        for data in [&b"a much longer message, a much longer message, with more in it"[..], b"short", b"", &[9u8; 3000]] {
+            let mut z = Vec::new();
+            enc.compress(data, &mut z);
+            z.extend_from_slice(&[0; PADDING]);
+            let n = fixed_or_stored_in(&z, z.len() - PADDING, &mut buf, 1 << 20).expect("decodes");
+            assert_eq!(&buf[..n], data);
+        }
+        // The limit holds even when the buffer is already larger.
+        let mut z = Vec::new();
+        enc.compress(&[1u8; 2000], &mut z);
+        z.extend_from_slice(&[0; PADDING]);
+        assert_eq!(fixed_or_stored_in(&z, z.len() - PADDING, &mut buf, 1000), None);
     }
 
     proptest! {

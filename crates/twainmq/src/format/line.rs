@@ -100,6 +100,9 @@ pub struct Codec {
     compress: Compress,
     decompress: Decompress,
     scratch: Vec<u8>,
+    /// The fast inflater's output, kept at its largest length so that it is
+    /// not zeroed again for every message (`scratch` holds zlib's).
+    fast_out: Vec<u8>,
     raw: Vec<u8>,
     /// The last timestamp encoded and its 10 characters: a batch shares one.
     last_ts: Option<(u64, [u8; TS_CHARS])>,
@@ -113,6 +116,7 @@ impl Default for Codec {
             compress: Compress::new_with_window_bits(Compression::new(6), false, 15),
             decompress: Decompress::new_with_window_bits(false, 15),
             scratch: Vec::with_capacity(4096),
+            fast_out: Vec::new(),
             raw: Vec::with_capacity(4096),
             last_ts: None,
         }
@@ -250,20 +254,22 @@ impl Codec {
         let timestamp = decode_timestamp(&line[kc..min]).map_err(|e| Corrupt::NotBase85 { field: "timestamp", detail: e.to_string() })?;
         self.raw.clear();
         b85::decode_into(&line[min..], &mut self.raw).map_err(|e| Corrupt::NotBase85 { field: "payload", detail: e.to_string() })?;
-        self.inflate()?;
-        let payload = decode_payload(&self.scratch)?;
+        let payload = match self.inflate()? {
+            Some(n) => decode_payload(&self.fast_out[..n])?,
+            None => decode_payload(&self.scratch)?,
+        };
         Ok(Record { key, timestamp, payload })
     }
 
-    fn inflate(&mut self) -> Result<(), Corrupt> {
+    /// Inflate `raw`: into `fast_out[..n]` (`Some(n)`) or into `scratch` (`None`).
+    fn inflate(&mut self) -> Result<Option<usize>, Corrupt> {
         // Fixed-Huffman and stored streams (most messages) skip zlib's per-call set-up.
         let len = self.raw.len();
         self.raw.extend_from_slice(&[0; crate::format::inflate::PADDING]);
-        self.scratch.clear();
-        let fast = crate::format::inflate::fixed_or_stored(&self.raw, len, &mut self.scratch, FAST_INFLATE_LIMIT);
+        let fast = crate::format::inflate::fixed_or_stored_in(&self.raw, len, &mut self.fast_out, FAST_INFLATE_LIMIT);
         self.raw.truncate(len);
         if fast.is_some() {
-            return Ok(());
+            return Ok(fast);
         }
         self.decompress.reset(false);
         self.scratch.clear();
@@ -276,7 +282,7 @@ impl Codec {
                 .decompress_vec(&self.raw[consumed..], &mut self.scratch, FlushDecompress::Finish)
                 .map_err(|e| Corrupt::Inflate(e.to_string()))?;
             if status == Status::StreamEnd {
-                return Ok(());
+                return Ok(None);
             }
             if self.scratch.len() >= MAX_INFLATED {
                 return Err(Corrupt::Inflate("inflates past 64 MiB".into()));

@@ -181,6 +181,13 @@ impl Filter {
         !cx.ruled_out() && cx.eval(&plan.root) == Tri::T
     }
 
+    /// Whether the filter reads anything of the head (key, partition,
+    /// offset, timestamp): when it does not, [`Filter::on_head`] always
+    /// answers `None` and scans skip it (and the key's decoding).
+    pub fn reads_head(&self) -> bool {
+        self.inner.vars & Var::HEAD != 0
+    }
+
     /// Whether [`Filter::matches`] needs the payload at all: `false` for
     /// filters on key, partition, offset and timestamp only, which
     /// [`Filter::on_head`] always decides.
