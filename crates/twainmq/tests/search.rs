@@ -193,3 +193,79 @@ fn cel_filters_find_what_the_filter_matches() {
         model(&all, |m| f.matches(m) && m.timestamp >= MIDNIGHT as f64 && m.text().is_some_and(|t| t.to_lowercase().contains("timeout")));
     same(&ids(&run(&store, &q)), &want, "filter, text and since");
 }
+
+/// 4 partitions of `n` messages in batches of 100, each batch stamped by a
+/// clock that jumps back and forth by up to a minute (out of order within
+/// partitions and across them).
+fn jumpy_store(n: u32) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let clock = ManualClock::new(MIDNIGHT * 1_000_000);
+    let store = Store::open(dir.path()).expect("open").with_clock(Arc::new(clock.clone()));
+    store.create_topic("t", &TopicSpec::new(KeyType::U16, 4)).expect("create");
+    let mut p = store.producer("t").expect("producer");
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut batch = Vec::with_capacity(100);
+    for b in 0..n / 100 {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let jitter = i64::try_from(seed >> 40).expect("small") % 60_000_000;
+        clock.set(MIDNIGHT * 1_000_000 + i64::from(b) * 10_000 + jitter);
+        batch.clear();
+        for i in b * 100..(b + 1) * 100 {
+            let text = if i % 7 == 0 { format!("order {i} TIMEOUT") } else { format!("order {i} ok") };
+            batch.push((twainmq::Key::Int(u64::from(i % 97)), twainmq::Outgoing::Text(text)));
+        }
+        p.send_batch(&batch).expect("send");
+    }
+    (dir, store)
+}
+
+#[test]
+fn hits_settle_in_timeline_order_while_the_scan_runs() {
+    let (_dir, store) = jumpy_store(200_000);
+    let q = Query { text: Some("TIMEOUT".into()), ..Query::default() };
+    let stop = AtomicBool::new(false);
+    let (mut got, mut calls) = (Vec::new(), 0);
+    let (finish, hits) = scan::find_streaming(
+        &store,
+        "t",
+        &q,
+        &stop,
+        |_| {},
+        |s: &[HitRef]| {
+            calls += 1;
+            got.extend_from_slice(s);
+        },
+    )
+    .expect("find");
+    assert_eq!(finish, Finish::Done);
+    let ordered = hits.ordered();
+    same(&ids(&got), &ids(&ordered), "settled hits, end to end");
+    // And that order is the timeline filtered (the brute-force model).
+    let want = model(&everything(&store), |m| m.text().is_some_and(|t| t.contains("TIMEOUT")));
+    same(&ids(&ordered), &want, "timeline order");
+    assert!(calls >= 2, "the hits were handed over only at the end ({calls} call)");
+}
+
+#[test]
+fn a_cancelled_streaming_search_hands_over_what_it_returns_in_its_order() {
+    let (_dir, store) = jumpy_store(200_000);
+    let q = Query { text: Some("TIMEOUT".into()), ..Query::default() };
+    let stop = AtomicBool::new(false);
+    let mut got: Vec<HitRef> = Vec::new();
+    let (finish, hits) = scan::find_streaming(
+        &store,
+        "t",
+        &q,
+        &stop,
+        |p| {
+            if p.scanned > 30_000 {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        },
+        |s: &[HitRef]| got.extend_from_slice(s),
+    )
+    .expect("find");
+    assert_eq!(finish, Finish::Cancelled);
+    assert!(!got.is_empty() && hits.len() < 200_000 / 7, "{} settled of {} found", got.len(), hits.len());
+    same(&ids(&got), &ids(&hits.ordered()), "settled hits of a cancelled search");
+}

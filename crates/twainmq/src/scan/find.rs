@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use super::settle::Settle;
 use super::{Finish, Matcher, Progress, Query};
 use crate::error::{Error, Result};
 use crate::format::key::{Key, KeyType};
@@ -31,27 +32,27 @@ pub struct HitRef {
 /// Every hit of a search, per partition in offset order.
 #[derive(Debug, Clone, Default)]
 pub struct Hits {
-    parts: Vec<PartHits>,
+    pub(super) parts: Vec<PartHits>,
 }
 
 #[derive(Debug, Clone, Default)]
-struct PartHits {
-    partition: u32,
-    offsets: Vec<u64>,
-    times: Vec<f64>,
+pub(super) struct PartHits {
+    pub(super) partition: u32,
+    pub(super) offsets: Vec<u64>,
+    pub(super) times: Vec<f64>,
     /// Each hit's place on the timeline: the largest timestamp of the
     /// partition up to it (`log/timeline.rs`), non-decreasing.
-    places: Vec<f64>,
+    pub(super) places: Vec<f64>,
 }
 
 /// What one task found: its hits (offsets, timestamps, places counted from
 /// the task's start) and the largest timestamp of every line it read.
 #[derive(Debug, Clone, Default)]
-struct TaskHits {
-    offsets: Vec<u64>,
-    times: Vec<f64>,
-    places: Vec<f64>,
-    max: f64,
+pub(super) struct TaskHits {
+    pub(super) offsets: Vec<u64>,
+    pub(super) times: Vec<f64>,
+    pub(super) places: Vec<f64>,
+    pub(super) max: f64,
 }
 
 impl Hits {
@@ -99,10 +100,10 @@ impl Hits {
 
 /// A partition's next hit in the merge: ordered by (timestamp, partition).
 #[derive(Debug, PartialEq)]
-struct Head {
-    t: f64,
-    partition: u32,
-    i: usize,
+pub(super) struct Head {
+    pub(super) t: f64,
+    pub(super) partition: u32,
+    pub(super) i: usize,
 }
 
 impl Eq for Head {}
@@ -120,12 +121,13 @@ impl Ord for Head {
 }
 
 /// A range of one partition for one worker.
-struct Task {
+#[derive(Clone, Copy)]
+pub(super) struct Task {
     /// Index into the partitions searched.
-    part: usize,
-    partition: u32,
-    from: u64,
-    to: u64,
+    pub(super) part: usize,
+    pub(super) partition: u32,
+    pub(super) from: u64,
+    pub(super) to: u64,
 }
 
 /// What every task shares.
@@ -151,16 +153,34 @@ const BUDGET: u32 = 4096;
 const MIN_RANGE: u64 = 1 << 16;
 
 /// Find every message of `topic` that `query` matches, on every core.
-/// `on_progress` is called on this thread every 100 ms or so, and at the end.
+/// `on_progress` is called on this thread every 20 ms or so, and at the end.
 ///
 /// # Errors
 /// [`Error::InvalidRegex`] (before anything is read), topic and I/O errors.
-pub fn find(
+pub fn find(store: &Store, topic: &str, query: &Query, cancel: &AtomicBool, on_progress: impl FnMut(Progress)) -> Result<(Finish, Hits)> {
+    find_streaming(store, topic, query, cancel, on_progress, |_| {})
+}
+
+/// As [`find`], also handing over the hits as they settle: `on_settled` is
+/// called on this thread with the next hits in timeline order, once nothing
+/// still to be read can come before them. The slices it is given, end to
+/// end, are [`Hits::ordered`] of the result, whether the search ran to its
+/// end or was cancelled (then the ranges never read are missing from both).
+///
+/// So that the first hits settle early, every partition is read from its
+/// start in ranges that grow (16 Ki lines, then doubling), taken round the
+/// partitions in turn: the timeline is swept from its beginning on all
+/// partitions together.
+///
+/// # Errors
+/// As [`find`].
+pub fn find_streaming(
     store: &Store,
     topic: &str,
     query: &Query,
     cancel: &AtomicBool,
     mut on_progress: impl FnMut(Progress),
+    mut on_settled: impl FnMut(&[HitRef]),
 ) -> Result<(Finish, Hits)> {
     let config = store.topic_config(topic)?;
     let matcher = Matcher::new(query)?;
@@ -207,6 +227,8 @@ pub fn find(
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let progress = |s: &Shared<'_>| Progress { scanned: s.scanned.load(Ordering::Relaxed), total, hits: s.hits.load(Ordering::Relaxed) };
+    let mut settle = Settle::new(store, topic, &partitions, &firsts, &tasks);
+    let mut failure = None;
     std::thread::scope(|scope| {
         for _ in 0..workers.min(tasks.len()) {
             scope.spawn(|| loop {
@@ -224,51 +246,62 @@ pub fn find(
         }
         while done.load(Ordering::Acquire) < tasks.len() && !shared.failed.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(20));
+            if failure.is_none() {
+                if let Err(e) = settle.take(&results, false, &mut on_settled) {
+                    // Stop the workers: the search has failed.
+                    shared.failed.store(true, Ordering::Relaxed);
+                    failure = Some(e);
+                }
+            }
             on_progress(progress(&shared));
         }
     });
-    if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+    if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()).or(failure) {
         return Err(e);
     }
-    let mut parts: Vec<PartHits> = partitions.iter().map(|&partition| PartHits { partition, ..PartHits::default() }).collect();
-    // Places continue across a partition's tasks: each starts from the largest
-    // timestamp before it (the time index's, for the partition's first task).
-    let mut carry: Vec<Option<f64>> = vec![None; partitions.len()];
-    for (task, r) in tasks.iter().zip(results.into_inner().unwrap_or_else(|p| p.into_inner())) {
-        let Some(r) = r else { continue };
-        let before = match carry[task.part] {
-            Some(c) => c,
-            None if task.from > firsts[task.part] => crate::log::seek::max_before(store.log(), topic, task.partition, task.from)?,
-            None => f64::NEG_INFINITY,
-        };
-        let part = &mut parts[task.part];
-        part.places.extend(r.places.iter().map(|p| p.max(before)));
-        part.offsets.extend(r.offsets);
-        part.times.extend(r.times);
-        carry[task.part] = Some(before.max(r.max));
-    }
+    // Every task has ended: what was not run (a cancel) is passed over.
+    settle.take(&results, true, &mut on_settled)?;
     let end = progress(&shared);
     on_progress(end);
     let finish = if cancel.load(Ordering::Relaxed) { Finish::Cancelled } else { Finish::Done };
-    Ok((finish, Hits { parts }))
+    Ok((finish, Hits { parts: settle.parts }))
 }
 
-/// Cut the partitions' ranges into tasks: whole partitions when there are
-/// enough of them for the workers, else ranges of about equal size.
+/// The first range of each partition: small, so that the first hits settle
+/// within milliseconds.
+const FIRST_RANGE: u64 = 1 << 14;
+
+/// Cut the partitions' ranges into tasks: from each partition's start,
+/// ranges of [`FIRST_RANGE`] lines doubling up to an even share of the work
+/// (or [`MIN_RANGE`], whichever is larger), then ranges of that size; taken
+/// round the partitions, the n-th range of every partition before any's n+1-th.
 fn cut(ranges: &[(u32, u64, u64)], workers: usize) -> Vec<Task> {
     let total: u64 = ranges.iter().map(|(_, f, t)| t - f).sum();
     let pieces = (workers as u64).saturating_mul(4).max(1);
     let size = (total / pieces).max(MIN_RANGE);
-    let mut tasks = Vec::new();
+    let mut per: Vec<Vec<Task>> = Vec::with_capacity(ranges.len());
     for (part, &(partition, from, to)) in ranges.iter().enumerate() {
+        let mut mine = Vec::new();
         let mut a = from;
+        let mut step = FIRST_RANGE.min(size);
         loop {
-            let b = if to - a > size + size / 2 { a + size } else { to };
-            tasks.push(Task { part, partition, from: a, to: b });
+            let b = if to - a > step + step / 2 { a + step } else { to };
+            mine.push(Task { part, partition, from: a, to: b });
             if b >= to {
                 break;
             }
             a = b;
+            step = (step * 2).min(size);
+        }
+        per.push(mine);
+    }
+    let longest = per.iter().map(Vec::len).max().unwrap_or(0);
+    let mut tasks = Vec::with_capacity(per.iter().map(Vec::len).sum());
+    for n in 0..longest {
+        for mine in &per {
+            if let Some(t) = mine.get(n) {
+                tasks.push(*t);
+            }
         }
     }
     tasks

@@ -8,8 +8,9 @@
 
 mod find;
 mod matcher;
+mod settle;
 
-pub use find::{find, read_hits, HitRef, Hits};
+pub use find::{find, find_streaming, read_hits, HitRef, Hits};
 use matcher::Matcher;
 
 use crate::error::Result;
