@@ -148,10 +148,16 @@ pub async fn search(
     std::thread::Builder::new()
         .name(format!("search-{id}"))
         .spawn(move || {
-            let hits = service::search(&store, &session.topic, &session.query, &session.cancel, &mut |ev| {
-                let _ = on_event.send(ev);
-            });
-            let _ = session.hits.set(hits.unwrap_or_default());
+            service::search(
+                &store,
+                &session.topic,
+                &session.query,
+                &session.cancel,
+                &mut |ev| {
+                    let _ = on_event.send(ev);
+                },
+                &mut |h| AppState::settled_hits(&session).extend_from_slice(h),
+            );
         })
         .map_err(|e| ErrorDto::new(ErrorCode::Internal, format!("could not start the search: {e}")))?;
     Ok(SearchId(id))
@@ -177,17 +183,22 @@ pub async fn drop_search(state: State<'_, AppState>, id: SearchId) -> Result<(),
     Ok(())
 }
 
-/// Hits `from..from + limit` of a finished search, in timeline order.
+/// Hits `from..from + limit` of a search, in timeline order: of those
+/// settled so far while it runs, of all once it has ended.
 #[tauri::command]
 #[specta::specta]
 pub async fn search_rows(state: State<'_, AppState>, id: SearchId, from: Count, limit: u32) -> Result<SearchRows, ErrorDto> {
     let store = state.store()?;
     let session = state.search_session(id.0)?;
     blocking(move || {
-        let Some(hits) = session.hits.get() else {
-            return Err(ErrorDto::new(ErrorCode::NoSearch, "the search is still running: its hits are read once it ends"));
+        // A copy of the rows' references, so the lock is not held while they are read.
+        let (refs, settled) = {
+            let hits = AppState::settled_hits(&session);
+            let a = usize::try_from(from.get()).unwrap_or(usize::MAX).min(hits.len());
+            let b = a.saturating_add(limit.clamp(1, service::MAX_PAGE) as usize).min(hits.len());
+            (hits[a..b].to_vec(), hits.len() as u64)
         };
-        service::search_rows(&store, &session.topic, hits, from, limit)
+        service::search_rows(&store, &session.topic, &refs, from, settled)
     })
     .await
 }

@@ -505,19 +505,24 @@ fn record_topic(store: &Store, topic: &str, sample_every: usize) -> Res<Value> {
 /// every hit's row in the session's order.
 fn record_search(store: &Store, topic: &str, query: &SearchQuery) -> Res<Value> {
     let mut events = Vec::new();
-    let hits = service::search(store, topic, query, &AtomicBool::new(false), &mut |e| {
-        if !matches!(e, SearchEvent::Progress { .. }) {
-            events.push(e);
-        }
-    });
-    let mut rows = Vec::new();
-    if let Some(hits) = &hits {
-        while rows.len() < hits.len() {
-            let page = service::search_rows(store, topic, hits, Count(rows.len() as u64), service::MAX_PAGE).map_err(dto("search rows"))?;
-            if page.rows.is_empty() {
-                break;
+    let mut hits = Vec::new();
+    let ran = service::search(
+        store,
+        topic,
+        query,
+        &AtomicBool::new(false),
+        &mut |e| {
+            if !matches!(e, SearchEvent::Progress { .. }) {
+                events.push(e);
             }
-            rows.extend(page.rows);
+        },
+        &mut |h| hits.extend_from_slice(h),
+    );
+    let mut rows = Vec::new();
+    if ran {
+        for page in hits.chunks(service::MAX_PAGE as usize) {
+            let from = Count(rows.len() as u64);
+            rows.extend(service::search_rows(store, topic, page, from, hits.len() as u64).map_err(dto("search rows"))?.rows);
         }
     }
     Ok(json!({ "topic": topic, "query": query, "events": events, "rows": rows }))

@@ -107,53 +107,61 @@ pub fn offset_at_time(store: &Store, topic: &str, partition: u32, unix: f64) -> 
 }
 
 /// Run a search to its end (or its cancel), sending progress at most every
-/// 50 ms and then `done` or `failed`. Returns every hit in timeline order
-/// (`None` when it failed): the session keeps them, never capped.
+/// 50 ms and then `done` or `failed`. The hits are handed to `on_settled` in
+/// timeline order as they settle (the session keeps them, never capped), so
+/// the first are readable within milliseconds. Returns whether it ran (not failed).
 pub fn search(
     store: &Store,
     topic: &str,
     q: &SearchQuery,
     cancel: &AtomicBool,
     send: &mut dyn FnMut(SearchEvent),
-) -> Option<Vec<scan::HitRef>> {
+    on_settled: &mut dyn FnMut(&[scan::HitRef]),
+) -> bool {
     let query = match scan::Query::try_from(q) {
         Ok(query) => query,
         Err(error) => {
             send(SearchEvent::Failed { error });
-            return None;
+            return false;
         }
     };
     let last = Cell::new(Instant::now());
     let latest = Cell::new(scan::Progress::default());
+    let settled = Cell::new(0u64);
     let sender = RefCell::new(send);
     let on_progress = |p: scan::Progress| {
         latest.set(p);
         if last.get().elapsed() >= Duration::from_millis(50) {
             last.set(Instant::now());
-            (sender.borrow_mut())(SearchEvent::from(p));
+            (sender.borrow_mut())(SearchEvent::from((p, settled.get())));
         }
     };
-    let result = scan::find(store, topic, &query, cancel, on_progress);
+    let hand_over = |h: &[scan::HitRef]| {
+        on_settled(h);
+        settled.set(settled.get() + h.len() as u64);
+        // The first hits are shown at once, not at the next 50 ms tick.
+        if settled.get() == h.len() as u64 {
+            (sender.borrow_mut())(SearchEvent::from((latest.get(), settled.get())));
+        }
+    };
+    let result = scan::find_streaming(store, topic, &query, cancel, on_progress, hand_over);
     let send = sender.into_inner();
     match result {
-        Ok((finish, hits)) => {
-            let ordered = hits.ordered();
-            send(SearchEvent::from((finish, latest.get(), ordered.len() as u64)));
-            Some(ordered)
+        Ok((finish, _)) => {
+            send(SearchEvent::from((finish, latest.get(), settled.get())));
+            true
         }
         Err(e) => {
             send(SearchEvent::Failed { error: e.into() });
-            None
+            false
         }
     }
 }
 
-/// Hits `from..from + limit` of a session's ordered hits, as rows.
-pub fn search_rows(store: &Store, topic: &str, hits: &[scan::HitRef], from: Count, limit: u32) -> Result<SearchRows, ErrorDto> {
-    let a = usize::try_from(from.get()).unwrap_or(usize::MAX).min(hits.len());
-    let b = a.saturating_add(limit.clamp(1, MAX_PAGE) as usize).min(hits.len());
-    let rows = scan::read_hits(store, topic, &hits[a..b])?.iter().map(MessageRow::from).collect();
-    Ok(SearchRows { from, rows, hits: Count(hits.len() as u64) })
+/// The rows of `page` (the session's hits from `from` on), of `settled` hits readable in all.
+pub fn search_rows(store: &Store, topic: &str, page: &[scan::HitRef], from: Count, settled: u64) -> Result<SearchRows, ErrorDto> {
+    let rows = scan::read_hits(store, topic, page)?.iter().map(MessageRow::from).collect();
+    Ok(SearchRows { from, rows, hits: Count(settled) })
 }
 
 /// Whether a CEL filter compiles (for the filter box, as it is typed).

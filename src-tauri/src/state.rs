@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::atomic::{AtomicBool, AtomicU32};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use twainmq::Store;
 use twainmq::StoreWatcher;
@@ -17,8 +17,9 @@ pub struct SearchSession {
     pub topic: String,
     pub query: SearchQuery,
     pub cancel: AtomicBool,
-    /// Every hit in timeline order, once the scan has ended.
-    pub hits: OnceLock<Vec<twainmq::scan::HitRef>>,
+    /// The hits in timeline order, as they settle while the scan runs (a
+    /// prefix of the final list, never reordered), all of them once it ends.
+    pub hits: Mutex<Vec<twainmq::scan::HitRef>>,
 }
 
 pub struct OpenStore {
@@ -101,6 +102,11 @@ impl AppState {
         }
     }
 
+    /// The hits of a session settled so far.
+    pub fn settled_hits(session: &SearchSession) -> MutexGuard<'_, Vec<twainmq::scan::HitRef>> {
+        lock(&session.hits)
+    }
+
     pub fn searches(&self) -> MutexGuard<'_, HashMap<u32, Arc<SearchSession>>> {
         lock(&self.searches)
     }
@@ -112,7 +118,7 @@ impl AppState {
             topic: topic.to_string(),
             query: query.clone(),
             cancel: AtomicBool::new(false),
-            hits: OnceLock::new(),
+            hits: Mutex::new(Vec::new()),
         });
         let mut all = self.searches();
         for (_, old) in all.drain() {

@@ -410,8 +410,10 @@ pub struct SearchId(pub u32);
 #[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
 #[serde(tag = "event")]
 pub enum SearchEvent {
+    /// `hits` found so far; the first `settled` of them, in timeline order,
+    /// can be read already with `search_rows` (nothing still unread comes before them).
     #[serde(rename = "progress")]
-    Progress { scanned: Count, total: Count, hits: Count },
+    Progress { scanned: Count, total: Count, hits: Count, settled: Count },
     /// The hits are counted and ordered: read them with `search_rows`.
     #[serde(rename = "done")]
     Done { scanned: Count, total: Count, hits: Count, finish: SearchFinish },
@@ -419,9 +421,9 @@ pub enum SearchEvent {
     Failed { error: ErrorDto },
 }
 
-impl From<scan::Progress> for SearchEvent {
-    fn from(p: scan::Progress) -> Self {
-        SearchEvent::Progress { scanned: p.scanned.into(), total: p.total.into(), hits: p.hits.into() }
+impl From<(scan::Progress, u64)> for SearchEvent {
+    fn from((p, settled): (scan::Progress, u64)) -> Self {
+        SearchEvent::Progress { scanned: p.scanned.into(), total: p.total.into(), hits: p.hits.into(), settled: settled.into() }
     }
 }
 
@@ -448,7 +450,7 @@ pub struct SearchRows {
     pub from: Count,
     /// Hits whose line is no longer there (the topic was cut or replaced since) are left out.
     pub rows: Vec<MessageRow>,
-    /// Every hit of the session.
+    /// The session's hits readable so far (all of them once it has ended).
     pub hits: Count,
 }
 

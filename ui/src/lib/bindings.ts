@@ -30,7 +30,10 @@ export const commands = {
 	cancelSearch: (id: SearchId) => typedError<null, ErrorDto>(__TAURI_INVOKE("cancel_search", { id })),
 	/**  Forget a search session (cancelling it if it runs). */
 	dropSearch: (id: SearchId) => typedError<null, ErrorDto>(__TAURI_INVOKE("drop_search", { id })),
-	/**  Hits `from..from + limit` of a finished search, in timeline order. */
+	/**
+	 *  Hits `from..from + limit` of a search, in timeline order: of those
+	 *  settled so far while it runs, of all once it has ended.
+	 */
 	searchRows: (id: SearchId, from: Count, limit: number) => typedError<SearchRows, ErrorDto>(__TAURI_INVOKE("search_rows", { id, from, limit })),
 	/**  Whether a CEL filter compiles; where and why not. */
 	checkFilter: (expr: string) => typedError<FilterCheck, ErrorDto>(__TAURI_INVOKE("check_filter", { expr })),
@@ -393,7 +396,12 @@ export type Row = {
 } & DamagedRow;
 
 /**  What a running search says: progress (at most every 50 ms), then done or failed. */
-export type SearchEvent = { event: "progress"; scanned: Count; total: Count; hits: Count } | 
+export type SearchEvent = 
+/**
+ *  `hits` found so far; the first `settled` of them, in timeline order,
+ *  can be read already with `search_rows` (nothing still unread comes before them).
+ */
+{ event: "progress"; scanned: Count; total: Count; hits: Count; settled: Count } | 
 /**  The hits are counted and ordered: read them with `search_rows`. */
 { event: "done"; scanned: Count; total: Count; hits: Count; finish: SearchFinish } | { event: "failed"; error: ErrorDto };
 
@@ -429,7 +437,7 @@ export type SearchRows = {
 	from: Count,
 	/**  Hits whose line is no longer there (the topic was cut or replaced since) are left out. */
 	rows: MessageRow[],
-	/**  Every hit of the session. */
+	/**  The session's hits readable so far (all of them once it has ended). */
 	hits: Count,
 };
 

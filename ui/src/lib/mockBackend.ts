@@ -224,7 +224,7 @@ export class MockStore {
   private timers = new Set<ReturnType<typeof setTimeout>>();
   private changeListeners = new Set<(c: StoreChanged) => void>();
   private dropListeners = new Set<(d: DragDrop) => void>();
-  private searches = new Map<number, { cancelled: boolean; rows: MessageRow[]; done: boolean }>();
+  private searches = new Map<number, { cancelled: boolean; rows: MessageRow[]; done: boolean; settled: number }>();
   private nextSearch = 0;
   private liveTimer: ReturnType<typeof setInterval> | null = null;
 
@@ -459,7 +459,7 @@ export class MockStore {
   }
 
   /** Stream a recorded search: progress in steps (hits growing to the recorded count), then its end. */
-  private async stream(name: string, events: SearchEvent[], state: { cancelled: boolean; done: boolean }, send: (e: SearchEvent) => void): Promise<void> {
+  private async stream(name: string, events: SearchEvent[], state: { cancelled: boolean; done: boolean; settled: number }, send: (e: SearchEvent) => void): Promise<void> {
     const end = events.find((e) => e.event !== 'progress');
     const t = this.topics.get(name);
     const total = end?.event === 'done' ? BigInt(end.total) : BigInt(t ? this.summary(t).messages : '0');
@@ -474,7 +474,9 @@ export class MockStore {
         send({ event: 'done', scanned: scanned.toString(), total: total.toString(), hits: found.toString(), finish: 'cancelled' });
         return;
       }
-      send({ event: 'progress', scanned: scanned.toString(), total: total.toString(), hits: found.toString() });
+      // The recording's hits settle in order as they are found (the engine's may settle later).
+      state.settled = Number(found);
+      send({ event: 'progress', scanned: scanned.toString(), total: total.toString(), hits: found.toString(), settled: found.toString() });
     }
     await new Promise((r) => setTimeout(r, this.searchDelay));
     state.done = true;
@@ -621,7 +623,7 @@ export class MockStore {
         for (const old of this.searches.values()) old.cancelled = true;
         this.searches.clear();
         const id = ++this.nextSearch;
-        const state = { cancelled: false, rows: rec.rows, done: false };
+        const state = { cancelled: false, rows: rec.rows, done: false, settled: 0 };
         this.searches.set(id, state);
         void this.stream(topic, rec.events, state, onEvent);
         return ok(id);
@@ -640,8 +642,8 @@ export class MockStore {
       searchRows: call('searchRows', (id: SearchId, from: Count, limit: number): Result<SearchRows> => {
         const s = this.searches.get(id);
         if (!s) return failed({ code: 'no_search', message: 'that search is gone: a newer one replaced it, or the store was closed; search again' });
-        if (!s.done) return failed({ code: 'no_search', message: 'the search is still running: its hits are read once it ends' });
-        const rows = s.cancelled ? [] : s.rows;
+        // While it runs, the hits settled so far; a cancelled one keeps them.
+        const rows = s.done && !s.cancelled ? s.rows : s.rows.slice(0, s.settled);
         const a = Number(from);
         return ok({ from, rows: copy(rows.slice(a, a + Math.max(1, Math.min(MAX_PAGE, limit)))), hits: String(rows.length) });
       }),
