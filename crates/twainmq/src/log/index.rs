@@ -186,6 +186,14 @@ impl LineIndex {
     /// # Errors
     /// I/O errors; a missing file counts as empty.
     pub fn count(&self, path: &Path) -> Result<LineCount> {
+        self.count_timing(path, None)
+    }
+
+    /// As [`LineIndex::count`]; with `Some(kc)` (the key's characters before
+    /// each line's timestamp), the lines counted are timed in the same pass
+    /// when the time index is current up to where counting starts (so that a
+    /// cold time index costs one read of the file, not two).
+    pub(crate) fn count_timing(&self, path: &Path, timing: Option<usize>) -> Result<LineCount> {
         let mut entry = self.with(path, |e| e.clone());
         let mut f = match crate::sys::open::open_regular(path, false) {
             Ok(f) => f,
@@ -210,6 +218,18 @@ impl LineIndex {
         if entry.marks.is_empty() {
             entry.marks.push(0);
         }
+        // Timing as we count: only when the time index covers exactly the lines counted so far.
+        // (A partial last block goes on filling: its maximum and minimum only grow and shrink.)
+        let timing = timing.filter(|&kc| {
+            entry.timed == entry.lines
+                && (entry.timed_key_chars == kc || entry.lines == 0)
+                && entry.block_max.len() == entry.block_min.len()
+                && entry.block_max.len() as u64 == entry.lines.div_ceil(STRIDE)
+        });
+        let mut head = Heads::new(timing);
+        if let Some(kc) = timing {
+            entry.timed_key_chars = kc;
+        }
         f.seek(SeekFrom::Start(entry.scanned)).map_err(|e| Error::io("read", path, e))?;
         let mut buf = vec![0u8; 1 << 18];
         let mut pos = entry.scanned;
@@ -219,6 +239,7 @@ impl LineIndex {
             match crate::sys::open::next_data(&f, pos) {
                 Some(d) => {
                     if d != pos {
+                        head.broken();
                         pos = d;
                     }
                     f.seek(SeekFrom::Start(pos)).map_err(|e| Error::io("read", path, e))?;
@@ -234,7 +255,11 @@ impl LineIndex {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(Error::io("read", path, e)),
             };
-            for i in memchr::memchr_iter(b'\n', &buf[..n]) {
+            let chunk = &buf[..n];
+            let mut line_at = 0;
+            for i in memchr::memchr_iter(b'\n', chunk) {
+                head.line_ends(&chunk[line_at..i], entry.lines, &mut entry.block_max, &mut entry.block_min);
+                line_at = i + 1;
                 entry.lines += 1;
                 let next_line_at = pos + i as u64 + 1;
                 if entry.lines.is_multiple_of(STRIDE) {
@@ -242,7 +267,11 @@ impl LineIndex {
                 }
                 entry.scanned = next_line_at;
             }
+            head.take(&chunk[line_at..]);
             pos += n as u64;
+        }
+        if timing.is_some() {
+            entry.timed = entry.lines;
         }
         let read = pos - start;
         self.scanned_bytes.fetch_add(read, std::sync::atomic::Ordering::Relaxed);
@@ -285,6 +314,51 @@ impl LineIndex {
     pub fn marks(&self, path: &Path) -> Result<Vec<u64>> {
         self.count(path)?;
         Ok(self.with(path, |e| e.marks.clone()))
+    }
+}
+
+/// The heads (key and timestamp) of the lines a count passes, when it
+/// times them too: a head may start in one read and end in the next.
+struct Heads {
+    /// The key's characters, when timing.
+    kc: Option<usize>,
+    head: Vec<u8>,
+    /// The current line crossed a hole of a sparse file before its head was whole.
+    broken: bool,
+}
+
+impl Heads {
+    fn new(kc: Option<usize>) -> Heads {
+        Heads { kc, head: Vec::with_capacity(kc.map_or(0, |k| k + crate::format::line::TS_CHARS)), broken: false }
+    }
+
+    fn want(&self) -> usize {
+        self.kc.map_or(0, |k| k + crate::format::line::TS_CHARS)
+    }
+
+    /// Bytes of the current line (up to its head's length are kept).
+    fn take(&mut self, bytes: &[u8]) {
+        let want = self.want();
+        if self.head.len() < want {
+            let n = (want - self.head.len()).min(bytes.len());
+            self.head.extend_from_slice(&bytes[..n]);
+        }
+    }
+
+    fn broken(&mut self) {
+        if self.head.len() < self.want() {
+            self.broken = true;
+        }
+    }
+
+    /// Line `n` ends after `rest`: note its timestamp in its block.
+    fn line_ends(&mut self, rest: &[u8], n: u64, block_max: &mut Vec<f64>, block_min: &mut Vec<f64>) {
+        let Some(kc) = self.kc else { return };
+        self.take(rest);
+        let ts = if self.broken { None } else { crate::log::timeindex::line_timestamp(&self.head, kc) };
+        crate::log::timeindex::note(ts, n, block_max, block_min);
+        self.head.clear();
+        self.broken = false;
     }
 }
 

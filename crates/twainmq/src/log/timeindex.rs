@@ -56,6 +56,23 @@ pub(crate) fn line_timestamp(line: &[u8], kc: usize) -> Option<f64> {
     decode_timestamp(line.get(kc..kc + TS_CHARS)?).ok()
 }
 
+/// Note line `n`'s timestamp (`None`: unreadable) in its block.
+pub(crate) fn note(ts: Option<f64>, n: u64, block_max: &mut Vec<f64>, block_min: &mut Vec<f64>) {
+    let k = usize::try_from(n / STRIDE).unwrap_or(usize::MAX);
+    if block_max.len() <= k {
+        block_max.resize(k + 1, f64::NEG_INFINITY);
+        block_min.resize(k + 1, f64::INFINITY);
+    }
+    if let Some(ts) = ts {
+        if ts > block_max[k] {
+            block_max[k] = ts;
+        }
+        if ts < block_min[k] {
+            block_min[k] = ts;
+        }
+    }
+}
+
 impl LineIndex {
     /// Bring the time index of `path` up to date (its lines' keys take `kc`
     /// characters) and return it. Reads only lines not timed before.
@@ -63,7 +80,8 @@ impl LineIndex {
     /// # Errors
     /// I/O errors.
     pub(crate) fn times(&self, path: &Path, kc: usize) -> Result<TimeBlocks> {
-        self.count(path)?;
+        // Lines not counted yet are timed as they are counted (one read of them).
+        self.count_timing(path, Some(kc))?;
         let (lines, marks, mut block_max, mut block_min, timed) = self.with(path, |e| {
             if e.timed_key_chars != kc || e.block_min.len() != e.block_max.len() {
                 e.block_max.clear();
@@ -93,21 +111,6 @@ impl LineIndex {
             let mut broken = false;
             let mut buf = vec![0u8; 1 << 18];
             let mut pos = start;
-            let note = |ts: Option<f64>, n: u64, block_max: &mut Vec<f64>, block_min: &mut Vec<f64>| {
-                let k = usize::try_from(n / STRIDE).unwrap_or(usize::MAX);
-                if block_max.len() <= k {
-                    block_max.resize(k + 1, f64::NEG_INFINITY);
-                    block_min.resize(k + 1, f64::INFINITY);
-                }
-                if let Some(ts) = ts {
-                    if ts > block_max[k] {
-                        block_max[k] = ts;
-                    }
-                    if ts < block_min[k] {
-                        block_min[k] = ts;
-                    }
-                }
-            };
             'read: while n < lines {
                 match crate::sys::open::next_data(&f, pos) {
                     Some(d) => {
@@ -245,6 +248,47 @@ mod tests {
             assert_eq!(got, first_at_or_after(&times, t), "t = {t}");
             let cut = usize::try_from(tb.all_after(t)).expect("small").min(times.len());
             assert!(times[cut..].iter().all(|x| *x > t), "t = {t}");
+        }
+    }
+
+    /// The blocks of a file timed while it is counted (one read) equal those
+    /// of a file counted first and timed after (two reads), as the file grows
+    /// by whole and partial lines, across read chunks, with clocks out of order.
+    #[test]
+    fn timing_while_counting_gives_the_blocks_of_timing_after_counting() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let (one, two) = (dir.path().join("one.tmf"), dir.path().join("two.tmf"));
+        let (a, b) = (LineIndex::default(), LineIndex::default());
+        let mut seed = 7u64;
+        let mut all = Vec::new();
+        for round in 0..4 {
+            let times: Vec<f64> = (0..1500 + round * 700)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    (seed >> 44) as f64
+                })
+                .collect();
+            all.extend_from_slice(&times);
+            write_lines(&one, &times);
+            write_lines(&two, &times);
+            // A line being written (no newline yet) at the end of both.
+            for p in [&one, &two] {
+                std::fs::OpenOptions::new().append(true).open(p).expect("open").write_all(b"0000").expect("write");
+            }
+            b.count(&two).expect("count");
+            let (ta, tb) = (a.times(&one, 2).expect("times"), b.times(&two, 2).expect("times"));
+            assert_eq!((&ta.reach, &ta.floor, &ta.marks), (&tb.reach, &tb.floor, &tb.marks), "round {round}");
+            assert_eq!(a.with(&one, |e| (e.timed, e.lines)), (all.len() as u64, all.len() as u64));
+            // Finish the partial line as a damaged one, as a torn write leaves it.
+            for p in [&one, &two] {
+                std::fs::OpenOptions::new().append(true).open(p).expect("open").write_all(b"\n").expect("write");
+            }
+            all.push(f64::NAN);
+        }
+        let ta = a.times(&one, 2).expect("times");
+        for t in [0.0, 1e5, 5e5, 1e6] {
+            let want = first_at_or_after(&all, t).map(|i| i as u64 / STRIDE * STRIDE);
+            assert_eq!(ta.block_reaching(t).map(|(_, l)| l), want, "t = {t}");
         }
     }
 

@@ -189,6 +189,8 @@ pub fn find_streaming(
         Some(ps) => ps.iter().copied().filter(|p| *p < config.partitions).collect(),
         None => (0..config.partitions).collect(),
     };
+    // Every file counted (and timed, for time bounds) on every core before the ranges are cut.
+    crate::log::seek::warm(store.log(), topic, &partitions, query.since.is_some() || query.until.is_some())?;
     let listing = crate::log::files::list_topic_dir(&store.topic_dir(topic), config.partitions)?;
     let mut ranges = Vec::with_capacity(partitions.len());
     let mut firsts = Vec::with_capacity(partitions.len());
@@ -229,6 +231,8 @@ pub fn find_streaming(
     let progress = |s: &Shared<'_>| Progress { scanned: s.scanned.load(Ordering::Relaxed), total, hits: s.hits.load(Ordering::Relaxed) };
     let mut settle = Settle::new(store, topic, &partitions, &firsts, &tasks);
     let mut failure = None;
+    // Workers wake this thread as each task ends, so the end (or a cancel) is seen at once.
+    let this = std::thread::current();
     std::thread::scope(|scope| {
         for _ in 0..workers.min(tasks.len()) {
             scope.spawn(|| loop {
@@ -242,10 +246,11 @@ pub fn find_streaming(
                     }
                 }
                 done.fetch_add(1, Ordering::Release);
+                this.unpark();
             });
         }
         while done.load(Ordering::Acquire) < tasks.len() && !shared.failed.load(Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_millis(20));
+            std::thread::park_timeout(Duration::from_millis(20));
             if failure.is_none() {
                 if let Err(e) = settle.take(&results, false, &mut on_settled) {
                     // Stop the workers: the search has failed.

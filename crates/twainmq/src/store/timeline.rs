@@ -53,6 +53,8 @@ impl Store {
     /// As [`Store::timeline`].
     pub fn timeline_page_before(&self, topic: &str, partitions: Option<&[u32]>, before: Option<&[u64]>, n: usize) -> Result<TimelinePage> {
         let partitions = self.timeline_partitions(topic, partitions)?;
+        // The end's places need every line's timestamp: counted and timed on every core at once.
+        crate::log::seek::warm(self.log(), topic, &partitions, true)?;
         let (first, ends) = self.partition_bounds(topic, &partitions)?;
         let before: Vec<u64> = match before {
             Some(b) => partitions.iter().enumerate().map(|(i, _)| b.get(i).copied().unwrap_or(0)).collect(),
@@ -68,6 +70,8 @@ impl Store {
     /// As [`Store::timeline`].
     pub fn timeline_page_after(&self, topic: &str, partitions: Option<&[u32]>, start: &TimelineStart, n: usize) -> Result<TimelinePage> {
         let partitions = self.timeline_partitions(topic, partitions)?;
+        // From a time or the end, every partition's time index is read: brought up to date on every core.
+        crate::log::seek::warm(self.log(), topic, &partitions, !matches!(start, TimelineStart::Start | TimelineStart::At(_)))?;
         let (first, _) = self.partition_bounds(topic, &partitions)?;
         let mut t = Timeline::open(self.log(), topic, &partitions, start)?;
         // A reader not yet positioned says 0: the page begins no lower than the first offset on disk.
