@@ -163,3 +163,22 @@ def test_by_time_follow_interleaves_live_writes_of_every_partition(twainmq, stor
     recs = parse_jsonl(out)
     assert [r["payload"]["value"] for r in recs] == [f"live {i}" for i in range(n)], err[-500:]
     assert len({r["partition"] for r in recs}) == 3
+
+
+def test_search_and_by_time_into_a_pipe_closed_early_end_quietly(twainmq, store):
+    """`search ... | head -1` and `consume --by-time | head -1`: the reader goes
+    away after one line; we end with status 0 and nothing on standard error,
+    as `cat` does, and never a panic or a "broken pipe" message."""
+    import os
+    import subprocess
+
+    written_store(twainmq, store, n=3000)
+    bin_ = os.environ["TWAINMQ_BIN"]
+    for args in (["search", "orders", "--text", "order"], ["search", "orders", "--where", "kind == \"str\"", "--json"], ["consume", "orders", "--by-time"]):
+        p = subprocess.Popen([bin_, "--store", str(store), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        first = p.stdout.readline()
+        p.stdout.close()
+        _, err = p.communicate(timeout=30)
+        assert first, args
+        assert p.returncode == 0, (args, p.returncode, err)
+        assert err == b"", (args, err)

@@ -269,3 +269,23 @@ fn a_cancelled_streaming_search_hands_over_what_it_returns_in_its_order() {
     assert!(!got.is_empty() && hits.len() < 200_000 / 7, "{} settled of {} found", got.len(), hits.len());
     same(&ids(&got), &ids(&hits.ordered()), "settled hits of a cancelled search");
 }
+
+#[test]
+fn a_topic_deleted_during_a_search_is_an_error_not_a_short_result() {
+    let (_dir, store) = jumpy_store(200_000);
+    let q = Query { text: Some("no such text".into()), ..Query::default() };
+    let stop = AtomicBool::new(false);
+    let deleter = {
+        let store = store.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(40));
+            store.delete_topic("t").expect("delete");
+        })
+    };
+    let result = scan::find(&store, "t", &q, &stop, |_| {});
+    deleter.join().expect("deleter");
+    match result {
+        Err(e) => assert_eq!(e.code(), "topic_deleted", "{e}"),
+        Ok((finish, hits)) => panic!("the search ended {finish:?} with {} hits on a deleted topic", hits.len()),
+    }
+}

@@ -183,6 +183,10 @@ pub fn find_streaming(
     mut on_settled: impl FnMut(&[HitRef]),
 ) -> Result<(Finish, Hits)> {
     let config = store.topic_config(topic)?;
+    // The topic searched: if another process deletes (or makes again) the topic
+    // under the scan, its hits are of files no longer there, and the search fails.
+    let incarnation = store.topic_incarnation(topic)?;
+    let deleted = || Error::TopicDeleted { topic: topic.to_string(), path: store.topic_dir(topic) };
     let matcher = Matcher::new(query)?;
     let key = query.key.as_ref().map(|k| Key::parse(k, config.key_type).unwrap_or(Key::Str(k.clone())));
     let partitions: Vec<u32> = match &query.partitions {
@@ -251,6 +255,10 @@ pub fn find_streaming(
         }
         while done.load(Ordering::Acquire) < tasks.len() && !shared.failed.load(Ordering::Relaxed) {
             std::thread::park_timeout(Duration::from_millis(20));
+            if failure.is_none() && store.topic_incarnation(topic).ok() != Some(incarnation) {
+                shared.failed.store(true, Ordering::Relaxed);
+                failure = Some(deleted());
+            }
             if failure.is_none() {
                 if let Err(e) = settle.take(&results, false, &mut on_settled) {
                     // Stop the workers: the search has failed.
@@ -263,6 +271,9 @@ pub fn find_streaming(
     });
     if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()).or(failure) {
         return Err(e);
+    }
+    if store.topic_incarnation(topic).ok() != Some(incarnation) {
+        return Err(deleted());
     }
     // Every task has ended: what was not run (a cancel) is passed over.
     settle.take(&results, true, &mut on_settled)?;
