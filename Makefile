@@ -6,7 +6,7 @@ BIN := target/debug/twainmq
 APP := target/debug/twainmq-desktop
 DEMO_STORE ?= $(HOME)/.local/share/twainmq/demo-store
 
-.PHONY: deps ui app cli bindings ui-fixture test lint unit ui-test interop e2e run demo-store clean bench bench-app torture torture-short fuzz
+.PHONY: deps ui app cli bindings ui-fixture test lint unit ui-test interop e2e run demo-store clean bench bench-app shots-scale torture torture-short fuzz
 
 deps:
 	@bash scripts/deps.sh
@@ -84,6 +84,12 @@ bench: deps
 # The app's performance goals (issue 7) in the release app under Xvfb: first page of a 1M-message
 # topic, idle memory, responsiveness while another process writes 100k msg/s, search speed.
 # The web UI is embedded in the release binary at build time, so it is built first.
+# Screenshots of the release app at scale (a 10M-message topic, 5,000 topics, 1,000 partitions),
+# to be looked at: artifacts/scale/scale-*.png.
+shots-scale: ui
+	$(CARGO) build --release -p twainmq-desktop -p twainmq-cli --locked
+	TWAINMQ_APP=$(CURDIR)/target/release/twainmq-desktop TWAINMQ_BIN=$(CURDIR)/target/release/twainmq E2E_ARTIFACTS=$(CURDIR)/artifacts/scale bash scripts/e2e.sh --run node scale.shots.mjs
+
 bench-app: ui
 	$(CARGO) build --release -p twainmq-desktop -p twainmq-cli --locked
 	bash scripts/bench-app.sh
