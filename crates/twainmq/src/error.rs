@@ -386,6 +386,8 @@ impl Error {
                 GroupError::JoinFailed { .. } => "group_join_failed",
                 GroupError::UnknownTopic { .. } => "group_unknown_topic",
                 GroupError::NoSuchPartition { .. } => "partition_out_of_range",
+                GroupError::InvalidOffsets { .. } => "invalid_offsets",
+                GroupError::OtherTopic { .. } => "group_other_topic",
             },
             Error::Io { .. } => "io",
         }

@@ -69,4 +69,23 @@ pub enum GroupError {
         /// How many partitions the topic has.
         partitions: u32,
     },
+    /// An offsets document (`groups import`, a reset from a file) that is not
+    /// what `groups export` writes.
+    #[error("the offsets document is not usable: {problem}. It must be JSON as `twainmq groups export` writes it: {{\"offsets\": {{\"<partition>\": <offset>, ...}}}}")]
+    InvalidOffsets {
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A reset to another group's offsets where that group reads another topic.
+    #[error("group {other:?} reads topic {other_topic:?}, not {topic:?} (the topic of {group:?}): its offsets do not apply; copy them from a group of {topic:?}")]
+    OtherTopic {
+        /// The group being reset.
+        group: String,
+        /// Its topic.
+        topic: String,
+        /// The group whose offsets were asked for.
+        other: String,
+        /// The topic that group reads.
+        other_topic: String,
+    },
 }

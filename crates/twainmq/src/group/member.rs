@@ -101,7 +101,7 @@ impl GroupMember {
                 Some(id) => id.max(1),
                 None => (1..u32::MAX).find(|id| !log.joins.contains_key(id) && !log.last_seen.contains_key(id)).unwrap_or(u32::MAX),
             };
-            let tag: u64 = rand::random();
+            let tag = super::records::our_tag(rand::random());
             writer.send(&crate::format::key::Key::Int(id.into()), &Record::Joined { tag }.to_outgoing())?;
             // The first JOINED after our position decides: ours, or someone else's (then retry).
             let deadline = Instant::now() + Duration::from_secs(30);
@@ -249,8 +249,11 @@ impl GroupMember {
     fn process(&mut self) -> Result<()> {
         let mut events = Vec::new();
         read_all(&mut self.reader, &mut self.log, |key, ev| events.push((key, ev.clone())))?;
-        for (_, ev) in events {
+        for (key, ev) in events {
             match ev {
+                // A commit under key 0 after we joined is an admin's (a reset): move
+                // the partitions we hold to it, so our next commit does not undo it.
+                Event::Committed { offsets } if key == 0 => self.follow_reset(&offsets)?,
                 Event::RoundBegan { .. } => {
                     self.wrote_end = false;
                     self.last_round = Instant::now();
@@ -259,6 +262,17 @@ impl GroupMember {
                 }
                 Event::RoundEnded { assignment } => self.confirm(&assignment)?,
                 _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn follow_reset(&mut self, offsets: &[(u32, i64)]) -> Result<()> {
+        for &(p, o) in offsets {
+            if self.assigned.contains(&p) {
+                let from = if o >= 0 { StartFrom::Offset(o.unsigned_abs()) } else { StartFrom::Now };
+                tracing::debug!(group = %self.group, id = self.id, partition = p, offset = o, "moved to a reset");
+                self.consumer.seek(p, from)?;
             }
         }
         Ok(())
@@ -347,6 +361,8 @@ impl GroupMember {
     /// # Errors
     /// I/O errors.
     pub fn commit_partitions(&mut self, partitions: &[u32]) -> Result<()> {
+        // A reset written since our last heartbeat moves us first, so this commit cannot undo it.
+        self.process()?;
         let offsets: Vec<(u32, i64)> = self
             .consumer
             .positions()
