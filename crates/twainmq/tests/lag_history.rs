@@ -2,7 +2,6 @@
 //! log: every message and every group record decoded, the lag at each moment
 //! counted from them directly.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
