@@ -388,6 +388,7 @@ impl Error {
                 GroupError::NoSuchPartition { .. } => "partition_out_of_range",
                 GroupError::InvalidOffsets { .. } => "invalid_offsets",
                 GroupError::OtherTopic { .. } => "group_other_topic",
+                GroupError::InvalidSpan { .. } => "invalid_span",
             },
             Error::Io { .. } => "io",
         }

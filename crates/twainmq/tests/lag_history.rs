@@ -147,3 +147,19 @@ fn lag_history_matches_a_brute_force_count_over_a_generated_log() {
         check(&store, group, &h);
     }
 }
+
+#[test]
+fn a_span_that_is_empty_reversed_unbounded_or_has_no_points_is_refused() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = Store::open(dir.path()).expect("open");
+    store.create_topic("t", &TopicSpec::new(KeyType::U16, 1)).expect("topic");
+    store.ensure_group("t", "g", StartFrom::Start).expect("group");
+    for (from, to, buckets) in
+        [(10.0, 10.0, 5), (20.0, 10.0, 5), (f64::NAN, 10.0, 5), (0.0, f64::INFINITY, 5), (0.0, 1.0, 0), (0.0, 1.0, u32::MAX)]
+    {
+        let e = store.lag_history("g", from, to, buckets).expect_err("refused");
+        assert_eq!(e.code(), "invalid_span", "{from} {to} {buckets}: {e}");
+    }
+    let h = store.lag_history("g", 0.0, 1.0, twainmq::group::MAX_BUCKETS).expect("the most points");
+    assert_eq!(h.partitions[0].points.len(), twainmq::group::MAX_BUCKETS as usize);
+}

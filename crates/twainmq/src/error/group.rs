@@ -88,4 +88,17 @@ pub enum GroupError {
         /// The topic that group reads.
         other_topic: String,
     },
+    /// A lag history asked for an empty, reversed or unbounded span, or for
+    /// no points or too many.
+    #[error("a lag history needs a span from {from} to {to} (UNIX seconds, finite, from before to) and 1 to {max} points, not {buckets}: pass a span such as the last hour")]
+    InvalidSpan {
+        /// The span's start asked for.
+        from: f64,
+        /// Its end.
+        to: f64,
+        /// Points asked for.
+        buckets: u32,
+        /// Most points a history gives.
+        max: u32,
+    },
 }

@@ -67,6 +67,9 @@ pub struct LagHistory {
     pub marks: Vec<LagMark>,
 }
 
+/// Most points per partition in a history.
+pub const MAX_BUCKETS: u32 = 10_000;
+
 /// The bucket ends of `[from, to]` in `buckets` steps: `from + (i+1)·step`.
 pub(crate) fn bucket_times(from: f64, to: f64, buckets: u32) -> Vec<f64> {
     let n = buckets.max(1);
@@ -113,8 +116,12 @@ fn read_commits(g: &Groups, group: &str, from: f64, to: f64) -> Result<(Commits,
 /// end), with rounds and resets marked.
 ///
 /// # Errors
-/// [`crate::Error::GroupNotFound`], [`GroupError::UnknownTopic`], I/O errors.
+/// [`GroupError::InvalidSpan`], [`crate::Error::GroupNotFound`],
+/// [`GroupError::UnknownTopic`], I/O errors.
 pub(crate) fn lag_history(g: &Groups, group: &str, log: &GroupLog, from: f64, to: f64, buckets: u32) -> Result<LagHistory> {
+    if !(from.is_finite() && to.is_finite() && from < to && (1..=MAX_BUCKETS).contains(&buckets)) {
+        return Err(GroupError::InvalidSpan { from, to, buckets, max: MAX_BUCKETS }.into());
+    }
     let (found, _) = group_topic_of(g, group, log)?;
     let Some(topic) = found else {
         return Err(GroupError::UnknownTopic { group: group.into(), partitions: log.partitions_hint.unwrap_or(0) }.into());

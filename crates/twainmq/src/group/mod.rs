@@ -26,7 +26,7 @@ mod state;
 
 pub use crate::error::GroupError;
 pub use describe::{GroupDescription, MemberView, PartitionProgress};
-pub use history::{LagHistory, LagMark, LagPoint, PartitionLag};
+pub use history::{LagHistory, LagMark, LagPoint, PartitionLag, MAX_BUCKETS};
 pub use liveness::{GroupPhase, Liveness, MemberLiveness, MemberStatus, Thresholds, ROUND_GRACE_SECS};
 pub use member::GroupMember;
 pub use options::GroupOptions;

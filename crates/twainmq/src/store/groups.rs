@@ -108,7 +108,8 @@ impl Store {
     /// message is decoded, at most one block of timestamps is read per point).
     ///
     /// # Errors
-    /// [`crate::Error::GroupNotFound`], [`crate::GroupError::UnknownTopic`], I/O errors.
+    /// [`crate::GroupError::InvalidSpan`] (at most [`crate::group::MAX_BUCKETS`]
+    /// points), [`crate::Error::GroupNotFound`], [`crate::GroupError::UnknownTopic`], I/O errors.
     pub fn lag_history(&self, group: &str, from: f64, to: f64, buckets: u32) -> Result<LagHistory> {
         let log = group::read_log(&self.groups(), group)?;
         group::lag_history(&self.groups(), group, &log, from, to, buckets)
