@@ -2,6 +2,7 @@
 `groups describe --json` and with twainmq 0.2.3 members reading the group."""
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -454,6 +455,16 @@ def test_shift_ago_group_and_file_resets_each_dry_run_first_then_read_by_023(cli
     ]:
         r = cli(store, "groups", *args, check=False)
         assert r.returncode == 1 and says in r.stderr, (args, r.stderr)
+    # A FIFO is refused, never opened (it would block); a huge file is refused unread past its limit.
+    fifo = tmp_path / "offsets.fifo"
+    os.mkfifo(fifo)
+    r = cli(store, "groups", "import", group, fifo, check=False, timeout=30)
+    assert r.returncode == 1 and "not a regular file" in r.stderr, r.stderr
+    huge = tmp_path / "huge.json"
+    with open(huge, "wb") as h:
+        h.truncate(17 << 20)
+    r = cli(store, "groups", "import", group, huge, check=False)
+    assert r.returncode == 1 and "larger than" in r.stderr, r.stderr
     f.write_text(json.dumps({"offsets": {"7": 1}}))
     r = cli(store, "groups", "import", group, f, check=False)
     assert r.returncode == 1 and "partition 7" in r.stderr, r.stderr

@@ -105,3 +105,25 @@ def test_real_023_members_live_then_killed_mid_round_leave_the_group_stuck_until
         assert d["state"] == "empty" and d["members"] == [], (d["state_reason"], d["members"])
         former = {m["id"]: m for m in d["former_members"]}
         assert former[mid]["status"] == "gone" and former[mid]["status_reason"].startswith("left"), former[mid]
+
+
+def test_groups_json_into_a_closed_pipe_exits_quietly(tmp_path):
+    """`| head` that has already gone: nothing written, no error, exit 0, the store unchanged."""
+    import os
+    import subprocess
+
+    from conftest import cli_binary, snapshot_tree
+
+    store = tmp_path / "store"
+    shutil.copytree(FIXTURE_STORE, store)
+    snap = snapshot_tree(store)
+    for args in (["describe", "workers", "--json"], ["list", "--json"], ["export", "workers"], ["lag", "workers", "--history", "1d", "--json"],
+                 ["reset", "workers", "--to", "shift:-1", "--dry-run", "--json"]):
+        r, w = os.pipe()
+        os.close(r)  # the reader is gone before anything is written
+        p = subprocess.run([str(cli_binary()), "--store", str(store), "groups", *args], stdout=w, stderr=subprocess.PIPE,
+                           env=base_env(), timeout=60)
+        os.close(w)
+        err = p.stderr.decode()
+        assert p.returncode == 0 and "error" not in err, (args, p.returncode, err)
+    assert snapshot_tree(store) == snap

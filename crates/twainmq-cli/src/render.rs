@@ -25,12 +25,14 @@ pub(crate) trait Text {
 
 /// Write `value` to `out` as JSON (one document and a newline) or as text.
 ///
-/// A JSON failure is returned as the `serde_json::Error` it is (as before the
-/// renderer existed), so `is_broken_pipe` does not see a closed pipe in it.
+/// The JSON is built first and written with one `write_all`, so a closed pipe
+/// (`| head`) is the `io::Error` it is and `is_broken_pipe` ends the command
+/// quietly, as it does for text (serde_json's writer wrapped it in its own error).
 pub(crate) fn emit<T: Serialize + Text + ?Sized>(out: &mut dyn Write, value: &T, json: bool) -> Result<()> {
     if json {
-        serde_json::to_writer(&mut *out, value)?;
-        writeln!(out)?;
+        let mut doc = serde_json::to_vec(value)?;
+        doc.push(b'\n');
+        out.write_all(&doc)?;
     } else {
         value.text(out)?;
     }
