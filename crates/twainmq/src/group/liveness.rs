@@ -140,7 +140,7 @@ pub(crate) fn judge(log: &GroupLog, id: u32, now: f64, t: &Thresholds) -> Judgem
     let follows_resets = log.joins.get(&id).is_some_and(|j| is_our_tag(j.0));
     let j = |status, reason: String| Judgement { status, reason, follows_resets };
     if let Some(began) = left_at(log, id, now) {
-        return j(MemberStatus::Gone, format!("left: its last record opened the round at offset {began} and it made no offer in it"));
+        return j(MemberStatus::Gone, format!("left: its last record opened the round at offset {began} and it made no offer in it, as a leaving member of ours does (or it stopped right then)"));
     }
     let Some(&last) = log.last_seen.get(&id) else {
         return j(MemberStatus::Gone, "no record of it in the group log".into());
@@ -194,7 +194,7 @@ pub(crate) fn former(log: &GroupLog, now: f64) -> Vec<(u32, Judgement)> {
         .map(|(id, _)| {
             let follows_resets = log.joins.get(&id).is_some_and(|j| is_our_tag(j.0));
             let reason = match (left_at(log, id, now), log.last_completed()) {
-                (Some(began), _) => format!("left: its last record opened the round at offset {began} and it made no offer in it"),
+                (Some(began), _) => format!("left: its last record opened the round at offset {began} and it made no offer in it, as a leaving member of ours does (or it stopped right then)"),
                 (None, Some(r)) => format!("the round at offset {} gave it no partition: it made no offer in it", r.begin_offset),
                 (None, None) => "not in the group".into(),
             };

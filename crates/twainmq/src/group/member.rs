@@ -3,12 +3,13 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use super::cache::read_all;
 use super::options::GroupOptions;
 use super::records::Record;
 use super::setup::{ensure_group, group_topic_reader};
 use super::state::{Event, GroupLog};
 use super::GroupError;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::format::message::Message;
 use crate::log::consumer::{Consumer, StartFrom};
 use crate::log::dir::LogDir;
@@ -309,7 +310,7 @@ impl GroupMember {
     /// The next message from an assigned partition, without blocking.
     ///
     /// # Errors
-    /// [`Error::CorruptLine`] (skipped; poll again) and I/O errors.
+    /// [`crate::Error::CorruptLine`] (skipped; poll again) and I/O errors.
     pub fn poll(&mut self) -> Result<Option<Message>> {
         self.maybe_heartbeat()?;
         self.consumer.poll()
@@ -435,36 +436,6 @@ impl Drop for GroupMember {
     fn drop(&mut self) {
         if let Err(e) = self.leave(false) {
             tracing::warn!(group = %self.group, id = self.id, error = %e, "could not leave the group cleanly");
-        }
-    }
-}
-
-/// Read every new record of the group log into `log`, calling `f` for each.
-pub(crate) fn read_all(reader: &mut PartitionReader, log: &mut GroupLog, mut f: impl FnMut(u32, &Event)) -> Result<()> {
-    loop {
-        match reader.poll() {
-            Ok(Some(m)) => {
-                let key = match m.key {
-                    crate::format::key::Key::Int(k) => u32::try_from(k).unwrap_or(u32::MAX),
-                    crate::format::key::Key::Str(_) => continue,
-                };
-                match Record::from_message(&m) {
-                    Some(r) => {
-                        let ev = log.apply(key, m.offset, m.timestamp, &r);
-                        f(key, &ev);
-                    }
-                    None => {
-                        log.unreadable += 1;
-                        tracing::warn!(group_offset = m.offset, "group record of unknown shape skipped");
-                    }
-                }
-            }
-            Ok(None) => return Ok(()),
-            Err(e @ Error::CorruptLine { .. }) => {
-                log.unreadable += 1;
-                tracing::warn!(error = %e, "damaged group record skipped");
-            }
-            Err(e) => return Err(e),
         }
     }
 }
