@@ -240,3 +240,30 @@ fn our_live_member_moves_to_a_reset_and_its_next_commit_keeps_it() {
     assert_eq!(again, want);
     a.close().expect("close");
 }
+
+#[test]
+fn lag_thresholds_name_the_partitions_over_them_and_a_skewed_stamp_is_no_age() {
+    use twainmq::group::LagThresholds;
+    let (_dir, store, clock) = store_at(T0);
+    let mut p = store.producer("t").expect("producer");
+    for k in 0..40u16 {
+        p.send_text(k, "x").expect("send");
+    }
+    clock.advance(100_000_000);
+    let d = store.describe_group("g").expect("describe");
+    let lags: Vec<u64> = d.partitions.iter().map(|p| p.lag).collect();
+    let max = *lags.iter().max().expect("partitions");
+    let over = |t: LagThresholds, now: f64| -> Vec<u32> {
+        d.lag_against(&t, now).into_iter().filter(|b| !b.over.is_empty()).map(|b| b.partition).collect()
+    };
+    let now = store.now_secs();
+    assert_eq!(over(LagThresholds::default(), now), Vec::<u32>::new());
+    assert_eq!(over(LagThresholds { max_lag: Some(max), max_age_secs: None }, now), Vec::<u32>::new());
+    let want: Vec<u32> = (0..4).filter(|p| lags[*p as usize] > max - 1).collect();
+    assert_eq!(over(LagThresholds { max_lag: Some(max - 1), max_age_secs: None }, now), want);
+    assert_eq!(over(LagThresholds { max_lag: None, max_age_secs: Some(99.0) }, now), vec![0, 1, 2, 3]);
+    assert_eq!(over(LagThresholds { max_lag: None, max_age_secs: Some(101.0) }, now), Vec::<u32>::new());
+    // A reader whose clock is behind the producer's: the messages are no age at all, never negative.
+    let b = d.lag_against(&LagThresholds { max_lag: None, max_age_secs: Some(0.0) }, T0 - 50.0);
+    assert!(b.iter().all(|b| b.age_secs == Some(0.0) && b.over.is_empty()), "{b:?}");
+}

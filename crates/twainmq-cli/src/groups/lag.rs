@@ -5,6 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
+use twainmq::group::LagThresholds;
 use twainmq::Store;
 
 use super::view::{HistoryView, LagReport, LagRow};
@@ -24,32 +25,21 @@ fn now(store: &Store) -> f64 {
 pub(super) fn lag(store: &Store, out: &mut dyn Write, group: &str, limits: Limits, json: bool) -> Result<ExitCode> {
     let d = store.describe_group(group)?;
     let now = now(store);
-    let mut over_parts = Vec::new();
+    let thresholds = LagThresholds { max_lag: limits.max_lag, max_age_secs: limits.max_age };
+    let judged = d.lag_against(&thresholds, now);
+    let over_parts: Vec<u32> = judged.iter().filter(|b| !b.over.is_empty()).map(|b| b.partition).collect();
     let partitions: Vec<LagRow> = d
         .partitions
         .iter()
-        .map(|p| {
-            // A message stamped ahead of now (a skewed producer) is no age at all.
-            let age_secs = p.oldest_unconsumed_at.map(|t| (now - t).max(0.0));
-            let mut over = Vec::new();
-            if limits.max_lag.is_some_and(|m| p.lag > m) {
-                over.push("max_lag");
-            }
-            if limits.max_age.zip(age_secs).is_some_and(|(m, a)| a > m) {
-                over.push("max_age");
-            }
-            if !over.is_empty() {
-                over_parts.push(p.partition);
-            }
-            LagRow {
-                partition: p.partition,
-                committed: p.committed,
-                end: p.end,
-                lag: p.lag,
-                oldest_unconsumed_at: p.oldest_unconsumed_at,
-                age_secs,
-                over,
-            }
+        .zip(judged)
+        .map(|(p, b)| LagRow {
+            partition: p.partition,
+            committed: p.committed,
+            end: p.end,
+            lag: p.lag,
+            oldest_unconsumed_at: p.oldest_unconsumed_at,
+            age_secs: b.age_secs,
+            over: b.over,
         })
         .collect();
     let report = LagReport {

@@ -96,6 +96,49 @@ pub struct GroupDescription {
     pub thresholds: Thresholds,
 }
 
+/// Lag thresholds for alerts (`groups lag`, the app's badge): a partition is
+/// over when more than `max_lag` messages are not yet committed, or when its
+/// oldest such message is older than `max_age_secs`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct LagThresholds {
+    /// Most messages not yet committed before a partition is over.
+    pub max_lag: Option<u64>,
+    /// Oldest age (seconds) of a message not yet committed before a partition is over.
+    pub max_age_secs: Option<f64>,
+}
+
+/// A partition over a threshold, and which.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LagBreach {
+    /// The partition.
+    pub partition: u32,
+    /// Its oldest message not yet committed, seconds before `now` (0 for one
+    /// stamped ahead of now by a skewed clock), if it has one.
+    pub age_secs: Option<f64>,
+    /// `max_lag` and/or `max_age`; empty when within both.
+    pub over: Vec<&'static str>,
+}
+
+impl GroupDescription {
+    /// Each partition against `t` at `now` (UNIX seconds, e.g. [`crate::Store::now_secs`]), in partition order.
+    pub fn lag_against(&self, t: &LagThresholds, now: f64) -> Vec<LagBreach> {
+        self.partitions
+            .iter()
+            .map(|p| {
+                let age_secs = p.oldest_unconsumed_at.map(|at| (now - at).max(0.0));
+                let mut over = Vec::new();
+                if t.max_lag.is_some_and(|m| p.lag > m) {
+                    over.push("max_lag");
+                }
+                if t.max_age_secs.zip(age_secs).is_some_and(|(m, a)| a > m) {
+                    over.push("max_age");
+                }
+                LagBreach { partition: p.partition, age_secs, over }
+            })
+            .collect()
+    }
+}
+
 /// Describe a group from its log: members, assignment, commits, lag, rounds;
 /// `topic` names the topic for a group 0.2.3 created when several could be its own.
 ///

@@ -25,7 +25,7 @@ mod setup;
 mod state;
 
 pub use crate::error::GroupError;
-pub use describe::{GroupDescription, MemberView, PartitionProgress};
+pub use describe::{GroupDescription, LagBreach, LagThresholds, MemberView, PartitionProgress};
 pub use history::{LagHistory, LagMark, LagPoint, PartitionLag, MAX_BUCKETS};
 pub use liveness::{GroupPhase, Liveness, MemberLiveness, MemberStatus, Thresholds, ROUND_GRACE_SECS};
 pub use member::GroupMember;
