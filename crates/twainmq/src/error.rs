@@ -389,6 +389,7 @@ impl Error {
                 GroupError::InvalidOffsets { .. } => "invalid_offsets",
                 GroupError::OtherTopic { .. } => "group_other_topic",
                 GroupError::InvalidSpan { .. } => "invalid_span",
+                GroupError::InvalidRecordedTopic { .. } => "invalid_recorded_topic",
             },
             Error::Io { .. } => "io",
         }

@@ -101,4 +101,15 @@ pub enum GroupError {
         /// Most points a history gives.
         max: u32,
     },
+    /// A group whose config records a topic name that is not valid (a config
+    /// edited by hand, or a hostile store): nothing is read through it.
+    #[error("group {group:?} records topic {topic:?}, which is not a valid topic name ({problem}): its config was not written by twainmq; delete the group or fix its \"topic\" key")]
+    InvalidRecordedTopic {
+        /// The group's name.
+        group: String,
+        /// The topic its config records.
+        topic: String,
+        /// What is wrong with the name.
+        problem: String,
+    },
 }

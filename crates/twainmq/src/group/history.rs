@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::cache::Groups;
 use super::records::Record;
-use super::setup::{group_topic_of, group_topic_reader};
+use super::setup::{checked_topic, group_topic_of, group_topic_reader};
 use super::state::GroupLog;
 use super::GroupError;
 use crate::error::Result;
@@ -126,6 +126,7 @@ pub(crate) fn lag_history(g: &Groups, group: &str, log: &GroupLog, from: f64, to
     let Some(topic) = found else {
         return Err(GroupError::UnknownTopic { group: group.into(), partitions: log.partitions_hint.unwrap_or(0) }.into());
     };
+    let topic = checked_topic(group, topic)?;
     let config = g.log.topic_config(&topic)?;
     let ends = g.log.end_offsets(&topic)?;
     let (commits, marks) = read_commits(g, group, from, to)?;

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::cache::{read_log, Groups};
 use super::liveness::{self, MemberStatus, Thresholds};
 use super::records::Record;
-use super::setup::group_topic_of;
+use super::setup::{checked_topic, group_topic_of};
 use super::GroupError;
 use crate::error::Result;
 use crate::format::name;
@@ -208,6 +208,7 @@ pub(crate) fn reset_on(
     let Some(topic) = topic else {
         return Err(GroupError::UnknownTopic { group: group.into(), partitions: log.partitions_hint.unwrap_or(0) }.into());
     };
+    let topic = checked_topic(group, topic)?;
     let config = g.log.topic_config(&topic)?;
     let no_such =
         |p: u32| GroupError::NoSuchPartition { group: group.into(), topic: topic.clone(), partition: p, partitions: config.partitions };
