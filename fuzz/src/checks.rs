@@ -1100,7 +1100,7 @@ pub fn group_log(data: &[u8]) {
                 for (p, o) in offsets {
                     m.commits.insert(*p, *o);
                 }
-                Event::Committed
+                Event::Committed { offsets: offsets.clone() }
             }
         };
         let what = format_args!("record {offset} ({record:?} by {key})");

@@ -2,6 +2,7 @@
 `groups describe --json` and with twainmq 0.2.3 members reading the group."""
 
 import json
+import os
 import re
 import shutil
 import signal
@@ -316,20 +317,40 @@ def test_reset_warns_when_members_hold_partitions(cli, store, tmp_path, twainmq)
     d = describe(store, "idle")
     assert committed_of(d) == ends_of(d) and sum(ends_of(d).values()) == 20
 
-    # A live member holds the partitions: the reset still applies, with a warning naming it.
+    # One of our live members holds the partitions: the reset applies, the member
+    # is named as following it (no warning), and it reads everything again.
     with Procs(tmp_path / "logs") as procs:
-        member, _ = start_cli_member(procs, store, topic, "busy", "busy-member")
+        member, out = start_cli_member(procs, store, topic, "busy", "busy-member", "--commit-every", 1)
         mid = wait_member_settled(store, "busy", member, parts)
+        wait_until(lambda: len(read_jsonl_file(out)) == 20, 15, lambda: f"the member to read all 20\n{member.tail()}")
+        wait_until(lambda: committed_of(describe(store, "busy")) == ends_of(describe(store, "busy")), 15, "its commits")
         snap = snapshot_tree(store / "--group--busy")
-        r = cli(store, "groups", "reset", "busy", "--to", "earliest", "--dry-run")
-        assert "warning" in r.stderr.lower() and str(mid) in r.stderr, f"no warning on stderr:\n{r.stderr}"
+        r = cli(store, "groups", "reset", "busy", "--to", "earliest", "--dry-run", "--json")
+        plan = json.loads(r.stdout)
+        assert (plan["following"], plan["overwriting"], plan["live_holders"]) == ([mid], [], [mid]), plan
+        assert "warning" not in r.stderr.lower() and str(mid) in r.stderr and "would move" in r.stderr, r.stderr
         assert snapshot_tree(store / "--group--busy") == snap
         r = cli(store, "groups", "reset", "busy", "--to", "earliest", "--json")
         plan = json.loads(r.stdout)
-        assert plan["live_members"] == [mid] and plan["applied"] is True
-        assert "warning" in r.stderr.lower() and str(mid) in r.stderr, f"no warning on stderr:\n{r.stderr}"
-        assert committed_of(describe(store, "busy")) == {p: 0 for p in range(parts)}
+        assert plan["live_members"] == [mid] and plan["following"] == [mid] and plan["applied"] is True
+        # It moves to the reset: reads the 20 messages again, and its commits end where they did.
+        wait_until(lambda: len(read_jsonl_file(out)) == 40, 15, lambda: f"the member to read all 20 again\n{member.tail()}")
+        again = sorted((m["partition"], m["offset"]) for m in read_jsonl_file(out)[20:])
+        assert again == sorted((m["partition"], m["offset"]) for m in read_jsonl_file(out)[:20])
+        wait_until(lambda: committed_of(describe(store, "busy")) == ends_of(describe(store, "busy")), 15, "its commits")
         stop_member(member)
+
+    # A 0.2.3 member holds them: the warning names it as overwriting the reset, and says how to make it stick.
+    import twainmq.consumer
+
+    twainmq.consumer.REBAL_LENGTH = timedelta(seconds=WINDOW)
+    c = tmq.consumer(topic, group="old")
+    wait_until(lambda: c.poll() is None and c._partitions == list(range(parts)) and stable_round(describe(store, "old"), [c._consumer_id], parts),
+               15, "the 0.2.3 member to take every partition")
+    r = cli(store, "groups", "reset", "old", "--to", "latest", "--dry-run", "--json")
+    plan = json.loads(r.stdout)
+    assert (plan["following"], plan["overwriting"]) == ([], [c._consumer_id]), plan
+    assert "warning" in r.stderr and "overwrite" in r.stderr and "groups rebalance old" in r.stderr, r.stderr
 
 
 def test_reset_to_time_across_day_files_of_023_fixture(cli, tmp_path):
@@ -366,3 +387,107 @@ def test_reset_to_time_across_day_files_of_023_fixture(cli, tmp_path):
         got = [(r["partition"], r["before"], r["after"], r["start"], r["end"]) for r in plan["rows"]]
         assert got == want, f"time:{rfc3339(t)} ({t})"
     assert snapshot_tree(fx) == before, describe_diff(before, snapshot_tree(fx))
+
+
+def test_shift_ago_group_and_file_resets_each_dry_run_first_then_read_by_023(cli, store, tmp_path, twainmq, monkeypatch):
+    topic, group, parts, per = "nm", "g", 3, 10
+    cli(store, "topics", "create", topic, "--key-type", "u32", "--partitions", parts)
+    keys = keys_by_partition(parts, 2**32 - 1, per, start=100000)
+    produce_jsonl(cli, store, topic, [(keys[p][i], f"a-{p}-{i}") for i in range(per) for p in range(parts)])
+    time.sleep(4)
+    t_second = time.time()
+    produce_jsonl(cli, store, topic, [(keys[p][i], f"b-{p}-{i}") for i in range(per) for p in range(parts)])
+    end = 2 * per
+    r = cli(store, "consume", topic, "--group", group, "--json", "--rebalance-window", WINDOW, "--for", 20)
+    assert len(parse_jsonl(r.stdout)) == end * parts
+    assert committed_of(describe(store, group)) == {p: end for p in range(parts)}
+
+    def dry_then_apply(*args, want):
+        """The dry run's JSON lists each partition's before and after and writes nothing; then it is applied."""
+        snap = snapshot_tree(store)
+        before = committed_of(describe(store, group))
+        plan = json.loads(cli(store, *args, "--dry-run", "--json").stdout)
+        assert plan["applied"] is False
+        assert {x["partition"]: (x["before"], x["after"]) for x in plan["rows"]} == {p: (before[p], a) for p, a in want.items()}, plan
+        assert snapshot_tree(store) == snap, describe_diff(snap, snapshot_tree(store))
+        plan = json.loads(cli(store, *args, "--json").stdout)
+        assert plan["applied"] is True and {x["partition"]: x["after"] for x in plan["rows"]} == want
+        assert committed_of(describe(store, group)) == {**before, **want}
+        first, got, _ = py_first_offsets(twainmq, monkeypatch, store, topic, group, [p for p in want if want[p] < end] or [])
+        for p, a in want.items():
+            if a < end:
+                assert first[p] == a, (args, first)
+
+    dry_then_apply("groups", "reset", group, "--to", "shift:-3", want={p: end - 3 for p in range(parts)})
+    dry_then_apply("groups", "reset", group, "--to", "shift:+2", "--partition", 0, want={0: end - 1})
+    dry_then_apply("groups", "reset", group, "--to", "shift:-1000", "--partition", 1, want={1: 0})
+    dry_then_apply("groups", "reset", group, "--to", "shift:+1000", "--partition", 1, want={1: end})
+    # The second half was written 4 s after the first: a duration reaching just past its start.
+    ago = int(time.time() - t_second) + 2
+    dry_then_apply("groups", "reset", group, "--to", f"ago:{ago}s", want={p: per for p in range(parts)})
+
+    # group:OTHER: another group of the topic, its commits copied.
+    cli(store, "consume", topic, "--group", "src", "--max", 0, "--rebalance-window", WINDOW)
+    cli(store, "groups", "reset", "src", "--to", "offset:4")
+    cli(store, "groups", "reset", "src", "--to", "offset:7", "--partition", 2)
+    dry_then_apply("groups", "reset", group, "--to", "group:src", want={0: 4, 1: 4, 2: 7})
+
+    # A file: export, edit, import (dry run first), and a round trip back out.
+    exported = json.loads(cli(store, "groups", "export", "src").stdout)
+    assert exported == {"group": "src", "topic": topic, "offsets": {"0": 4, "1": 4, "2": 7}}
+    exported["offsets"] = {"0": 2, "2": 9}
+    f = tmp_path / "offsets.json"
+    f.write_text(json.dumps(exported))
+    dry_then_apply("groups", "import", group, f, want={0: 2, 2: 9})
+    assert json.loads(cli(store, "groups", "export", group).stdout)["offsets"] == {"0": 2, "1": 4, "2": 9}
+    f.write_text(json.dumps({"offsets": {"1": 6}}))
+    dry_then_apply("groups", "reset", group, "--to", f"file:{f}", want={1: 6})
+
+    # Refused, nothing written: another topic's group, a partition the topic lacks, a bad file.
+    cli(store, "topics", "create", "other", "--partitions", parts)
+    cli(store, "consume", "other", "--group", "elsewhere", "--max", 0, "--rebalance-window", WINDOW)
+    snap = snapshot_tree(store)
+    for args, says in [
+        (["reset", group, "--to", "group:elsewhere"], "reads topic \"other\""),
+        (["reset", group, "--to", "group:nope"], "nope"),
+        (["import", group, str(tmp_path / "missing.json")], "could not read"),
+        (["import", group, str(tmp_path)], "not a regular file"),
+    ]:
+        r = cli(store, "groups", *args, check=False)
+        assert r.returncode == 1 and says in r.stderr, (args, r.stderr)
+    # A FIFO is refused, never opened (it would block); a huge file is refused unread past its limit.
+    fifo = tmp_path / "offsets.fifo"
+    os.mkfifo(fifo)
+    r = cli(store, "groups", "import", group, fifo, check=False, timeout=30)
+    assert r.returncode == 1 and "not a regular file" in r.stderr, r.stderr
+    huge = tmp_path / "huge.json"
+    with open(huge, "wb") as h:
+        h.truncate(17 << 20)
+    r = cli(store, "groups", "import", group, huge, check=False)
+    assert r.returncode == 1 and "larger than" in r.stderr, r.stderr
+    f.write_text(json.dumps({"offsets": {"7": 1}}))
+    r = cli(store, "groups", "import", group, f, check=False)
+    assert r.returncode == 1 and "partition 7" in r.stderr, r.stderr
+    f.write_text("{\"offsets\": {\"0\": \"x\"}}")
+    r = cli(store, "groups", "import", group, f, check=False)
+    assert r.returncode == 1 and "not an offset" in r.stderr and "groups export" in r.stderr, r.stderr
+    assert snapshot_tree(store) == snap, describe_diff(snap, snapshot_tree(store))
+
+
+def test_delete_lists_what_goes_and_needs_yes(cli, store):
+    cli(store, "topics", "create", "dt", "--partitions", 2)
+    cli(store, "consume", "dt", "--group", "gone", "--max", 0, "--rebalance-window", WINDOW)
+    snap = snapshot_tree(store)
+    r = cli(store, "groups", "delete", "gone", check=False)
+    assert r.returncode == 1 and "nothing deleted" in r.stderr and "committed offsets of 2 partitions" in r.stderr, r.stderr
+    assert snapshot_tree(store) == snap
+    r = cli(store, "groups", "delete", "gone", "--yes", "--json")
+    out = json.loads(r.stdout)
+    assert out["group"] == "gone" and out["committed"] == {"0": 0, "1": 0}, out
+    assert json.loads(cli(store, "groups", "list", "--json").stdout) == []
+    assert not (store / "--group--gone.twc").exists() and not (store / "--group--gone").exists()
+    r = cli(store, "groups", "delete", "gone", "--yes", check=False)
+    assert r.returncode == 1 and "does not exist" in r.stderr, r.stderr
+    # A topic that merely looks like nothing else is never deleted as a group.
+    r = cli(store, "groups", "delete", "dt", "--yes", check=False)
+    assert r.returncode == 1 and (store / "dt.twc").exists(), r.stderr

@@ -55,6 +55,14 @@ pub fn commit_every(text: &str) -> Result<u64, String> {
     }
 }
 
+/// A duration such as `30s`, `10m`, `2h`, `1d`, `1h30m`, in seconds (more than 0).
+pub fn duration(text: &str) -> Result<f64, String> {
+    match twainmq::group::parse_duration_secs(text)? {
+        s if s > 0.0 => Ok(s),
+        _ => Err(format!("{text} is no time at all: use more than 0, e.g. 30s or 10m")),
+    }
+}
+
 /// UNIX seconds of a parsed RFC 3339 time (microsecond precision, as timestamps are stored).
 pub fn unix_secs(d: &chrono::DateTime<chrono::FixedOffset>) -> f64 {
     d.timestamp_micros() as f64 / 1e6

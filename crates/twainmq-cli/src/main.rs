@@ -101,7 +101,7 @@ fn dispatch(store: &Store, command: Command) -> Result<ExitCode> {
         Command::Produce(args) => done(produce::run(store, args)),
         Command::Consume(args) => done(consume::run(store, args)),
         Command::Search(args) => done(search::run(store, &args)),
-        Command::Groups(cmd) => done(groups::run(store, cmd)),
+        Command::Groups(cmd) => groups::run(store, cmd),
         Command::Check { topic, json } => check::run(store, topic.as_deref(), json),
         Command::Bench(args) => done(bench::command(store, &args)),
         Command::BenchFollow { topic, count } => done(bench::follow(store, &topic, count)),

@@ -25,12 +25,14 @@ pub(crate) trait Text {
 
 /// Write `value` to `out` as JSON (one document and a newline) or as text.
 ///
-/// A JSON failure is returned as the `serde_json::Error` it is (as before the
-/// renderer existed), so `is_broken_pipe` does not see a closed pipe in it.
+/// The JSON is built first and written with one `write_all`, so a closed pipe
+/// (`| head`) is the `io::Error` it is and `is_broken_pipe` ends the command
+/// quietly, as it does for text (serde_json's writer wrapped it in its own error).
 pub(crate) fn emit<T: Serialize + Text + ?Sized>(out: &mut dyn Write, value: &T, json: bool) -> Result<()> {
     if json {
-        serde_json::to_writer(&mut *out, value)?;
-        writeln!(out)?;
+        let mut doc = serde_json::to_vec(value)?;
+        doc.push(b'\n');
+        out.write_all(&doc)?;
     } else {
         value.text(out)?;
     }
@@ -214,7 +216,7 @@ fn write_escaped(out: &mut impl Write, s: &str) -> io::Result<()> {
 #[derive(Serialize)]
 #[serde(untagged)]
 pub(crate) enum GroupRow {
-    Group { group: String, topic: Option<String>, members: usize, round_open: bool },
+    Group { group: String, topic: Option<String>, members: usize, round_open: bool, state: &'static str, live_members: usize },
     Unreadable { group: String, error: String },
 }
 
@@ -228,8 +230,9 @@ impl Text for GroupList {
         for row in &self.0 {
             // An unreadable group shows `topic ?` and `null members`, as it always has.
             match row {
-                GroupRow::Group { group, topic, members, .. } => {
-                    writeln!(out, "{group}\ttopic {}\t{members} members", topic.as_deref().unwrap_or("?"))?;
+                GroupRow::Group { group, topic, members, state, live_members, .. } => {
+                    let topic = topic.as_deref().unwrap_or("?");
+                    writeln!(out, "{group}\ttopic {topic}\t{state}\t{live_members} live of {members} members")?;
                 }
                 GroupRow::Unreadable { group, .. } => writeln!(out, "{group}\ttopic ?\tnull members")?,
             }
@@ -250,8 +253,14 @@ impl Text for GroupView {
         if d.topic.is_none() && !d.topic_candidates.is_empty() {
             writeln!(out, "candidate topics (matching partition count): {}", d.topic_candidates.join(", "))?;
         }
+        writeln!(out, "state: {}: {} (inferred from the group log)", d.state.as_str(), d.state_reason)?;
         for m in &d.members {
-            writeln!(out, "member {}: partitions {:?}", m.id, m.partitions)?;
+            // Members that do not follow resets speak 0.2.3's protocol only (0.2.3 itself, or an older twainmq-rs).
+            let kind = if m.follows_resets { "twainmq-rs" } else { "0.2.3" };
+            writeln!(out, "member {} [{kind}]: partitions {:?}, {}: {}", m.id, m.partitions, m.status.as_str(), m.status_reason)?;
+        }
+        for m in &d.former_members {
+            writeln!(out, "former member {}: {}: {}", m.id, m.status.as_str(), m.status_reason)?;
         }
         if let Some(r) = &d.open_round {
             writeln!(
@@ -291,9 +300,15 @@ impl Text for ResetView {
 }
 
 /// `groups rebalance`.
+#[derive(Serialize)]
 pub(crate) struct RoundOpened {
     pub(crate) group: String,
+    #[serde(rename = "window_secs", serialize_with = "secs")]
     pub(crate) window: std::time::Duration,
+}
+
+fn secs<S: serde::Serializer>(d: &std::time::Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
 }
 
 impl Text for RoundOpened {
@@ -303,7 +318,7 @@ impl Text for RoundOpened {
 }
 
 /// UNIX seconds as `%Y-%m-%dT%H:%M:%S%.3fZ` (the number itself when out of chrono's range).
-fn fmt_time(t: f64) -> String {
+pub(crate) fn fmt_time(t: f64) -> String {
     // Saturating float-to-int cast: an absurd time falls out of chrono's range
     // and is shown as the number, never wraps.
     chrono::DateTime::from_timestamp_micros((t * 1e6) as i64)

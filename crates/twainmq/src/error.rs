@@ -386,6 +386,10 @@ impl Error {
                 GroupError::JoinFailed { .. } => "group_join_failed",
                 GroupError::UnknownTopic { .. } => "group_unknown_topic",
                 GroupError::NoSuchPartition { .. } => "partition_out_of_range",
+                GroupError::InvalidOffsets { .. } => "invalid_offsets",
+                GroupError::OtherTopic { .. } => "group_other_topic",
+                GroupError::InvalidSpan { .. } => "invalid_span",
+                GroupError::InvalidRecordedTopic { .. } => "invalid_recorded_topic",
             },
             Error::Io { .. } => "io",
         }

@@ -69,4 +69,47 @@ pub enum GroupError {
         /// How many partitions the topic has.
         partitions: u32,
     },
+    /// An offsets document (`groups import`, a reset from a file) that is not
+    /// what `groups export` writes.
+    #[error("the offsets document is not usable: {problem}. It must be JSON as `twainmq groups export` writes it: {{\"offsets\": {{\"<partition>\": <offset>, ...}}}}")]
+    InvalidOffsets {
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A reset to another group's offsets where that group reads another topic.
+    #[error("group {other:?} reads topic {other_topic:?}, not {topic:?} (the topic of {group:?}): its offsets do not apply; copy them from a group of {topic:?}")]
+    OtherTopic {
+        /// The group being reset.
+        group: String,
+        /// Its topic.
+        topic: String,
+        /// The group whose offsets were asked for.
+        other: String,
+        /// The topic that group reads.
+        other_topic: String,
+    },
+    /// A lag history asked for an empty, reversed or unbounded span, or for
+    /// no points or too many.
+    #[error("a lag history needs a span from {from} to {to} (UNIX seconds, finite, from before to) and 1 to {max} points, not {buckets}: pass a span such as the last hour")]
+    InvalidSpan {
+        /// The span's start asked for.
+        from: f64,
+        /// Its end.
+        to: f64,
+        /// Points asked for.
+        buckets: u32,
+        /// Most points a history gives.
+        max: u32,
+    },
+    /// A group whose config records a topic name that is not valid (a config
+    /// edited by hand, or a hostile store): nothing is read through it.
+    #[error("group {group:?} records topic {topic:?}, which is not a valid topic name ({problem}): its config was not written by twainmq; delete the group or fix its \"topic\" key")]
+    InvalidRecordedTopic {
+        /// The group's name.
+        group: String,
+        /// The topic its config records.
+        topic: String,
+        /// What is wrong with the name.
+        problem: String,
+    },
 }

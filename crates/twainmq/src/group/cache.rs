@@ -4,9 +4,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use super::records::Record;
 use super::setup::group_topic_reader;
-use super::state::GroupLog;
-use crate::error::Result;
+use super::state::{Event, GroupLog};
+use crate::error::{Error, Result};
 use crate::format::name;
 use crate::log::dir::LogDir;
 use crate::log::reader::PartitionReader;
@@ -51,10 +52,40 @@ pub(crate) fn read_log(g: &Groups, group: &str) -> Result<GroupLog> {
         Some((reader, log, seen)) if Some(seen) == identity => (reader, log),
         _ => (group_topic_reader(&g.log, group)?, GroupLog::default()),
     };
-    super::member::read_all(&mut reader, &mut log, |_, _| {})?;
+    read_all(&mut reader, &mut log, |_, _| {})?;
     let out = log.clone();
     if let Some(identity) = identity {
         map.insert(group.to_string(), (reader, log, identity));
     }
     Ok(out)
+}
+
+/// Read every new record of the group log into `log`, calling `f` for each.
+pub(crate) fn read_all(reader: &mut PartitionReader, log: &mut GroupLog, mut f: impl FnMut(u32, &Event)) -> Result<()> {
+    loop {
+        match reader.poll() {
+            Ok(Some(m)) => {
+                let key = match m.key {
+                    crate::format::key::Key::Int(k) => u32::try_from(k).unwrap_or(u32::MAX),
+                    crate::format::key::Key::Str(_) => continue,
+                };
+                match Record::from_message(&m) {
+                    Some(r) => {
+                        let ev = log.apply(key, m.offset, m.timestamp, &r);
+                        f(key, &ev);
+                    }
+                    None => {
+                        log.unreadable += 1;
+                        tracing::warn!(group_offset = m.offset, "group record of unknown shape skipped");
+                    }
+                }
+            }
+            Ok(None) => return Ok(()),
+            Err(e @ Error::CorruptLine { .. }) => {
+                log.unreadable += 1;
+                tracing::warn!(error = %e, "damaged group record skipped");
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::cache::{read_log, Groups};
+use super::liveness::{GroupPhase, MemberLiveness, MemberStatus, Thresholds};
 use super::records::Record;
 use super::setup::{group_topic_of, group_topic_reader};
 use super::state::RoundView;
@@ -25,6 +26,15 @@ pub struct MemberView {
     pub joined_at: Option<f64>,
     /// When it last wrote a record (offers, confirms, commits).
     pub last_seen_at: Option<f64>,
+    /// Live, stale or gone: inferred from the group log (0.2.3 has no
+    /// heartbeat record), relative to the store's clock.
+    pub status: MemberStatus,
+    /// Why it has that status.
+    pub status_reason: String,
+    /// It is one of our members (its `JOINED` carries our mark): it moves to a
+    /// reset of a partition it holds. 0.2.3 members keep their own position and
+    /// overwrite the reset with their next commit.
+    pub follows_resets: bool,
 }
 
 /// Per-partition progress.
@@ -54,8 +64,18 @@ pub struct GroupDescription {
     pub topic: Option<String>,
     /// Topics whose partition count matches (for groups 0.2.3 created).
     pub topic_candidates: Vec<String>,
+    /// Stable, rebalancing, stuck or empty: inferred from the group log,
+    /// relative to the store's clock.
+    pub state: GroupPhase,
+    /// Why the group is in that state.
+    pub state_reason: String,
+    /// How many of `members` are live.
+    pub live_members: usize,
     /// Members now: the last completed round's, and those who joined since it began.
     pub members: Vec<MemberView>,
+    /// Members the log shows that are no longer in the group (all gone),
+    /// most recently seen first, at most 50.
+    pub former_members: Vec<MemberView>,
     /// `"<partition>": offset`.
     pub committed: BTreeMap<String, i64>,
     /// `"<partition>": messages not yet committed`.
@@ -72,6 +92,51 @@ pub struct GroupDescription {
     pub unreadable_records: u64,
     /// When the latest record was written, UNIX seconds.
     pub last_record_at: Option<f64>,
+    /// The thresholds the statuses were inferred with.
+    pub thresholds: Thresholds,
+}
+
+/// Lag thresholds for alerts (`groups lag`, the app's badge): a partition is
+/// over when more than `max_lag` messages are not yet committed, or when its
+/// oldest such message is older than `max_age_secs`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct LagThresholds {
+    /// Most messages not yet committed before a partition is over.
+    pub max_lag: Option<u64>,
+    /// Oldest age (seconds) of a message not yet committed before a partition is over.
+    pub max_age_secs: Option<f64>,
+}
+
+/// A partition over a threshold, and which.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LagBreach {
+    /// The partition.
+    pub partition: u32,
+    /// Its oldest message not yet committed, seconds before `now` (0 for one
+    /// stamped ahead of now by a skewed clock), if it has one.
+    pub age_secs: Option<f64>,
+    /// `max_lag` and/or `max_age`; empty when within both.
+    pub over: Vec<&'static str>,
+}
+
+impl GroupDescription {
+    /// Each partition against `t` at `now` (UNIX seconds, e.g. [`crate::Store::now_secs`]), in partition order.
+    pub fn lag_against(&self, t: &LagThresholds, now: f64) -> Vec<LagBreach> {
+        self.partitions
+            .iter()
+            .map(|p| {
+                let age_secs = p.oldest_unconsumed_at.map(|at| (now - at).max(0.0));
+                let mut over = Vec::new();
+                if t.max_lag.is_some_and(|m| p.lag > m) {
+                    over.push("max_lag");
+                }
+                if t.max_age_secs.zip(age_secs).is_some_and(|(m, a)| a > m) {
+                    over.push("max_age");
+                }
+                LagBreach { partition: p.partition, age_secs, over }
+            })
+            .collect()
+    }
 }
 
 /// Describe a group from its log: members, assignment, commits, lag, rounds;
@@ -84,15 +149,21 @@ pub(crate) fn describe_on(g: &Groups, group: &str, topic: Option<&str>) -> Resul
     let (found, topic_candidates) = group_topic_of(g, group, &log)?;
     let topic = topic.map(str::to_string).or(found);
     let members_map = log.members();
-    let members = members_map
-        .iter()
-        .map(|(id, parts)| MemberView {
-            id: *id,
-            partitions: parts.clone(),
-            joined_at: log.joins.get(id).map(|j| j.1),
-            last_seen_at: log.last_seen.get(id).copied(),
-        })
-        .collect();
+    let now = g.log.clock().now_micros() as f64 / 1e6;
+    let inferred = log.liveness(now);
+    let view = |m: MemberLiveness| MemberView {
+        id: m.id,
+        partitions: m.partitions,
+        joined_at: log.joins.get(&m.id).map(|j| j.1),
+        last_seen_at: log.last_seen.get(&m.id).copied(),
+        status: m.status,
+        status_reason: m.reason,
+        follows_resets: m.follows_resets,
+    };
+    let live_members = inferred.live_count();
+    let (state, state_reason, thresholds) = (inferred.state, inferred.reason, inferred.thresholds);
+    let members: Vec<MemberView> = inferred.members.into_iter().map(view).collect();
+    let former_members = inferred.former.into_iter().map(view).collect();
     let mut partitions = Vec::new();
     if let Some(t) = &topic {
         if let Ok(config) = g.log.topic_config(t) {
@@ -117,7 +188,11 @@ pub(crate) fn describe_on(g: &Groups, group: &str, topic: Option<&str>) -> Resul
         group: group.to_string(),
         topic,
         topic_candidates,
+        state,
+        state_reason,
+        live_members,
         members,
+        former_members,
         committed: log.commits.iter().map(|(p, o)| (p.to_string(), *o)).collect(),
         lag: partitions.iter().map(|p| (p.partition.to_string(), p.lag)).collect(),
         partitions,
@@ -126,6 +201,7 @@ pub(crate) fn describe_on(g: &Groups, group: &str, topic: Option<&str>) -> Resul
         records: log.records,
         unreadable_records: log.unreadable,
         last_record_at: log.last_record_at,
+        thresholds,
     })
 }
 

@@ -3,12 +3,13 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use super::cache::read_all;
 use super::options::GroupOptions;
 use super::records::Record;
 use super::setup::{ensure_group, group_topic_reader};
 use super::state::{Event, GroupLog};
 use super::GroupError;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::format::message::Message;
 use crate::log::consumer::{Consumer, StartFrom};
 use crate::log::dir::LogDir;
@@ -101,7 +102,7 @@ impl GroupMember {
                 Some(id) => id.max(1),
                 None => (1..u32::MAX).find(|id| !log.joins.contains_key(id) && !log.last_seen.contains_key(id)).unwrap_or(u32::MAX),
             };
-            let tag: u64 = rand::random();
+            let tag = super::records::our_tag(rand::random());
             writer.send(&crate::format::key::Key::Int(id.into()), &Record::Joined { tag }.to_outgoing())?;
             // The first JOINED after our position decides: ours, or someone else's (then retry).
             let deadline = Instant::now() + Duration::from_secs(30);
@@ -249,8 +250,11 @@ impl GroupMember {
     fn process(&mut self) -> Result<()> {
         let mut events = Vec::new();
         read_all(&mut self.reader, &mut self.log, |key, ev| events.push((key, ev.clone())))?;
-        for (_, ev) in events {
+        for (key, ev) in events {
             match ev {
+                // A commit under key 0 after we joined is an admin's (a reset): move
+                // the partitions we hold to it, so our next commit does not undo it.
+                Event::Committed { offsets } if key == 0 => self.follow_reset(&offsets)?,
                 Event::RoundBegan { .. } => {
                     self.wrote_end = false;
                     self.last_round = Instant::now();
@@ -259,6 +263,17 @@ impl GroupMember {
                 }
                 Event::RoundEnded { assignment } => self.confirm(&assignment)?,
                 _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn follow_reset(&mut self, offsets: &[(u32, i64)]) -> Result<()> {
+        for &(p, o) in offsets {
+            if self.assigned.contains(&p) {
+                let from = if o >= 0 { StartFrom::Offset(o.unsigned_abs()) } else { StartFrom::Now };
+                tracing::debug!(group = %self.group, id = self.id, partition = p, offset = o, "moved to a reset");
+                self.consumer.seek(p, from)?;
             }
         }
         Ok(())
@@ -295,7 +310,7 @@ impl GroupMember {
     /// The next message from an assigned partition, without blocking.
     ///
     /// # Errors
-    /// [`Error::CorruptLine`] (skipped; poll again) and I/O errors.
+    /// [`crate::Error::CorruptLine`] (skipped; poll again) and I/O errors.
     pub fn poll(&mut self) -> Result<Option<Message>> {
         self.maybe_heartbeat()?;
         self.consumer.poll()
@@ -347,6 +362,8 @@ impl GroupMember {
     /// # Errors
     /// I/O errors.
     pub fn commit_partitions(&mut self, partitions: &[u32]) -> Result<()> {
+        // A reset written since our last heartbeat moves us first, so this commit cannot undo it.
+        self.process()?;
         let offsets: Vec<(u32, i64)> = self
             .consumer
             .positions()
@@ -419,36 +436,6 @@ impl Drop for GroupMember {
     fn drop(&mut self) {
         if let Err(e) = self.leave(false) {
             tracing::warn!(group = %self.group, id = self.id, error = %e, "could not leave the group cleanly");
-        }
-    }
-}
-
-/// Read every new record of the group log into `log`, calling `f` for each.
-pub(crate) fn read_all(reader: &mut PartitionReader, log: &mut GroupLog, mut f: impl FnMut(u32, &Event)) -> Result<()> {
-    loop {
-        match reader.poll() {
-            Ok(Some(m)) => {
-                let key = match m.key {
-                    crate::format::key::Key::Int(k) => u32::try_from(k).unwrap_or(u32::MAX),
-                    crate::format::key::Key::Str(_) => continue,
-                };
-                match Record::from_message(&m) {
-                    Some(r) => {
-                        let ev = log.apply(key, m.offset, m.timestamp, &r);
-                        f(key, &ev);
-                    }
-                    None => {
-                        log.unreadable += 1;
-                        tracing::warn!(group_offset = m.offset, "group record of unknown shape skipped");
-                    }
-                }
-            }
-            Ok(None) => return Ok(()),
-            Err(e @ Error::CorruptLine { .. }) => {
-                log.unreadable += 1;
-                tracing::warn!(error = %e, "damaged group record skipped");
-            }
-            Err(e) => return Err(e),
         }
     }
 }

@@ -7,13 +7,16 @@
 //!
 //! Layer: above the log (`log/`), below the store. Inside:
 //! `records` (the seven record payloads) -> `assign` (0.2.3's assignment rule)
-//! -> `state` (folding records into a group's state) -> `cache`, `setup`
+//! -> `state` (folding records into a group's state) -> `liveness` (member
+//! status and group state inferred from the fold) -> `cache`, `setup`
 //! (making and binding group logs) -> `describe`, `reset`, `member` (a live
 //! member of a group).
 
 pub(crate) mod assign;
 mod cache;
 mod describe;
+mod history;
+mod liveness;
 mod member;
 mod options;
 pub(crate) mod records;
@@ -22,10 +25,12 @@ mod setup;
 mod state;
 
 pub use crate::error::GroupError;
-pub use describe::{GroupDescription, MemberView, PartitionProgress};
+pub use describe::{GroupDescription, LagBreach, LagThresholds, MemberView, PartitionProgress};
+pub use history::{LagHistory, LagMark, LagPoint, PartitionLag, MAX_BUCKETS};
+pub use liveness::{GroupPhase, Liveness, MemberLiveness, MemberStatus, Thresholds, ROUND_GRACE_SECS};
 pub use member::GroupMember;
 pub use options::GroupOptions;
-pub use reset::{ResetPlan, ResetRow, ResetTo};
+pub use reset::{parse_duration_secs, parse_offsets, ResetPlan, ResetRow, ResetTo};
 pub use state::{Event, GroupLog, OfferView, RoundView};
 
 /// The protocol's pure parts, for the fuzz targets (see `crate::internals`).
@@ -36,5 +41,6 @@ pub mod internals {
 }
 pub(crate) use cache::{read_log, GroupLogs, Groups};
 pub(crate) use describe::{describe_on, trigger_round};
+pub(crate) use history::lag_history;
 pub(crate) use reset::reset_on;
 pub(crate) use setup::{ensure, group_topic_of, groups_reading};

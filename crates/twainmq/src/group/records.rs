@@ -16,6 +16,24 @@ pub const COMMIT: &str = "~~TWAIN~~COMMIT";
 /// The group topic's `message_types`, ids 0..=6 in this order.
 pub const TYPES: [&str; 7] = [JOINED, ABORTJOIN, REBALOFFER, REBALCONFIRM, BEGINREBAL, ENDREBAL, COMMIT];
 
+/// The low 20 bits of the `JOINED` tag of a member of ours (one that moves to
+/// an admin commit, a reset, while it holds the partition; 0.2.3 members keep
+/// their own position and overwrite it). 0.2.3 compares tags only for equality,
+/// so the mark is invisible to it; a 0.2.3 tag (64 random bits) carries it by
+/// chance once in about a million members, and is then taken for ours.
+const OUR_TAG_MASK: u64 = 0xF_FFFF;
+const OUR_TAG_MARK: u64 = 0x7_1E55;
+
+/// A `JOINED` tag of ours: `random` with the mark in its low bits.
+pub(crate) fn our_tag(random: u64) -> u64 {
+    (random & !OUR_TAG_MASK) | OUR_TAG_MARK
+}
+
+/// Whether a `JOINED` tag carries our mark (see [`our_tag`]).
+pub(crate) fn is_our_tag(tag: u64) -> bool {
+    tag & OUR_TAG_MASK == OUR_TAG_MARK
+}
+
 /// One group record.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {

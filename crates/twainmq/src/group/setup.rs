@@ -132,3 +132,15 @@ pub(crate) fn groups_reading(g: &Groups, topic: &str) -> Result<Vec<String>> {
     }
     Ok(out)
 }
+
+/// `topic`, the topic of `group`, checked as a topic name: a config edited by
+/// hand may record anything, and nothing is read through a name like `../x`.
+///
+/// # Errors
+/// [`GroupError::InvalidRecordedTopic`].
+pub(crate) fn checked_topic(group: &str, topic: String) -> Result<String> {
+    match name::validate_topic(&topic) {
+        Ok(()) => Ok(topic),
+        Err(e) => Err(GroupError::InvalidRecordedTopic { group: group.into(), topic, problem: e.to_string() }.into()),
+    }
+}

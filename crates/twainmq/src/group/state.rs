@@ -78,9 +78,22 @@ pub enum Event {
         tag: u64,
     },
     /// A `COMMIT` record.
-    Committed,
+    Committed {
+        /// `(partition, next offset)` pairs, as written (-1: the end when taken).
+        offsets: Vec<(u32, i64)>,
+    },
     /// Anything else: offers, confirms, `ABORTJOIN`, an `ENDREBAL` with no round open.
     Other,
+}
+
+/// What one key (a member, or 0 for tools) last wrote, for inferring liveness.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Activity {
+    /// Its latest `BEGINREBAL`: (offset, time written).
+    pub(crate) began: Option<(u64, f64)>,
+    /// It wrote something other than an `ENDREBAL` after that `BEGINREBAL`
+    /// (a leaving member of ours writes nothing but, as the last one, the end).
+    pub(crate) wrote_since_began: bool,
 }
 
 /// The fold.
@@ -110,6 +123,8 @@ pub struct GroupLog {
     /// Time of the last record written under each key (a live member writes
     /// at least in every round and on every commit).
     pub last_seen: BTreeMap<u32, f64>,
+    /// What each key last wrote (see [`Activity`]).
+    pub(crate) activity: BTreeMap<u32, Activity>,
 }
 
 impl GroupLog {
@@ -129,6 +144,15 @@ impl GroupLog {
         self.max_key = Some(self.max_key.map_or(key, |m| m.max(key)));
         self.last_record_at = Some(at);
         self.last_seen.insert(key, at);
+        let activity = self.activity.entry(key).or_default();
+        match record {
+            Record::BeginRound { .. } => {
+                activity.began = Some((offset, at));
+                activity.wrote_since_began = false;
+            }
+            Record::EndRound => {}
+            _ => activity.wrote_since_began = true,
+        }
         match record {
             Record::Joined { tag } => {
                 self.joins.entry(key).or_insert((*tag, at, offset));
@@ -204,7 +228,7 @@ impl GroupLog {
                 for (p, o) in offsets {
                     self.commits.insert(*p, *o);
                 }
-                Event::Committed
+                Event::Committed { offsets: offsets.clone() }
             }
         }
     }

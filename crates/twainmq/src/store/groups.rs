@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::Store;
 use crate::error::Result;
 use crate::format::name;
-use crate::group::{self, GroupDescription, GroupLog, GroupMember, GroupOptions, ResetPlan, ResetTo};
+use crate::group::{self, GroupDescription, GroupLog, GroupMember, GroupOptions, LagHistory, ResetPlan, ResetTo};
 use crate::log::consumer::StartFrom;
 
 impl Store {
@@ -83,7 +83,7 @@ impl Store {
     /// # Errors
     /// [`crate::Error::GroupNotFound`], [`crate::GroupError`], I/O errors.
     pub fn reset_group(&self, group: &str, to: ResetTo, partitions: Option<&[u32]>, dry_run: bool) -> Result<ResetPlan> {
-        group::reset_on(&self.groups(), group, None, to, partitions, dry_run)
+        group::reset_on(&self.groups(), group, None, &to, partitions, dry_run)
     }
 
     /// [`Store::reset_group`], for a group 0.2.3 created when several topics could be its own.
@@ -98,7 +98,42 @@ impl Store {
         partitions: Option<&[u32]>,
         dry_run: bool,
     ) -> Result<ResetPlan> {
-        group::reset_on(&self.groups(), group, topic, to, partitions, dry_run)
+        group::reset_on(&self.groups(), group, topic, &to, partitions, dry_run)
+    }
+
+    /// The lag of every partition of `group`'s topic at `buckets` moments
+    /// spread evenly over `[from, to]` (UNIX seconds, each point at its
+    /// bucket's end), with rounds and resets marked: computed from the commit
+    /// timestamps in the group log and the partitions' time indexes (no
+    /// message is decoded, at most one block of timestamps is read per point).
+    ///
+    /// # Errors
+    /// [`crate::GroupError::InvalidSpan`] (at most [`crate::group::MAX_BUCKETS`]
+    /// points), [`crate::Error::GroupNotFound`], [`crate::GroupError::UnknownTopic`], I/O errors.
+    pub fn lag_history(&self, group: &str, from: f64, to: f64, buckets: u32) -> Result<LagHistory> {
+        let log = group::read_log(&self.groups(), group)?;
+        group::lag_history(&self.groups(), group, &log, from, to, buckets)
+    }
+
+    /// Now by the store's clock ([`Store::with_clock`]), UNIX seconds: the
+    /// moment group statuses and states are inferred at.
+    pub fn now_secs(&self) -> f64 {
+        self.log.clock().now_micros() as f64 / 1e6
+    }
+
+    /// Delete a consumer group: its log (every record: members, rounds,
+    /// committed offsets) and its config. Live members of ours stop with
+    /// [`crate::Error::TopicDeleted`]; a 0.2.3 member still running would make
+    /// it again on its next write. Never follows a link out of the store.
+    ///
+    /// # Errors
+    /// [`crate::Error::GroupNotFound`], [`crate::GroupError::NotAGroup`],
+    /// [`crate::Error::SymlinkRefused`], I/O errors.
+    pub fn delete_group(&self, group: &str) -> Result<()> {
+        // Only a group log is deleted this way, never a topic that merely has the prefix's shape.
+        group::read_log(&self.groups(), group)?;
+        self.groups().forget(group);
+        self.log.delete_topic(&name::group_topic(group))
     }
 
     /// Join `group` (creating it for `topic` if needed) as a live member: the

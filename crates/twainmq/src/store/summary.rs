@@ -5,6 +5,7 @@
 use super::Store;
 use crate::error::Error;
 use crate::format::config::TopicConfig;
+use crate::group::GroupPhase;
 
 /// A topic's row in a listing. A topic whose config or files cannot be read
 /// is a row too, with the reason, never the end of the listing.
@@ -44,8 +45,14 @@ pub struct GroupSummary {
 pub struct GroupState {
     /// The topic it reads: recorded in its config, else the only topic of its partition count.
     pub topic: Option<String>,
-    /// Members in the group now, as the log's records place them.
+    /// Members in the group now, as the log's records place them (live or not).
     pub members: usize,
+    /// How many of them are live (inferred from the log, by the store's clock).
+    pub live_members: usize,
+    /// Stable, rebalancing, stuck or empty (see [`crate::group::GroupPhase`]).
+    pub phase: GroupPhase,
+    /// Why the group is in that state.
+    pub phase_reason: String,
     /// A round of reassignment is open.
     pub round_open: bool,
     /// Messages not yet committed, over every partition of its topic (0 when the topic is unknown).
@@ -83,6 +90,9 @@ impl Store {
             .map(|d| GroupState {
                 topic: d.topic,
                 members: d.members.len(),
+                live_members: d.live_members,
+                phase: d.state,
+                phase_reason: d.state_reason,
                 round_open: d.open_round.is_some(),
                 lag: d.partitions.iter().map(|p| p.lag).sum(),
             })
@@ -128,5 +138,6 @@ mod tests {
         let groups = store.group_summaries().expect("groups");
         let g = groups[0].state.as_ref().expect("readable");
         assert_eq!((groups[0].name.as_str(), g.topic.as_deref(), g.lag, g.members), ("g", Some("t"), 10, 0));
+        assert_eq!((g.live_members, g.phase), (0, crate::group::GroupPhase::Empty));
     }
 }
