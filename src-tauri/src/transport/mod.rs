@@ -117,8 +117,39 @@ impl From<twainmq::TopicSummary> for TopicSummary {
 pub struct GroupSummary {
     pub name: String,
     pub topic: Option<String>,
+    /// Members placed in the group by the log's records, live or not.
     pub members: u32,
+    /// Those of them live (inferred from the log: 0.2.3 has no heartbeat).
+    pub live_members: u32,
+    pub state: GroupPhaseDto,
     pub lag: Count,
+}
+
+/// A group's state, inferred from its log (docs/FORMAT.md, "Member liveness and group state").
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Type, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum GroupPhaseDto {
+    Stable,
+    Rebalancing,
+    Stuck,
+    Empty,
+    /// The group log could not be read.
+    Unknown,
+}
+
+impl From<group::GroupPhase> for GroupPhaseDto {
+    fn from(p: group::GroupPhase) -> Self {
+        match p {
+            group::GroupPhase::Stable => GroupPhaseDto::Stable,
+            group::GroupPhase::Rebalancing => GroupPhaseDto::Rebalancing,
+            group::GroupPhase::Stuck => GroupPhaseDto::Stuck,
+            group::GroupPhase::Empty => GroupPhaseDto::Empty,
+        }
+    }
+}
+
+fn count32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 impl From<&group::GroupDescription> for GroupSummary {
@@ -126,7 +157,9 @@ impl From<&group::GroupDescription> for GroupSummary {
         GroupSummary {
             name: d.group.clone(),
             topic: d.topic.clone(),
-            members: u32::try_from(d.members.len()).unwrap_or(u32::MAX),
+            members: count32(d.members.len()),
+            live_members: count32(d.live_members),
+            state: d.state.into(),
             lag: d.partitions.iter().map(|p| p.lag).sum::<u64>().into(),
         }
     }
@@ -135,9 +168,14 @@ impl From<&group::GroupDescription> for GroupSummary {
 impl From<twainmq::GroupSummary> for GroupSummary {
     fn from(g: twainmq::GroupSummary) -> Self {
         match g.state {
-            Ok(s) => {
-                GroupSummary { name: g.name, topic: s.topic, members: u32::try_from(s.members).unwrap_or(u32::MAX), lag: Count(s.lag) }
-            }
+            Ok(s) => GroupSummary {
+                name: g.name,
+                topic: s.topic,
+                members: count32(s.members),
+                live_members: count32(s.live_members),
+                state: s.phase.into(),
+                lag: Count(s.lag),
+            },
             Err(_) => GroupSummary::unreadable(&g.name),
         }
     }
@@ -146,7 +184,7 @@ impl From<twainmq::GroupSummary> for GroupSummary {
 impl GroupSummary {
     /// A group that cannot be described.
     pub fn unreadable(name: &str) -> Self {
-        GroupSummary { name: name.to_string(), topic: None, members: 0, lag: Count(0) }
+        GroupSummary { name: name.to_string(), topic: None, members: 0, live_members: 0, state: GroupPhaseDto::Unknown, lag: Count(0) }
     }
 }
 
@@ -570,11 +608,43 @@ pub struct MemberDto {
     pub joined_at: Option<f64>,
     /// When it last wrote a record: members write in every round and on every commit.
     pub last_seen_at: Option<f64>,
+    /// Live, stale or gone: inferred from the group log (0.2.3 has no heartbeat).
+    pub status: MemberStatusDto,
+    /// Why, in words.
+    pub status_reason: String,
+    /// One of ours (TwainMQ Desktop or CLI): it moves to an admin reset; a 0.2.3 member overwrites it.
+    pub follows_resets: bool,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Type, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MemberStatusDto {
+    Live,
+    Stale,
+    Gone,
+}
+
+impl From<group::MemberStatus> for MemberStatusDto {
+    fn from(s: group::MemberStatus) -> Self {
+        match s {
+            group::MemberStatus::Live => MemberStatusDto::Live,
+            group::MemberStatus::Stale => MemberStatusDto::Stale,
+            group::MemberStatus::Gone => MemberStatusDto::Gone,
+        }
+    }
 }
 
 impl From<&group::MemberView> for MemberDto {
     fn from(m: &group::MemberView) -> Self {
-        MemberDto { id: m.id, partitions: m.partitions.clone(), joined_at: m.joined_at, last_seen_at: m.last_seen_at }
+        MemberDto {
+            id: m.id,
+            partitions: m.partitions.clone(),
+            joined_at: m.joined_at,
+            last_seen_at: m.last_seen_at,
+            status: m.status.into(),
+            status_reason: m.status_reason.clone(),
+            follows_resets: m.follows_resets,
+        }
     }
 }
 
@@ -654,7 +724,14 @@ pub struct GroupDetail {
     pub name: String,
     pub topic: Option<String>,
     pub topic_candidates: Vec<String>,
+    /// Stable, rebalancing, stuck or empty, inferred from the log at `now`.
+    pub state: GroupPhaseDto,
+    pub state_reason: String,
+    /// How many of `members` are live.
+    pub live_members: u32,
     pub members: Vec<MemberDto>,
+    /// Members the log shows that have left or are gone, most recently seen first.
+    pub former_members: Vec<MemberDto>,
     pub partitions: Vec<PartitionProgressDto>,
     pub open_round: Option<RoundDto>,
     /// Newest first.
@@ -672,7 +749,11 @@ impl GroupDetail {
             name: d.group.clone(),
             topic: d.topic.clone(),
             topic_candidates: d.topic_candidates.clone(),
+            state: d.state.into(),
+            state_reason: d.state_reason.clone(),
+            live_members: count32(d.live_members),
             members: d.members.iter().map(MemberDto::from).collect(),
+            former_members: d.former_members.iter().map(MemberDto::from).collect(),
             partitions: d.partitions.iter().map(PartitionProgressDto::from).collect(),
             open_round: d.open_round.as_ref().map(RoundDto::from),
             rounds: d.rounds.iter().rev().map(RoundDto::from).collect(),
@@ -739,7 +820,12 @@ pub struct ResetPlanDto {
     pub group: String,
     pub topic: String,
     pub rows: Vec<ResetRowDto>,
+    /// Members holding partitions now, by the last round (live or not).
     pub live_members: Vec<u32>,
+    /// Our members holding reset partitions: those running move to the reset.
+    pub following: Vec<u32>,
+    /// 0.2.3 members holding reset partitions: those running overwrite it with their next commit.
+    pub overwriting: Vec<u32>,
     pub applied: bool,
 }
 
@@ -750,6 +836,8 @@ impl From<group::ResetPlan> for ResetPlanDto {
             group: p.group,
             topic: p.topic,
             live_members: p.live_members,
+            following: p.following,
+            overwriting: p.overwriting,
             applied: p.applied,
         }
     }

@@ -171,7 +171,14 @@ export type GroupDetail = {
 	name: string,
 	topic: string | null,
 	topic_candidates: string[],
+	/**  Stable, rebalancing, stuck or empty, inferred from the log at `now`. */
+	state: GroupPhaseDto,
+	state_reason: string,
+	/**  How many of `members` are live. */
+	live_members: number,
 	members: MemberDto[],
+	/**  Members the log shows that have left or are gone, most recently seen first. */
+	former_members: MemberDto[],
 	partitions: PartitionProgressDto[],
 	open_round: RoundDto | null,
 	/**  Newest first. */
@@ -182,10 +189,19 @@ export type GroupDetail = {
 	now: number | null,
 };
 
+/**  A group's state, inferred from its log (docs/FORMAT.md, "Member liveness and group state"). */
+export type GroupPhaseDto = "stable" | "rebalancing" | "stuck" | "empty" | 
+/**  The group log could not be read. */
+"unknown";
+
 export type GroupSummary = {
 	name: string,
 	topic: string | null,
+	/**  Members placed in the group by the log's records, live or not. */
 	members: number,
+	/**  Those of them live (inferred from the log: 0.2.3 has no heartbeat). */
+	live_members: number,
+	state: GroupPhaseDto,
 	lag: Count,
 };
 
@@ -216,6 +232,12 @@ export type MemberDto = {
 	joined_at: number | null,
 	/**  When it last wrote a record: members write in every round and on every commit. */
 	last_seen_at: number | null,
+	/**  Live, stale or gone: inferred from the group log (0.2.3 has no heartbeat). */
+	status: MemberStatusDto,
+	/**  Why, in words. */
+	status_reason: string,
+	/**  One of ours (TwainMQ Desktop or CLI): it moves to an admin reset; a 0.2.3 member overwrites it. */
+	follows_resets: boolean,
 };
 
 /**  What a demo member is doing. */
@@ -226,6 +248,8 @@ export type MemberStatus = "joining" | "running" |
 "killed" | 
 /**  Stopped by itself; the member's `problem` says why. */
 "failed";
+
+export type MemberStatusDto = "live" | "stale" | "gone";
 
 /**  One message as the table and detail pane show it. */
 export type MessageRow = {
@@ -342,7 +366,12 @@ export type ResetPlanDto = {
 	group: string,
 	topic: string,
 	rows: ResetRowDto[],
+	/**  Members holding partitions now, by the last round (live or not). */
 	live_members: number[],
+	/**  Our members holding reset partitions: those running move to the reset. */
+	following: number[],
+	/**  0.2.3 members holding reset partitions: those running overwrite it with their next commit. */
+	overwriting: number[],
 	applied: boolean,
 };
 

@@ -315,7 +315,7 @@ export class MockStore {
 
   groupSummary(name: string, g: GroupState): GroupSummary {
     const d = g.detail;
-    return { name, topic: d.topic, members: d.members.length, lag: d.partitions.reduce((s, p) => s + BigInt(p.lag), 0n).toString() };
+    return { name, topic: d.topic, members: d.members.length, live_members: d.live_members, state: d.state, lag: d.partitions.reduce((s, p) => s + BigInt(p.lag), 0n).toString() };
   }
 
   info(): StoreInfo {
