@@ -229,3 +229,40 @@ def test_export_into_a_closed_pipe_ends_quietly(cli, store):
     out, err = p.communicate(timeout=60)
     assert p.returncode == 0 and len(out.splitlines()) == 1
     assert b"error" not in err, err
+
+
+def test_import_on_a_disk_that_fills_leaves_whole_lines_and_counts_what_landed(cli, tmp_path):
+    """A 2 MB tmpfs, half filled: the import stops with the count of what is in
+    the topic, which is a prefix of the input, with no half line left."""
+    import os
+    import random
+
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mnt)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"mounting a tmpfs is not permitted here: {r.stderr.strip()}")
+    try:
+        store = mnt / "store"
+        store.mkdir()
+        cli(store, "topics", "create", "t", "--key-type", "u32")
+        (mnt / "filler").write_bytes(b"\0" * 1_000_000)
+        rng = random.Random(5)
+        alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+        texts = ["".join(rng.choices(alphabet, k=2000)) for _ in range(2000)]  # ~4 MB of lines: far more than fits
+        f = tmp_path / "in.jsonl"
+        f.write_text("".join(json.dumps({"key": i, "payload": t}) + "\n" for i, t in enumerate(texts)))
+        r = cli(store, "import", "t", f, check=False)
+        assert r.returncode != 0
+        assert "space" in r.stderr.lower(), r.stderr
+        written = int(r.stderr.split(" messages written")[0].rsplit(" ", 1)[1])
+        problems = json.loads(cli(store, "check", "--json", check=False).stdout)
+        assert problems == [], problems
+        (mnt / "filler").unlink()
+        got = [m["payload"]["value"] for m in parse_jsonl(cli(store, "export", "t").stdout)]
+        assert 0 < written == len(got) < len(texts)
+        assert got == texts[:written]
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+        if os.path.ismount(mnt):
+            subprocess.run(["umount", "-l", str(mnt)], capture_output=True)

@@ -232,9 +232,15 @@ impl Run<'_> {
                 }
                 Err(Refused::Message(i, e)) => {
                     self.count(&parts[..i]);
-                    // The rest of the batch (still in the sender) goes again after the bad one.
-                    self.lines_of_batch = lines[i + 1..].to_vec();
-                    self.parts_of_batch = parts[i + 1..].to_vec();
+                    if self.opts.skip_bad {
+                        // The rest of the batch (still in the sender) goes again after the bad one.
+                        self.lines_of_batch = lines[i + 1..].to_vec();
+                        self.parts_of_batch = parts[i + 1..].to_vec();
+                    } else {
+                        // The import stops here: nothing after the bad line is written.
+                        self.sender.msgs.clear();
+                        self.sender.stamps.clear();
+                    }
                     self.bad(lines[i], e.to_string())?;
                 }
                 Err(Refused::Write(e)) => {
