@@ -276,6 +276,9 @@ impl Text for Plans {
             for c in &plan.created {
                 writeln!(out, "  new empty file {c} (offsets go on from there)")?;
             }
+            if !plan.created.is_empty() {
+                writeln!(out, "  stop 0.2.3 producers of this topic first: one running now would write on under its deleted file's name")?;
+            }
             if plan.files.iter().any(|f| !f.deleted) {
                 writeln!(out, "  files kept for groups go with --force")?;
             }
