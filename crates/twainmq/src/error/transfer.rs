@@ -24,7 +24,7 @@ pub enum TransferError {
         /// Messages of the input now in the topic.
         written: u64,
         /// Why it stopped.
-        cause: Box<crate::Error>,
+        cause: Box<crate::error::Error>,
     },
     /// A copy stopped before the end of its selection: `written` messages are
     /// in the target, in the order they were read.
@@ -35,7 +35,7 @@ pub enum TransferError {
         /// Messages now in the target.
         written: u64,
         /// Why it stopped.
-        cause: Box<crate::Error>,
+        cause: Box<crate::error::Error>,
     },
     /// A copy whose target is the topic it reads: it would read its own writes.
     #[error("cannot copy topic {topic:?} into itself: copy into another topic (or another store)")]

@@ -61,7 +61,7 @@ pub fn copy(
     let stopped = |sender: &Sender, cause: Error| -> Error {
         TransferError::CopyStopped { target: target_topic.to_string(), written: sender.sent, cause: Box::new(cause) }.into()
     };
-    let finish = read_selection(store, sel, cancel, &mut |batch: &[Message], total| {
+    let finish = read_selection(store, sel, cancel, &mut |batch: Vec<Message>, total| {
         for chunk in batch.chunks(per_batch) {
             for m in chunk {
                 let payload = match outgoing(m) {

@@ -268,6 +268,17 @@ impl Run<'_> {
     }
 }
 
+/// A batch of raw input lines: their bytes, and each line's number and range
+/// (`None` for a line over [`MAX_INPUT_LINE`], whose bytes were dropped).
+#[derive(Default)]
+struct RawLines {
+    bytes: Vec<u8>,
+    lines: Vec<(u64, Option<(usize, usize)>)>,
+}
+
+/// An input line parsed: its number and its record, nothing (blank), or what is wrong.
+type Parsed = (u64, Result<Option<Record>, String>);
+
 fn read_jsonl(
     run: &mut Run<'_>,
     config: &TopicConfig,
@@ -275,41 +286,102 @@ fn read_jsonl(
     cancel: &AtomicBool,
     on_progress: &mut dyn FnMut(Progress),
 ) -> Result<Finish> {
-    let mut line = Vec::new();
+    // Lines are read here and parsed on a second thread a batch ahead, while
+    // this one sends the batch before: on two cores parsing JSON no longer
+    // waits for encoding and writing. Every decision (take, bad line, stop)
+    // is still made here, in input order.
+    let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawLines>(1);
+    let (parsed_tx, parsed_rx) = std::sync::mpsc::sync_channel::<Vec<Parsed>>(1);
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            for raw in raw_rx {
+                let parsed = raw
+                    .lines
+                    .iter()
+                    .map(|&(at, range)| match range {
+                        Some((a, b)) => (at, records::parse_jsonl(&raw.bytes[a..b], config)),
+                        None => (
+                            at,
+                            Err(format!(
+                                "the line is over {} MiB long: no message that long fits the 4096-byte line limit",
+                                MAX_INPUT_LINE >> 20
+                            )),
+                        ),
+                    })
+                    .collect();
+                if parsed_tx.send(parsed).is_err() {
+                    return;
+                }
+            }
+        });
+        // Owned by this closure: dropped when it returns, early or not, so the parser ends and the scope can join it.
+        let (raw_tx, parsed_rx) = (raw_tx, parsed_rx);
+        let mut in_flight = false;
+        let mut at_end = false;
+        loop {
+            if cancel.load(Ordering::Relaxed) {
+                return Ok(Finish::Cancelled);
+            }
+            if !at_end {
+                let raw = read_raw_lines(input, &mut run.report.lines)?;
+                at_end = raw.lines.is_empty();
+                if !at_end {
+                    // (The parser ends only when this side drops its sender.)
+                    raw_tx
+                        .send(raw)
+                        .map_err(|_| Error::io("parse", "the import's input", std::io::Error::other("the parsing thread stopped")))?;
+                }
+            }
+            if in_flight {
+                let Ok(parsed) = parsed_rx.recv() else { return Ok(Finish::Done) };
+                for (at, rec) in parsed {
+                    match rec {
+                        Ok(Some(rec)) => run.take(at, rec)?,
+                        Ok(None) => {}
+                        Err(problem) => run.bad(at, problem)?,
+                    }
+                }
+                on_progress(Progress { done: run.sender.sent.max(run.report.messages), total: None });
+            }
+            if at_end {
+                if in_flight {
+                    in_flight = false;
+                    continue;
+                }
+                return Ok(Finish::Done);
+            }
+            in_flight = true;
+        }
+    })
+}
+
+/// Up to a batch of lines from `input`, numbered on from `*lines`.
+fn read_raw_lines(input: &mut dyn BufRead, lines: &mut u64) -> Result<RawLines> {
     let limit = u64::try_from(MAX_INPUT_LINE).unwrap_or(u64::MAX).saturating_add(1);
-    loop {
-        if cancel.load(Ordering::Relaxed) {
-            return Ok(Finish::Cancelled);
+    let read_err = |e| Error::io("read", "the import's input", e);
+    let mut raw = RawLines { bytes: Vec::with_capacity(1 << 20), lines: Vec::with_capacity(super::BATCH) };
+    while raw.lines.len() < super::BATCH && raw.bytes.len() < (1 << 20) {
+        let start = raw.bytes.len();
+        if (&mut *input).take(limit).read_until(b'\n', &mut raw.bytes).map_err(read_err)? == 0 {
+            break;
         }
-        line.clear();
-        let n = (&mut *input).take(limit).read_until(b'\n', &mut line).map_err(|e| Error::io("read", "the import's input", e))?;
-        if n == 0 {
-            return Ok(Finish::Done);
-        }
-        run.report.lines += 1;
-        let at = run.report.lines;
-        if line.len() > MAX_INPUT_LINE {
-            // Read the rest of the line and drop it.
-            let mut sink = Vec::new();
-            while !sink.ends_with(b"\n") {
-                sink.clear();
-                let limit = 1u64 << 20;
-                if (&mut *input).take(limit).read_until(b'\n', &mut sink).map_err(|e| Error::io("read", "the import's input", e))? == 0 {
+        *lines += 1;
+        if raw.bytes.len() - start > MAX_INPUT_LINE {
+            // Read the rest of the line and drop it, and the part read.
+            raw.bytes.truncate(start);
+            let mut rest = Vec::new();
+            while !rest.ends_with(b"\n") {
+                rest.clear();
+                if (&mut *input).take(1 << 20).read_until(b'\n', &mut rest).map_err(read_err)? == 0 {
                     break;
                 }
             }
-            run.bad(at, format!("the line is over {} MiB long: no message that long fits the 4096-byte line limit", MAX_INPUT_LINE >> 20))?;
+            raw.lines.push((*lines, None));
             continue;
         }
-        match records::parse_jsonl(&line, config) {
-            Ok(Some(rec)) => run.take(at, rec)?,
-            Ok(None) => {}
-            Err(problem) => run.bad(at, problem)?,
-        }
-        if at.is_multiple_of(super::BATCH as u64) {
-            on_progress(Progress { done: run.sender.sent.max(run.report.messages), total: None });
-        }
+        raw.lines.push((*lines, Some((start, raw.bytes.len()))));
     }
+    Ok(raw)
 }
 
 fn read_csv(

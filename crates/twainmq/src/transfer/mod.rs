@@ -16,6 +16,8 @@ mod import;
 mod records;
 mod send;
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use copy::{copy, CopyOptions, CopyReport};
@@ -25,7 +27,8 @@ pub use records::{csv_header, message_csv_row, Record};
 
 use crate::error::Result;
 use crate::format::message::Message;
-use crate::log::timeline::TimelineStart;
+use crate::log::consumer::StartFrom;
+use crate::log::reader::PartitionReader;
 use crate::scan::{self, Finish, HitRef, Query};
 use crate::store::Store;
 
@@ -72,7 +75,7 @@ pub struct Progress {
 
 /// What a reader hands on: a batch, and how many messages the selection has
 /// in all (when known).
-pub(crate) type Sink<'a> = dyn FnMut(&[Message], Option<u64>) -> Result<()> + 'a;
+pub(crate) type Sink<'a> = dyn FnMut(Vec<Message>, Option<u64>) -> Result<()> + 'a;
 
 /// Read `sel` in timeline order, handing `sink` batches of at most [`BATCH`]
 /// messages, until the end, a `sink` error or `cancel`.
@@ -98,44 +101,98 @@ fn read_refs(store: &Store, topic: &str, refs: &[HitRef], cancel: &AtomicBool, s
         if cancel.load(Ordering::Relaxed) {
             return Ok(Finish::Cancelled);
         }
-        sink(&scan::read_hits(store, topic, chunk)?, total)?;
+        sink(scan::read_hits(store, topic, chunk)?, total)?;
     }
     Ok(Finish::Done)
 }
 
 /// Every message of the selection's partitions, in timeline order, up to the
 /// end each partition had at the start.
+///
+/// The merge is the timeline's (`log/timeline.rs`): among the partitions'
+/// next messages, the earliest timestamp, ties to the lower partition; so a
+/// partition is never reordered. It is done here on plain partition readers,
+/// each stopped at its end: a snapshot needs none of a live timeline's
+/// watching of idle partitions (a clock read per message).
 fn read_timeline(store: &Store, sel: &Selection, cancel: &AtomicBool, sink: &mut Sink<'_>) -> Result<Finish> {
     let config = store.topic_config(&sel.topic)?;
     let partitions: Vec<u32> = sel.query.partitions.clone().unwrap_or_else(|| (0..config.partitions).collect());
+    if let Some(&p) = partitions.iter().find(|p| **p >= config.partitions) {
+        return Err(crate::error::Error::PartitionOutOfRange { topic: sel.topic.clone(), partition: p, partitions: config.partitions });
+    }
     // Taken before the readers open: what is appended after this is not read.
     let ends = store.end_offsets(&sel.topic)?;
-    let mut timeline = store.timeline(&sel.topic, Some(&partitions), &TimelineStart::Start)?;
-    let firsts: Vec<u64> = timeline.positions().iter().map(|(_, o)| *o).collect();
     let end_of = |p: u32| ends.get(p as usize).copied().unwrap_or(0);
-    let total = Some(partitions.iter().zip(&firsts).map(|(p, f)| end_of(*p).saturating_sub(*f)).sum());
-    // A partition is done once a message at or past its end was read (or the timeline ran dry).
-    let mut open: Vec<u32> = partitions.iter().zip(&firsts).filter(|(p, f)| **f < end_of(**p)).map(|(p, _)| *p).collect();
+    let mut readers = Vec::with_capacity(partitions.len());
+    for &p in &partitions {
+        readers.push((store.partition_reader(&sel.topic, p, StartFrom::Start)?, end_of(p)));
+    }
+    let total = Some(readers.iter().map(|(r, end)| end.saturating_sub(r.position())).sum());
+    let mut heads: Vec<Option<Message>> = Vec::with_capacity(readers.len());
+    let mut heap = BinaryHeap::with_capacity(readers.len());
+    for (i, (r, end)) in readers.iter_mut().enumerate() {
+        let m = next_before(r, *end)?;
+        if let Some(m) = &m {
+            heap.push(Reverse(Head { t: m.timestamp, partition: m.partition, i }));
+        }
+        heads.push(m);
+    }
     let mut batch = Vec::with_capacity(BATCH);
-    while !open.is_empty() {
-        if cancel.load(Ordering::Relaxed) {
+    while let Some(Reverse(Head { i, .. })) = heap.pop() {
+        if batch.len() % 256 == 0 && cancel.load(Ordering::Relaxed) {
             return Ok(Finish::Cancelled);
         }
-        let Some(m) = timeline.poll()? else { break };
-        let end = end_of(m.partition);
-        if m.offset + 1 >= end {
-            open.retain(|p| *p != m.partition);
+        let (r, end) = &mut readers[i];
+        let next = next_before(r, *end)?;
+        if let Some(n) = &next {
+            heap.push(Reverse(Head { t: n.timestamp, partition: n.partition, i }));
         }
-        if m.offset < end {
+        if let Some(m) = std::mem::replace(&mut heads[i], next) {
             batch.push(m);
         }
         if batch.len() >= BATCH {
-            sink(&batch, total)?;
-            batch.clear();
+            sink(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)), total)?;
         }
     }
     if !batch.is_empty() {
-        sink(&batch, total)?;
+        sink(batch, total)?;
     }
     Ok(Finish::Done)
+}
+
+/// The reader's next message before offset `end`, damaged lines skipped.
+fn next_before(r: &mut PartitionReader, end: u64) -> Result<Option<Message>> {
+    loop {
+        if r.position() >= end {
+            return Ok(None);
+        }
+        match r.poll() {
+            Ok(Some(m)) if m.offset < end => return Ok(Some(m)),
+            Ok(_) => return Ok(None),
+            Err(crate::error::Error::CorruptLine { .. }) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// A partition's next message in the merge: ordered by (timestamp, partition).
+#[derive(Debug, PartialEq)]
+struct Head {
+    t: f64,
+    partition: u32,
+    i: usize,
+}
+
+impl Eq for Head {}
+
+impl PartialOrd for Head {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Head {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.t.total_cmp(&other.t).then(self.partition.cmp(&other.partition))
+    }
 }

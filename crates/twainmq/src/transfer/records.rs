@@ -88,7 +88,7 @@ fn unmark(text: &str) -> String {
 fn json_key(raw: &RawValue, config: &TopicConfig) -> Result<Key, String> {
     let text = raw.get().trim();
     let key_type = config.key_type;
-    if let Ok(s) = serde_json::from_str::<String>(text) {
+    if let Some(s) = text.starts_with('"').then(|| serde_json::from_str::<String>(text).ok()).flatten() {
         if key_type.is_int() {
             return Err(format!("the key {text} is a string, but the topic has {key_type} (integer) keys: give it as a JSON number"));
         }
