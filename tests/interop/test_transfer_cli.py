@@ -266,3 +266,36 @@ def test_import_on_a_disk_that_fills_leaves_whole_lines_and_counts_what_landed(c
         subprocess.run(["umount", str(mnt)], capture_output=True)
         if os.path.ismount(mnt):
             subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def test_export_to_a_fifo_a_folder_and_an_interrupted_file(cli, store, tmp_path):
+    import os
+    import signal
+    import threading
+    import time
+
+    cli(store, "topics", "create", "t", "--partitions", "2")
+    cli(store, "produce", "t", "--jsonl", "--batch", input="".join(json.dumps({"key": i, "payload": f"m{i}"}) + "\n" for i in range(2000)))
+    # A FIFO is written as it is (no .partial beside it).
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = {}
+    reader = threading.Thread(target=lambda: got.setdefault("lines", fifo.read_text().splitlines()))
+    reader.start()
+    cli(store, "export", "t", "--output", fifo)
+    reader.join(30)
+    assert len(got["lines"]) == 2000 and not (tmp_path / "fifo.partial").exists()
+    # A folder is refused, and nothing is made.
+    r = cli(store, "export", "t", "--output", tmp_path, check=False)
+    assert r.returncode != 0 and "folder" in r.stderr
+    # Interrupted: no file under the name asked for, no .partial left.
+    cli(store, "produce", "t", "--jsonl", "--batch", input="".join(json.dumps({"key": k % 60000, "payload": "y" * 80}) + "\n" for k in range(300000)))
+    out = tmp_path / "big.jsonl"
+    p = subprocess.Popen([str(cli_binary()), "--store", str(store), "export", "t", "--output", str(out)], env=base_env(), stderr=subprocess.PIPE)
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    if p.returncode == 0:
+        pytest.skip("the export finished before the signal")
+    assert b"interrupted" in err, err
+    assert not out.exists() and not (tmp_path / "big.jsonl.partial").exists()
