@@ -26,8 +26,7 @@ pub struct Record {
 struct JsonlLine<'a> {
     #[serde(borrow)]
     key: &'a RawValue,
-    #[serde(borrow)]
-    payload: &'a RawValue,
+    payload: PayloadIn,
     #[serde(default)]
     timestamp: Option<f64>,
     // Where the message was: read and left (the target's partitioner decides).
@@ -35,6 +34,65 @@ struct JsonlLine<'a> {
     _partition: Option<u64>,
     #[serde(default, rename = "offset")]
     _offset: Option<u64>,
+}
+
+/// A payload read in the same pass as its line: a bare string (text), or
+/// the shape of [`crate::format::payload::PayloadJson`], as
+/// [`Outgoing::from_json`] reads it (the same fields refused), without
+/// reading the payload's text twice.
+struct PayloadIn(Result<Outgoing, String>);
+
+impl<'de> serde::Deserialize<'de> for PayloadIn {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = PayloadIn;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a payload: a string, or {\"type\":\"str\",\"value\":..}, {\"type\":\"bytes\",\"hex\":..} or {\"type\":\"dataclass\",\"class\":..,\"fields\":{..}}")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<PayloadIn, E> {
+                Ok(PayloadIn(Ok(Outgoing::Text(v.to_string()))))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<PayloadIn, E> {
+                Ok(PayloadIn(Ok(Outgoing::Text(v))))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<PayloadIn, A::Error> {
+                let (mut kind, mut value, mut hex, mut class, mut fields) =
+                    (None::<std::borrow::Cow<'de, str>>, None::<String>, None::<std::borrow::Cow<'de, str>>, None::<String>, None);
+                while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match &*k {
+                        "type" => kind = Some(map.next_value()?),
+                        "value" => value = Some(map.next_value()?),
+                        "hex" => hex = Some(map.next_value()?),
+                        "class" => class = map.next_value()?,
+                        "type_id" => {
+                            map.next_value::<Option<u16>>()?;
+                        }
+                        "fields" => fields = Some(map.next_value::<&'de RawValue>()?),
+                        other => {
+                            return Err(serde::de::Error::unknown_field(other, &["type", "value", "hex", "class", "type_id", "fields"]));
+                        }
+                    }
+                }
+                let out = match kind.as_deref() {
+                    Some("str") => value.map(Outgoing::Text).ok_or_else(|| "a \"str\" payload needs a \"value\" string".to_string()),
+                    Some("bytes") => match hex {
+                        Some(h) => hex::decode(h.trim()).map(Outgoing::Bytes).map_err(|e| format!("\"hex\" is not valid hex: {e}")),
+                        None => Err("a \"bytes\" payload needs a \"hex\" string".into()),
+                    },
+                    Some("dataclass") => match (class, fields) {
+                        (Some(c), Some(f)) => Outgoing::typed_json(c, f.get()),
+                        (None, _) => Err("a \"dataclass\" payload needs a \"class\"".into()),
+                        (_, None) => Err("a \"dataclass\" payload needs \"fields\"".into()),
+                    },
+                    Some(other) => Err(format!("unknown payload type {other:?}: a payload is {{\"type\":\"str\",\"value\":..}}, {{\"type\":\"bytes\",\"hex\":..}} or {{\"type\":\"dataclass\",\"class\":..,\"fields\":{{..}}}}")),
+                    None => Err("the payload has no \"type\"".into()),
+                };
+                Ok(PayloadIn(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// What stands for Python's non-standard numbers while serde reads a line
@@ -143,26 +201,23 @@ pub(crate) fn parse_jsonl(bytes: &[u8], config: &TopicConfig) -> Result<Option<R
     }
     const SHAPE: &str = "not a {\"key\": K, \"payload\": P} object (or a line of `consume --json` / `export`)";
     let parsed = match serde_json::from_str::<JsonlLine<'_>>(text) {
-        Ok(line) => record_of(&line, config, None),
+        Ok(line) => record_of(line, config, None),
         Err(e) if !(text.contains("NaN") || text.contains("Infinity")) => return Err(format!("{SHAPE}: {e}")),
         // Typed fields as 0.2.3 writes them may hold NaN and Infinity.
         Err(_) => {
             let marked = mark_python_numbers(text);
             let line = serde_json::from_str::<JsonlLine<'_>>(&marked).map_err(|e| format!("{SHAPE}: {e}"))?;
-            record_of(&line, config, Some(()))
+            record_of(line, config, Some(()))
         }
     };
     parsed.map(Some)
 }
 
-fn record_of(line: &JsonlLine<'_>, config: &TopicConfig, marked: Option<()>) -> Result<Record, String> {
+fn record_of(line: JsonlLine<'_>, config: &TopicConfig, marked: Option<()>) -> Result<Record, String> {
     let key = json_key(line.key, config)?;
-    let payload = match marked {
-        None => Outgoing::from_json(line.payload.get())?,
-        Some(()) => match Outgoing::from_json(line.payload.get())? {
-            Outgoing::Typed { class, json } => Outgoing::Typed { class, json: unmark(&json) },
-            other => other,
-        },
+    let payload = match (marked, line.payload.0?) {
+        (Some(()), Outgoing::Typed { class, json }) => Outgoing::Typed { class, json: unmark(&json) },
+        (_, other) => other,
     };
     if let Outgoing::Typed { class, .. } = &payload {
         if config.type_id(class).is_none() {
@@ -225,6 +280,31 @@ mod tests {
         let line = br#"{"key": 1, "payload": {"type":"dataclass","class":"Box","fields":{"a":NaN,"b":-Infinity,"s":"NaN Infinity"}}}"#;
         let r = parse_jsonl(line, &config(KeyType::U8)).expect("parses").expect("a record");
         assert_eq!(r.payload, Outgoing::Typed { class: "Box".into(), json: r#"{"a":NaN,"b":-Infinity,"s":"NaN Infinity"}"#.into() });
+    }
+
+    #[test]
+    fn payloads_read_in_one_pass_as_from_json_reads_them() {
+        for p in [
+            r#""text""#,
+            r#"{"type":"str","value":"a \"q\" \u00e9"}"#,
+            r#"{"type":"bytes","hex":"00ff"}"#,
+            r#"{"type":"bytes","hex":"0g"}"#,
+            r#"{"type":"dataclass","class":"Box","fields":{"v":18446744073709551616}}"#,
+            r#"{"type":"dataclass","class":"Box","type_id":3,"fields":{"a":[1,{"b":null}]}}"#,
+            r#"{"type":"dataclass","class":"Box","fields":[1]}"#,
+            r#"{"type":"str"}"#,
+            r#"{"type":"nope"}"#,
+            r#"{"type":"str","value":"x","extra":1}"#,
+            r#"5"#,
+        ] {
+            let line = format!(r#"{{"key": 1, "payload": {p}}}"#);
+            let ours = parse_jsonl(line.as_bytes(), &config(KeyType::U8)).map(|r| r.map(|r| r.payload));
+            let theirs = Outgoing::from_json(p);
+            assert_eq!(ours.is_ok(), theirs.is_ok(), "{p}: {ours:?} vs {theirs:?}");
+            if let (Ok(o), Ok(t)) = (ours, theirs) {
+                assert_eq!(o, Some(t), "{p}");
+            }
+        }
     }
 
     #[test]
