@@ -10,7 +10,6 @@ use super::send::{Refused, Sender};
 use super::Progress;
 use crate::error::{Error, Result, TransferError};
 use crate::format::config::TopicConfig;
-use crate::format::payload::Outgoing;
 use crate::log::producer::valid_stamp;
 use crate::scan::Finish;
 use crate::store::Store;
@@ -144,7 +143,7 @@ pub fn import(
     };
     let finish = match &opts.format {
         ImportFormat::Jsonl => read_jsonl(&mut run, &config, input, cancel, on_progress)?,
-        ImportFormat::Csv { .. } => read_csv(&mut run, &config, input, cancel, on_progress)?,
+        ImportFormat::Csv { .. } => super::csv_in::read_csv(&mut run, &config, input, cancel, on_progress)?,
     };
     run.flush()?;
     run.report.finish = finish;
@@ -155,15 +154,15 @@ pub fn import(
 }
 
 /// An import under way.
-struct Run<'a> {
-    store: &'a Store,
-    topic: &'a str,
-    opts: &'a ImportOptions,
-    sender: Sender,
+pub(super) struct Run<'a> {
+    pub(super) store: &'a Store,
+    pub(super) topic: &'a str,
+    pub(super) opts: &'a ImportOptions,
+    pub(super) sender: Sender,
     /// The input line of each message of the batch, and its partition.
     lines_of_batch: Vec<u64>,
     parts_of_batch: Vec<u32>,
-    report: ImportReport,
+    pub(super) report: ImportReport,
     ends_at_start: Vec<u64>,
     on_skipped: &'a mut dyn FnMut(&SkippedLine),
 }
@@ -171,7 +170,7 @@ struct Run<'a> {
 impl Run<'_> {
     /// A bad line: reported and passed over (with `skip_bad` or in a dry
     /// run), else the import stops with everything before it written.
-    fn bad(&mut self, line: u64, problem: String) -> Result<()> {
+    pub(super) fn bad(&mut self, line: u64, problem: String) -> Result<()> {
         let skipped = SkippedLine { line, problem };
         self.report.bad_lines += 1;
         if self.report.first_bad.is_none() {
@@ -187,7 +186,7 @@ impl Run<'_> {
     }
 
     /// A good record from input line `line`.
-    fn take(&mut self, line: u64, rec: Record) -> Result<()> {
+    pub(super) fn take(&mut self, line: u64, rec: Record) -> Result<()> {
         let stamp = match (self.opts.keep_timestamps, rec.timestamp) {
             (false, _) => None,
             (true, Some(t)) if valid_stamp(t) => Some(t),
@@ -382,113 +381,4 @@ fn read_raw_lines(input: &mut dyn BufRead, lines: &mut u64) -> Result<RawLines> 
         raw.lines.push((*lines, Some((start, raw.bytes.len()))));
     }
     Ok(raw)
-}
-
-fn read_csv(
-    run: &mut Run<'_>,
-    config: &TopicConfig,
-    input: &mut dyn BufRead,
-    cancel: &AtomicBool,
-    on_progress: &mut dyn FnMut(Progress),
-) -> Result<Finish> {
-    let ImportFormat::Csv { key, payload, kind, timestamp } = &run.opts.format else { return Ok(Finish::Done) };
-    let mut reader = csv::ReaderBuilder::new().has_headers(true).flexible(true).from_reader(input);
-    let headers = reader.byte_headers().map_err(|e| csv_error(&e))?.clone();
-    run.report.lines = 1;
-    let column = |name: &str| headers.iter().position(|h| h == name.as_bytes());
-    let need = |name: &str, what: &str| {
-        column(name).ok_or_else(|| {
-            let have: Vec<String> = headers.iter().map(|h| String::from_utf8_lossy(h).into_owned()).collect();
-            Error::from(TransferError::BadLine {
-                line: 1,
-                problem: format!(
-                    "the header has no {what} column {name:?} (it has: {}); name it with --key-column / --payload-column",
-                    have.join(", ")
-                ),
-            })
-        })
-    };
-    let cols = CsvColumns {
-        key: need(key, "key")?,
-        payload: need(payload, "payload")?,
-        kind: if *kind == PayloadColumn::Auto { column("kind") } else { None },
-        class: column("class"),
-        timestamp: if run.opts.keep_timestamps { Some(need(timestamp, "timestamp")?) } else { None },
-    };
-    let mut row = csv::ByteRecord::new();
-    loop {
-        if cancel.load(Ordering::Relaxed) {
-            return Ok(Finish::Cancelled);
-        }
-        let at = reader.position().line();
-        match reader.read_byte_record(&mut row) {
-            Ok(false) => return Ok(Finish::Done),
-            Ok(true) => {}
-            Err(e) => {
-                // A broken row (bad quoting): the reader goes on after it.
-                run.report.lines = reader.position().line();
-                run.bad(at, format!("not a CSV row: {e}"))?;
-                continue;
-            }
-        }
-        run.report.lines = reader.position().line().saturating_sub(1).max(at);
-        match csv_record(&row, &cols, kind, config) {
-            Ok(rec) => run.take(at, rec)?,
-            Err(problem) => run.bad(at, problem)?,
-        }
-        if at.is_multiple_of(super::BATCH as u64) {
-            on_progress(Progress { done: run.sender.sent.max(run.report.messages), total: None });
-        }
-    }
-}
-
-fn csv_error(e: &csv::Error) -> Error {
-    let line = e.position().map_or(1, csv::Position::line);
-    TransferError::BadLine { line, problem: format!("not CSV: {e}") }.into()
-}
-
-/// Where a CSV row's cells are.
-struct CsvColumns {
-    key: usize,
-    payload: usize,
-    kind: Option<usize>,
-    class: Option<usize>,
-    timestamp: Option<usize>,
-}
-
-fn csv_record(row: &csv::ByteRecord, cols: &CsvColumns, kind: &PayloadColumn, config: &TopicConfig) -> Result<Record, String> {
-    let cell = |i: usize, name: &str| -> Result<&str, String> {
-        let bytes = row.get(i).ok_or_else(|| format!("the row has no {name} cell (it has {} cells)", row.len()))?;
-        std::str::from_utf8(bytes).map_err(|e| format!("the {name} cell is not UTF-8 (byte {}): give bytes as hex", e.valid_up_to() + 1))
-    };
-    let key = records::key_from_text(cell(cols.key, "key")?, config.key_type)?;
-    let text = cell(cols.payload, "payload")?;
-    let row_kind = match cols.kind {
-        Some(i) => cell(i, "kind")?.to_string(),
-        None => String::new(),
-    };
-    let typed = |class: &str, text: &str| -> Result<Outgoing, String> {
-        if config.type_id(class).is_none() {
-            return Err(records::unknown_class(class, config));
-        }
-        Outgoing::typed_json(class, text).map_err(|e| format!("the payload is not a typed message's fields: {e}"))
-    };
-    let payload = match (kind, row_kind.as_str()) {
-        (PayloadColumn::Text, _) | (PayloadColumn::Auto, "" | "str") => Outgoing::Text(text.to_string()),
-        (PayloadColumn::Json, _) => {
-            serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| format!("the payload is not JSON: {e}"))?;
-            Outgoing::Text(text.to_string())
-        }
-        (PayloadColumn::Hex, _) | (PayloadColumn::Auto, "bytes") => {
-            Outgoing::Bytes(hex::decode(text.trim()).map_err(|e| format!("the payload is not hex: {e}"))?)
-        }
-        (PayloadColumn::Typed(class), _) => typed(class, text)?,
-        (PayloadColumn::Auto, "dataclass") => {
-            let class = cols.class.map(|i| cell(i, "class")).transpose()?.unwrap_or_default();
-            typed(class, text)?
-        }
-        (PayloadColumn::Auto, other) => return Err(format!("kind {other:?} is not str, bytes or dataclass")),
-    };
-    let timestamp = cols.timestamp.map(|i| cell(i, "timestamp").and_then(records::parse_time)).transpose()?;
-    Ok(Record { key, payload, timestamp })
 }

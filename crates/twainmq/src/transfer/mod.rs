@@ -11,6 +11,7 @@
 //! neither makes it run forever nor gets half its messages taken.
 
 mod copy;
+mod csv_in;
 mod export;
 mod import;
 mod records;
