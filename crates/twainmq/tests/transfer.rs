@@ -226,7 +226,12 @@ fn copy_keeps_keys_and_payloads_and_refuses_itself_and_classes_the_target_lacks(
     let Error::Transfer(TransferError::CopyStopped { written, .. }) = e else { panic!("{e}") };
     assert_eq!(store.end_offsets("c").expect("ends")[0], written);
     assert!(written > 0 && written < n as u64);
-    // Keys of another kind: a u32 topic into a char topic is refused message by message.
+    // Keys of another kind: refused before anything is read.
+    store.create_topic("s", &TopicSpec::new(KeyType::Char(8), 1).with_types(["Box"])).expect("create");
+    let e = transfer::copy(&store, &Selection::topic("a"), &store, "s", &o, &AtomicBool::new(false), &mut |_| {}).expect_err("kinds");
+    assert_eq!(e.code(), "key_types_differ");
+    assert_eq!(store.end_offsets("s").expect("ends"), vec![0]);
+    // Keys of a narrower type: refused message by message, those before sent.
     store.create_topic("d", &TopicSpec::new(KeyType::U8, 1).with_types(["Box"])).expect("create");
     let e = transfer::copy(&store, &Selection::topic("a"), &store, "d", &o, &AtomicBool::new(false), &mut |_| {}).expect_err("keys");
     assert!(e.to_string().contains("the largest u8 key is 255"), "{e}");

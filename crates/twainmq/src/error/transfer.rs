@@ -56,6 +56,19 @@ pub enum TransferError {
         /// Why.
         problem: String,
     },
+    /// A copy between topics whose keys are of different kinds (integers and
+    /// strings): keys are kept, so they must fit the target's kind.
+    #[error("cannot copy topic {source_topic:?} ({source_type} keys) into {target_topic:?} ({target_type} keys): keys are kept, so both need integer keys or both string keys; create the target with --key-type {source_type}")]
+    KeyTypesDiffer {
+        /// The topic read.
+        source_topic: String,
+        /// Its key type.
+        source_type: crate::format::key::KeyType,
+        /// The target topic.
+        target_topic: String,
+        /// Its key type.
+        target_type: crate::format::key::KeyType,
+    },
     /// A retention setting that is not a positive number of days or bytes.
     #[error("invalid retention for topic {topic:?}: {problem}")]
     InvalidRetention {
@@ -83,6 +96,7 @@ impl TransferError {
             TransferError::CopyStopped { .. } => "copy_stopped",
             TransferError::CopyIntoItself { .. } => "copy_into_itself",
             TransferError::Uncopyable { .. } => "uncopyable_message",
+            TransferError::KeyTypesDiffer { .. } => "key_types_differ",
             TransferError::InvalidRetention { .. } => "invalid_retention",
             TransferError::BadTarget { .. } => "bad_export_target",
         }

@@ -36,7 +36,8 @@ pub struct CopyReport {
 /// message goes to the partition the target's partitioner picks for its key.
 ///
 /// # Errors
-/// [`TransferError::CopyIntoItself`] before anything is read; topic errors;
+/// [`TransferError::CopyIntoItself`] and [`TransferError::KeyTypesDiffer`]
+/// before anything is read; topic errors;
 /// [`TransferError::CopyStopped`] with the count written when a message
 /// cannot go into the target (its key or class) or a write fails.
 pub fn copy(
@@ -52,8 +53,13 @@ pub fn copy(
     if same_root && sel.topic == target_topic {
         return Err(TransferError::CopyIntoItself { topic: sel.topic.clone() }.into());
     }
-    store.topic_config(&sel.topic)?;
+    let source_type = store.topic_config(&sel.topic)?.key_type;
     let producer = target.producer(target_topic)?;
+    let target_type = producer.config().key_type;
+    if source_type.is_int() != target_type.is_int() {
+        let (source_topic, target_topic) = (sel.topic.clone(), target_topic.to_string());
+        return Err(TransferError::KeyTypesDiffer { source_topic, source_type, target_topic, target_type }.into());
+    }
     let mut sender = Sender::new(producer);
     let started = Instant::now();
     // With a rate, batches are a tenth of a second's worth, so the pace is even.
