@@ -64,6 +64,22 @@ print(f'time window   10% of the topic:                          {s["time_window
 print(f'text search   (every payload inflated):                  {s["text_msgs_per_s"]:>12,.0f} msg/s')
 print(f'timeline      newest 100 (End) {s["timeline_end_page_ms"]:.1f} ms warm, {s["timeline_end_page_cold_ms"]:.0f} ms with no index (goal 200 cold); 100 from a time {s["timeline_jump_ms"]:.1f} ms (goal 50)')
 PY
+echo "== export, import and copy (issue 14): ${TRANSFER_MESSAGES:=10000000} messages of 100 bytes, 4 partitions, JSONL, one process a step"
+for step in produce export import copy; do
+  /usr/bin/time -f '{"time_v_max_rss_kb": %M}' -o "$store/time-$step.json" \
+    target/release/twainmq --store "$store" bench-transfer --messages "$TRANSFER_MESSAGES" --partitions 4 --step "$step" --file "$store/transfer.jsonl" > "$store/step-$step.json"
+done
+python3 - "$store" <<'PY'
+import json, sys
+store = sys.argv[1]
+print(f'{"":10}{"msg/s":>14}{"peak RSS MB":>13}   goal')
+for step in ["produce", "export", "import", "copy"]:
+    r = json.load(open(f"{store}/step-{step}.json"))
+    rss = json.load(open(f"{store}/time-{step}.json"))["time_v_max_rss_kb"] / 1024
+    goal = "" if step == "produce" else "1M msg/s, RSS < 100 MB"
+    print(f'{step:10}{r["msgs_per_s"]:>14,.0f}{rss:>13.1f}   {goal}   ({r["messages"]:,} messages in {r["secs"]:.2f} s)')
+PY
+target/release/twainmq --store "$store" bench-transfer --step clean --file "$store/transfer.jsonl" > /dev/null
 echo "== criterion benches of the codec and the filter"
 cargo bench -p twainmq --bench filter -- --quick 2>/dev/null | grep -E "time:|^[a-z]" || true
 cargo bench -p twainmq --bench codec -- --quick 2>/dev/null | grep -E "time:|^[a-z]" || true

@@ -31,6 +31,15 @@ pub(crate) enum Command {
     /// Find messages: every partition on every core, results in timeline order
     /// (the partitions merged by timestamp), never capped. All conditions must hold.
     Search(SearchArgs),
+    /// Write a topic's messages (or a time range, a search's result) to JSONL, CSV or a new store.
+    Export(ExportArgs),
+    /// Write the messages of a JSONL or CSV file into a topic (check it first with --dry-run).
+    Import(ImportArgs),
+    /// Send a topic's messages (or a selection) into another topic of this or another store.
+    Copy(CopyArgs),
+    /// Delete old day files of topics with a retention setting (never the newest file of a partition).
+    #[command(subcommand)]
+    Retention(RetentionCmd),
     /// Inspect consumer groups and reset their offsets.
     #[command(subcommand)]
     Groups(GroupsCmd),
@@ -51,6 +60,20 @@ pub(crate) enum Command {
         topic: String,
         #[arg(long)]
         count: usize,
+    },
+    /// For `make bench`: export, import and copy speed on a temporary topic of 100-byte messages, as JSON.
+    #[command(hide = true)]
+    BenchTransfer {
+        #[arg(long, default_value_t = 1_000_000)]
+        messages: u64,
+        #[arg(long, default_value_t = 4)]
+        partitions: u32,
+        /// Which step: produce (fill the topic), export, import, copy.
+        #[arg(long)]
+        step: String,
+        /// The JSONL file exported to and imported from.
+        #[arg(long)]
+        file: PathBuf,
     },
     /// For `make bench`: search speed on a temporary topic of 100-byte JSON messages, as JSON.
     #[command(hide = true)]
@@ -182,6 +205,24 @@ pub(crate) enum TopicsCmd {
         name: String,
         #[arg(long)]
         json: bool,
+    },
+    /// Empty a topic without deleting it: its day files go (all, or those whose messages are
+    /// all before --before), the newest file of each partition is emptied in place of going.
+    /// Without --yes, says what would go and deletes nothing.
+    Purge {
+        name: String,
+        /// Only files whose last message is before this RFC 3339 time.
+        #[arg(long, value_parser = flags::rfc3339, conflicts_with = "all", required_unless_present = "all")]
+        before: Option<f64>,
+        /// Every message.
+        #[arg(long)]
+        all: bool,
+        /// Also when groups have not consumed them.
+        #[arg(long)]
+        force: bool,
+        /// Confirm.
+        #[arg(long)]
+        yes: bool,
     },
     /// Delete a topic, all its messages and the consumer groups that read it.
     /// Without --yes, says what would be deleted and deletes nothing.
@@ -320,4 +361,135 @@ pub(crate) struct SearchArgs {
     /// One JSON object a line, as consume --json prints them.
     #[arg(long)]
     pub(crate) json: bool,
+}
+
+/// Which messages `export` and `copy` take: all conditions must hold; none: the whole topic.
+#[derive(Args, Debug, Clone)]
+pub(crate) struct SelectArgs {
+    /// A CEL filter (as `search --where`, docs/QUERY.md).
+    #[arg(long = "where", value_name = "EXPR")]
+    pub(crate) filter: Option<String>,
+    /// Text the payload contains (case-insensitive unless --case-sensitive).
+    #[arg(long)]
+    pub(crate) text: Option<String>,
+    /// A regular expression the payload matches.
+    #[arg(long, conflicts_with = "text")]
+    pub(crate) regex: Option<String>,
+    /// Match --text or --regex with case as given.
+    #[arg(long)]
+    pub(crate) case_sensitive: bool,
+    /// Only messages with this key.
+    #[arg(long)]
+    pub(crate) key: Option<String>,
+    /// Only this partition (repeat for several).
+    #[arg(long = "partition")]
+    pub(crate) partitions: Vec<u32>,
+    /// Only messages stamped at or after this RFC 3339 time.
+    #[arg(long, value_parser = flags::rfc3339)]
+    pub(crate) since: Option<f64>,
+    /// Only messages stamped at or before this RFC 3339 time.
+    #[arg(long, value_parser = flags::rfc3339)]
+    pub(crate) until: Option<f64>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ExportArgs {
+    pub(crate) topic: String,
+    #[command(flatten)]
+    pub(crate) select: SelectArgs,
+    /// jsonl (as consume --json prints), csv (a header row, then partition, offset, timestamp,
+    /// key, kind, class, payload), or store (a new store folder, --output, that 0.2.3 opens).
+    #[arg(long, default_value = "jsonl", value_parser = ["jsonl", "csv", "store"])]
+    pub(crate) format: String,
+    /// The file to write (standard output when not given); for --format store, the store's folder.
+    #[arg(long, short)]
+    pub(crate) output: Option<PathBuf>,
+    /// With --format store: the topic's name there (default: the same name).
+    #[arg(long)]
+    pub(crate) as_topic: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ImportArgs {
+    pub(crate) topic: String,
+    /// The file to read (- for standard input).
+    pub(crate) file: PathBuf,
+    /// jsonl or csv (default: csv for a .csv file, else jsonl).
+    #[arg(long, value_parser = ["jsonl", "csv"])]
+    pub(crate) format: Option<String>,
+    /// Read and check every line, and say how many messages would go to which partitions; write nothing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Keep the file's timestamps (every line needs one) instead of stamping now.
+    #[arg(long)]
+    pub(crate) keep_timestamps: bool,
+    /// Report each bad line on stderr and go on (else the first bad line stops the import,
+    /// everything before it written).
+    #[arg(long)]
+    pub(crate) skip_bad: bool,
+    /// CSV: the key's column.
+    #[arg(long, default_value = "key")]
+    pub(crate) key_column: String,
+    /// CSV: the payload's column.
+    #[arg(long, default_value = "payload")]
+    pub(crate) payload_column: String,
+    /// CSV: what the payload column holds: auto (export's kind and class columns; text
+    /// without them), text, json (sent as text), hex (bytes) or typed:CLASS (the fields).
+    #[arg(long, default_value = "auto")]
+    pub(crate) payload_kind: String,
+    /// CSV: the timestamp's column (RFC 3339 or UNIX seconds), for --keep-timestamps.
+    #[arg(long, default_value = "timestamp")]
+    pub(crate) timestamp_column: String,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct CopyArgs {
+    pub(crate) topic: String,
+    /// The target: TOPIC in this store, or STORE:TOPIC (a store folder, then the topic).
+    #[arg(long)]
+    pub(crate) to: String,
+    #[command(flatten)]
+    pub(crate) select: SelectArgs,
+    /// Keep the messages' timestamps instead of stamping them now.
+    #[arg(long)]
+    pub(crate) keep_timestamps: bool,
+    /// At most N messages a second.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) rate: Option<u64>,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum RetentionCmd {
+    /// Show a topic's retention setting.
+    Show {
+        topic: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set a topic's retention: day files older than DAYS go, and the oldest go while a
+    /// partition holds more than BYTES. `--days 0 --bytes 0` removes the setting.
+    Set {
+        topic: String,
+        #[arg(long)]
+        days: Option<u64>,
+        #[arg(long)]
+        bytes: Option<u64>,
+    },
+    /// Delete the files retention lets go, in one topic or every topic with a setting
+    /// (for cron). Always lists what goes; never the newest file of a partition, never a file
+    /// with messages a group has not committed past, unless --force.
+    Apply {
+        topic: Option<String>,
+        /// List what would go, delete nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Also delete files holding messages a group has not consumed.
+        #[arg(long)]
+        force: bool,
+        #[arg(long)]
+        json: bool,
+    },
 }

@@ -19,9 +19,12 @@ mod flags;
 mod groups;
 mod hooks;
 mod produce;
+mod retention;
+mod bench_transfer;
 mod render;
 mod search;
 mod topics;
+mod transfer;
 
 use anyhow::{anyhow, Result};
 use clap::Parser;
@@ -102,6 +105,11 @@ fn dispatch(store: &Store, command: Command) -> Result<ExitCode> {
         Command::Consume(args) => done(consume::run(store, args)),
         Command::Search(args) => done(search::run(store, &args)),
         Command::Groups(cmd) => groups::run(store, cmd),
+        Command::Export(args) => done(transfer::export(store, &args)),
+        Command::Import(args) => done(transfer::import(store, &args)),
+        Command::Copy(args) => done(transfer::copy(store, &args)),
+        Command::Retention(cmd) => done(retention::run(store, cmd)),
+        Command::BenchTransfer { messages, partitions, step, file } => done(bench_transfer::command(store, messages, partitions, &step, &file)),
         Command::Check { topic, json } => check::run(store, topic.as_deref(), json),
         Command::Bench(args) => done(bench::command(store, &args)),
         Command::BenchFollow { topic, count } => done(bench::follow(store, &topic, count)),

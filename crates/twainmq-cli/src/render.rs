@@ -210,6 +210,85 @@ fn write_escaped(out: &mut impl Write, s: &str) -> io::Result<()> {
     }
 }
 
+// ---- import ----------------------------------------------------------------
+
+/// `import`: what was written, or in a dry run would be.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub(crate) struct Imported(pub(crate) twainmq::transfer::ImportReport);
+
+impl Text for Imported {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let r = &self.0;
+        let verb = if r.dry_run { "would write" } else { "wrote" };
+        writeln!(out, "{verb} {} messages from {} lines", r.messages, r.lines)?;
+        let parts: Vec<String> = r.partitions.iter().enumerate().filter(|(_, n)| **n > 0).map(|(p, n)| format!("{p}: {n}")).collect();
+        if !parts.is_empty() {
+            writeln!(out, "partitions: {}", parts.join(", "))?;
+        }
+        match &r.first_bad {
+            Some(b) => writeln!(out, "{} bad lines; the first is line {}: {}", r.bad_lines, b.line, b.problem),
+            None => writeln!(out, "no bad lines"),
+        }
+    }
+}
+
+// ---- retention ---------------------------------------------------------------
+
+/// `retention show` / `set`.
+#[derive(Serialize)]
+pub(crate) struct RetentionView {
+    pub(crate) topic: String,
+    pub(crate) retention: Option<twainmq::Retention>,
+}
+
+impl Text for RetentionView {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        match &self.retention {
+            None => writeln!(out, "topic {}: no retention (every file is kept)", self.topic),
+            Some(r) => {
+                let days = r.days.map_or("any age".to_string(), |d| format!("{d} days"));
+                let bytes = r.bytes_per_partition.map_or("any size".to_string(), |b| format!("{b} bytes a partition"));
+                writeln!(out, "topic {}: keep {days}, {bytes}", self.topic)
+            }
+        }
+    }
+}
+
+/// `retention apply`, `topics purge`: each plan's files.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub(crate) struct Plans(pub(crate) Vec<twainmq::RetentionPlan>);
+
+impl Text for Plans {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        for plan in &self.0 {
+            let (files, messages, bytes) = plan.totals();
+            let verb = if plan.applied { "deleted" } else { "would delete" };
+            writeln!(out, "topic {}: {verb} {files} files, {messages} messages, {bytes} bytes", plan.topic)?;
+            for f in &plan.files {
+                let what = if f.deleted { if plan.applied { "deleted" } else { "goes" } } else { "kept" };
+                write!(out, "  {what}  {}  {} messages  {} bytes", f.name, f.messages, f.bytes)?;
+                if !f.unconsumed_by.is_empty() {
+                    let how = if f.deleted { "unconsumed by" } else { "not yet consumed by" };
+                    write!(out, "  ({how} {})", f.unconsumed_by.join(", "))?;
+                }
+                writeln!(out)?;
+            }
+            for c in &plan.created {
+                writeln!(out, "  new empty file {c} (offsets go on from there)")?;
+            }
+            if !plan.created.is_empty() {
+                writeln!(out, "  stop 0.2.3 producers of this topic first: one running now would write on under its deleted file's name")?;
+            }
+            if plan.files.iter().any(|f| !f.deleted) {
+                writeln!(out, "  files kept for groups go with --force")?;
+            }
+        }
+        Ok(())
+    }
+}
+
 // ---- groups ----------------------------------------------------------------
 
 /// A row of `groups list`: the group's topic and members, or why its log cannot be read.

@@ -23,6 +23,7 @@ pub(crate) fn run(store: &Store, cmd: TopicsCmd) -> Result<()> {
             render::emit_text(&mut out, &Created { name, key_type: kt, partitions })
         }
         TopicsCmd::Describe { name, json } => render::emit(&mut out, &TopicView(store.describe_topic(&name)?), json),
+        TopicsCmd::Purge { name, before, all: _, force, yes } => crate::retention::purge(store, &name, before, force, yes),
         TopicsCmd::Delete { name: topic, yes } => {
             let deleted = delete(store, topic, yes)?;
             render::emit_text(&mut out, &deleted)

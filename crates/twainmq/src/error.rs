@@ -2,11 +2,13 @@
 
 mod group;
 mod name;
+mod transfer;
 
 use std::path::PathBuf;
 
 pub use group::GroupError;
 pub use name::NameProblem;
+pub use transfer::TransferError;
 
 use crate::format::key::KeyType;
 
@@ -334,6 +336,22 @@ pub enum Error {
     #[error(transparent)]
     Group(#[from] GroupError),
 
+    /// A message timestamp given to keep (an import or copy with
+    /// `--keep-timestamps`) that no reader could show.
+    #[error("timestamp {timestamp} for topic {topic:?} cannot be written: {problem}")]
+    BadTimestamp {
+        /// The topic written to.
+        topic: String,
+        /// The timestamp given (NaN when the count of timestamps was wrong).
+        timestamp: f64,
+        /// What a timestamp must be.
+        problem: &'static str,
+    },
+
+    /// An export, import, copy or retention failure: see [`TransferError`].
+    #[error(transparent)]
+    Transfer(#[from] TransferError),
+
     /// A file-system operation failed (not found, permission denied, disk full, ...).
     // The cause is part of the message (so the app shows it) and deliberately not
     // a chained `source`, which the CLI would print a second time.
@@ -391,6 +409,8 @@ impl Error {
                 GroupError::InvalidSpan { .. } => "invalid_span",
                 GroupError::InvalidRecordedTopic { .. } => "invalid_recorded_topic",
             },
+            Error::BadTimestamp { .. } => "bad_timestamp",
+            Error::Transfer(t) => t.code(),
             Error::Io { .. } => "io",
         }
     }
@@ -409,6 +429,7 @@ impl Error {
                 | Error::BadPartitioner { .. }
                 | Error::TypedEncode { .. }
                 | Error::WrongPayloadKind { .. }
+                | Error::BadTimestamp { .. }
         )
     }
 

@@ -12,7 +12,8 @@
 //! # Layers
 //! Each layer imports only from the layers below it:
 //! ```text
-//!   scan, check, demo        whole-log operations: search, consistency check, demo data
+//!   scan, check, demo,       whole-log operations: search, consistency check, demo data,
+//!   transfer                 export, import, copy
 //!        |
 //!   store/                   Store: the public face; validates names, owns the caches
 //!        |
@@ -29,8 +30,8 @@
 //! ```
 //! The public API is what this page lists: [`Store`] and what it hands out
 //! (producers, consumers, readers, group members), the message and key
-//! types, errors, the change watcher, and the `group`, `scan` and `check`
-//! namespaces. Everything else is private; the fuzz targets and benchmarks
+//! types, errors, the change watcher, and the `group`, `scan`, `check` and
+//! `transfer` namespaces. Everything else is private; the fuzz targets and benchmarks
 //! reach internals through [`internals`], which is not a stable API.
 //!
 //! # Examples
@@ -62,8 +63,9 @@ pub mod check;
 pub mod demo;
 pub mod group;
 pub mod scan;
+pub mod transfer;
 
-pub use error::{Error, GroupError, NameProblem, Result};
+pub use error::{Error, GroupError, NameProblem, Result, TransferError};
 pub use format::config::TopicConfig;
 pub use format::key::{Key, KeyType};
 pub use format::message::{Message, MessageJson};
@@ -79,6 +81,7 @@ pub use log::reader::PartitionReader;
 pub use log::timeline::{Timeline, TimelineStart};
 pub use log::watch::{StoreChange, StoreWatcher};
 pub use query::Filter;
+pub use store::{PlannedFile, Retention, RetentionPlan, RETENTION_KEY};
 pub use store::{FileInfo, GroupState, GroupSummary, PartitionInfo, Store, TimelinePage, TopicDescription, TopicSummary, TopicTotals};
 
 /// Names and limits callers validate against before asking the engine (the

@@ -17,6 +17,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("store", 5),
     ("scan", 6),
     ("check", 6),
+    ("transfer", 6),
     ("demo", 7),
 ];
 

@@ -163,9 +163,9 @@ impl Outgoing {
     pub fn from_json(text: &str) -> Result<Outgoing, String> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
-        struct Shape {
-            #[serde(rename = "type")]
-            kind: String,
+        struct Shape<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: std::borrow::Cow<'a, str>,
             value: Option<String>,
             hex: Option<String>,
             class: Option<String>,
@@ -174,11 +174,14 @@ impl Outgoing {
             fields: Option<Box<serde_json::value::RawValue>>,
         }
         const SHAPES: &str = "a payload is {\"type\":\"str\",\"value\":..}, {\"type\":\"bytes\",\"hex\":..} or {\"type\":\"dataclass\",\"class\":..,\"fields\":{..}}";
-        if let Ok(s) = serde_json::from_str::<String>(text) {
-            return Ok(Outgoing::Text(s));
+        // (Only what starts as a string is tried as one: a failed parse costs an error's allocation.)
+        if text.trim_start().starts_with('"') {
+            if let Ok(s) = serde_json::from_str::<String>(text) {
+                return Ok(Outgoing::Text(s));
+            }
         }
-        let shape: Shape = serde_json::from_str(text).map_err(|e| format!("{SHAPES} ({e})"))?;
-        match shape.kind.as_str() {
+        let shape: Shape<'_> = serde_json::from_str(text).map_err(|e| format!("{SHAPES} ({e})"))?;
+        match &*shape.kind {
             "str" => shape.value.map(Outgoing::Text).ok_or_else(|| "a \"str\" payload needs a \"value\" string".into()),
             "bytes" => {
                 let h = shape.hex.ok_or("a \"bytes\" payload needs a \"hex\" string")?;

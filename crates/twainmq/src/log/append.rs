@@ -93,6 +93,10 @@ pub(crate) struct Appender {
     lock_appends: bool,
     /// Record each write's byte position (for `resolve_offset`).
     pub(crate) locate: bool,
+    /// Reserve each write's space before making it (batches): on a full disk
+    /// the reservation fails and nothing of the write lands, where a write
+    /// alone could land half a line.
+    reserve: bool,
 }
 
 impl Appender {
@@ -124,10 +128,18 @@ impl Appender {
             incarnation,
             lock_appends: kind.is_network(),
             locate: false,
+            reserve: false,
         })
     }
 
     pub(crate) fn append_batch(&mut self, per_partition: &[Vec<u8>], now: i64) -> Result<()> {
+        self.reserve = true;
+        let result = self.append_chunks(per_partition, now);
+        self.reserve = false;
+        result
+    }
+
+    fn append_chunks(&mut self, per_partition: &[Vec<u8>], now: i64) -> Result<()> {
         const CHUNK: usize = 64 << 10;
         for (p, buf) in (0u32..).zip(per_partition) {
             let mut start = 0;
@@ -189,6 +201,10 @@ impl Appender {
                 // Join the later file: open_active picks the partition's newest.
                 self.active[p] = None;
                 continue;
+            }
+            if self.reserve {
+                crate::sys::reserve::reserve(&active.file, active.our_end, bytes.len())
+                    .map_err(|e| Error::io("make room to append to", active.path.to_path_buf(), e))?;
             }
             let written = loop {
                 match (&active.file).write(bytes) {

@@ -83,8 +83,14 @@ pub(crate) struct LineEncoder {
 }
 
 impl LineEncoder {
-    /// Append the line for `payload` to `out`; on error `out` is left as it was.
+    /// Append the line for `payload`, stamped `now` (UNIX micros), to `out`;
+    /// on error `out` is left as it was.
     pub(crate) fn encode(&mut self, ctx: &EncodeCtx<'_>, key: &Key, payload: PayloadRef<'_>, now: i64, out: &mut Vec<u8>) -> Result<()> {
+        self.encode_at(ctx, key, payload, micros_to_unix(now), out)
+    }
+
+    /// As [`LineEncoder::encode`], stamped `ts` (UNIX seconds, written as given).
+    pub(crate) fn encode_at(&mut self, ctx: &EncodeCtx<'_>, key: &Key, payload: PayloadRef<'_>, ts: f64, out: &mut Vec<u8>) -> Result<()> {
         let raw: &[u8] = match payload {
             PayloadRef::Text(s) => s.as_bytes(),
             PayloadRef::Bytes(b) => {
@@ -103,7 +109,6 @@ impl LineEncoder {
         };
         let start = out.len();
         let key_type: KeyType = ctx.config.key_type;
-        let ts = micros_to_unix(now);
         if let Err(e) = self.codec.encode_line(key_type, key, ts, raw, out) {
             out.truncate(start);
             return Err(ctx.key_error(key, e));
@@ -127,18 +132,20 @@ impl LineEncoder {
         Ok(())
     }
 
-    /// Encode each message onto its partition's buffer.
+    /// Encode each message onto its partition's buffer, stamped with its
+    /// entry of `stamps` (UNIX seconds), or `now` when `stamps` is empty.
     pub(crate) fn encode_all(
         &mut self,
         ctx: &EncodeCtx<'_>,
-        messages: &[(Key, Outgoing)],
-        parts: &[u32],
+        (messages, parts, stamps): (&[(Key, Outgoing)], &[u32], &[f64]),
         now: i64,
         bufs: &mut [Vec<u8>],
     ) -> Result<()> {
-        for ((key, out), &p) in messages.iter().zip(parts) {
+        let now = micros_to_unix(now);
+        for (i, ((key, out), &p)) in messages.iter().zip(parts).enumerate() {
             let payload = ctx.resolve(out)?;
-            self.encode(ctx, key, payload, now, &mut bufs[p as usize])?;
+            let ts = stamps.get(i).copied().unwrap_or(now);
+            self.encode_at(ctx, key, payload, ts, &mut bufs[p as usize])?;
         }
         Ok(())
     }
@@ -169,7 +176,8 @@ impl Encoders {
         self.enc2.codec.set_exact(exact);
     }
 
-    /// Encode `messages` (whose partitions are `parts`) into per-partition
+    /// Encode `messages` (whose partitions are `parts`, and timestamps
+    /// `stamps`, or `now` when it is empty) into per-partition
     /// buffers: the first half into `bufs.0` and, for a large batch on a
     /// machine with a second core, the second half on another thread into
     /// `bufs.1` (each partition's lines stay in order when `bufs.1[p]` follows
@@ -179,7 +187,7 @@ impl Encoders {
         &mut self,
         ctx: &EncodeCtx<'_>,
         dir: &std::path::Path,
-        (messages, parts): (&[(Key, Outgoing)], &[u32]),
+        (messages, parts, stamps): (&[(Key, Outgoing)], &[u32], &[f64]),
         now: i64,
         (bufs, bufs2): (&mut [Vec<u8>], &mut [Vec<u8>]),
     ) -> Result<()> {
@@ -191,22 +199,24 @@ impl Encoders {
         }
         let mid = if parallel { messages.len() / 2 } else { messages.len() };
         let ((msgs_a, msgs_b), (parts_a, parts_b)) = (messages.split_at(mid), parts.split_at(mid));
+        let (stamps_a, stamps_b) = stamps.split_at(mid.min(stamps.len()));
+        let (a, b) = ((msgs_a, parts_a, stamps_a), (msgs_b, parts_b, stamps_b));
         if msgs_b.is_empty() {
-            return self.enc.encode_all(ctx, msgs_a, parts_a, now, bufs);
+            return self.enc.encode_all(ctx, a, now, bufs);
         }
         let (enc, enc2) = (&mut self.enc, &mut self.enc2);
         let Some(pool) = encode_pool() else {
-            return enc.encode_all(ctx, msgs_a, parts_a, now, bufs).and_then(|()| enc.encode_all(ctx, msgs_b, parts_b, now, bufs));
+            return enc.encode_all(ctx, a, now, bufs).and_then(|()| enc.encode_all(ctx, b, now, bufs));
         };
         let started = Instant::now();
         let mut mine_done = started;
         let mut theirs = None;
         let mine = pool.in_place_scope(|s| {
             s.spawn(|_| {
-                let work = std::panic::AssertUnwindSafe(|| enc2.encode_all(ctx, msgs_b, parts_b, now, bufs2));
+                let work = std::panic::AssertUnwindSafe(|| enc2.encode_all(ctx, b, now, bufs2));
                 theirs = Some(std::panic::catch_unwind(work));
             });
-            let mine = enc.encode_all(ctx, msgs_a, parts_a, now, bufs);
+            let mine = enc.encode_all(ctx, a, now, bufs);
             mine_done = Instant::now();
             mine
         });

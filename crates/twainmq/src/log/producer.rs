@@ -50,6 +50,9 @@ pub struct Producer {
     batch_bufs: Vec<Vec<u8>>,
     batch_bufs2: Vec<Vec<u8>>,
     batch_parts: Vec<u32>,
+    /// Called after the first write of a new UTC day (retention), and the day of the last write.
+    rollover_hook: Option<Box<dyn FnMut() + Send>>,
+    last_day: Option<crate::log::files::Day>,
 }
 
 impl std::fmt::Debug for Producer {
@@ -74,6 +77,8 @@ impl Producer {
             batch_bufs: Vec::new(),
             batch_bufs2: Vec::new(),
             batch_parts: Vec::new(),
+            rollover_hook: None,
+            last_day: None,
         })
     }
 
@@ -89,6 +94,24 @@ impl Producer {
     pub fn with_partitioner(mut self, f: impl FnMut(&Key, u32) -> u32 + Send + 'static) -> Self {
         self.partitioner = Some(Box::new(f));
         self
+    }
+
+    /// Call `hook` after the first write of each new UTC day (by this
+    /// producer's clock) but the first day it writes on: the store applies a
+    /// topic's retention with it.
+    pub fn with_rollover_hook(mut self, hook: impl FnMut() + Send + 'static) -> Self {
+        self.rollover_hook = Some(Box::new(hook));
+        self
+    }
+
+    /// After a write stamped `now`: on a new day, the rollover hook.
+    fn after_write(&mut self, now: i64) {
+        let day = crate::log::files::Day::from_unix_micros(now);
+        if self.last_day.replace(day).is_some_and(|d| d != day) {
+            if let Some(hook) = self.rollover_hook.as_mut() {
+                hook();
+            }
+        }
     }
 
     /// The topic this producer writes to.
@@ -150,6 +173,18 @@ impl Producer {
         self.send_ref(key, payload)
     }
 
+    /// Check that `payload` under `key` would be sent (its key, its type, its
+    /// line within [`MAX_LINE_BYTES`]) without writing anything; returns the
+    /// partition it would go to.
+    ///
+    /// # Errors
+    /// As [`Producer::send`] for the message itself; no I/O is done.
+    pub fn check(&mut self, key: &Key, payload: &Outgoing) -> Result<u32> {
+        let payload = self.ctx().resolve(payload)?;
+        let now = self.clock.now_micros();
+        self.encode(key, payload, now)
+    }
+
     fn ctx(&self) -> EncodeCtx<'_> {
         EncodeCtx { topic: &self.topic, config: &self.config, exact: self.exact }
     }
@@ -193,6 +228,9 @@ impl Producer {
         let line = std::mem::take(&mut self.line);
         let result = self.appender.append(partition, now, &line);
         self.line = line;
+        if result.is_ok() {
+            self.after_write(now);
+        }
         result
     }
 
@@ -207,6 +245,27 @@ impl Producer {
     /// nothing was written. Or an error while appending: then each partition
     /// holds a prefix, possibly empty, of the batch's lines for it.
     pub fn send_batch(&mut self, messages: &[(Key, Outgoing)]) -> Result<usize> {
+        self.send_batch_stamped(messages, &[])
+    }
+
+    /// [`Producer::send_batch`] with each message's timestamp given (UNIX
+    /// seconds, written as given: an import or copy keeping the original
+    /// times). `stamps` is empty (every message stamped now) or as long as
+    /// `messages`. The day file written to is still today's by this
+    /// producer's clock, as 0.2.3 and the rollover agreement need: a file's
+    /// day says when its lines were written, not what they are stamped.
+    ///
+    /// # Errors
+    /// As [`Producer::send_batch`]; [`Error::BadTimestamp`] (nothing written)
+    /// for a stamp that is not a finite number of seconds from 0 on, or when
+    /// `stamps` is neither empty nor as long as `messages`.
+    pub fn send_batch_stamped(&mut self, messages: &[(Key, Outgoing)], stamps: &[f64]) -> Result<usize> {
+        if !stamps.is_empty() && stamps.len() != messages.len() {
+            return Err(Error::BadTimestamp { topic: self.topic.clone(), timestamp: f64::NAN, problem: "one timestamp per message is needed" });
+        }
+        if let Some(&t) = stamps.iter().find(|t| !valid_stamp(**t)) {
+            return Err(Error::BadTimestamp { topic: self.topic.clone(), timestamp: t, problem: VALID_STAMP });
+        }
         let now = self.clock.now_micros();
         // Partitions first, here: a custom partitioner runs on this thread only.
         let mut parts = std::mem::take(&mut self.batch_parts);
@@ -223,7 +282,7 @@ impl Producer {
             .and_then(|()| {
                 let ctx = EncodeCtx { topic: &self.topic, config: &self.config, exact: self.exact };
                 let dir = self.appender.dir();
-                self.encoders.encode_batch(&ctx, &dir, (messages, &parts), now, (&mut bufs, &mut bufs2))
+                self.encoders.encode_batch(&ctx, &dir, (messages, &parts, stamps), now, (&mut bufs, &mut bufs2))
             })
             .and_then(|()| {
                 for (b, b2) in bufs.iter_mut().zip(&bufs2) {
@@ -235,6 +294,9 @@ impl Producer {
         self.batch_parts = parts;
         self.batch_bufs = bufs;
         self.batch_bufs2 = bufs2;
+        if result.is_ok() {
+            self.after_write(now);
+        }
         result.map(|()| messages.len())
     }
 
@@ -250,4 +312,12 @@ impl Producer {
 
     /// Close the open files (also done on drop).
     pub fn close(self) {}
+}
+
+/// What a kept timestamp must be.
+const VALID_STAMP: &str = "a timestamp is a finite number of UNIX seconds from 0 (1970) to 253402300799 (the end of 9999)";
+
+/// Whether `t` is a timestamp every reader (0.2.3's `datetime.fromtimestamp` included) can show.
+pub(crate) fn valid_stamp(t: f64) -> bool {
+    t.is_finite() && (0.0..=253_402_300_799.0).contains(&t)
 }

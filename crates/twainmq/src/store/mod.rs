@@ -3,6 +3,7 @@
 //! ([`crate::log`]) and the group layer ([`crate::group`]) do the work.
 
 mod groups;
+mod retention;
 mod summary;
 mod timeline;
 mod topics;
@@ -22,6 +23,7 @@ use crate::log::files::Day;
 use crate::log::producer::Producer;
 use crate::log::reader::PartitionReader;
 
+pub use retention::{PlannedFile, Retention, RetentionPlan, RETENTION_KEY};
 pub use summary::{GroupState, GroupSummary, TopicSummary, TopicTotals};
 pub use timeline::TimelinePage;
 pub use topics::{FileInfo, PartitionInfo, TopicDescription};
@@ -213,7 +215,18 @@ impl Store {
     /// [`Error::TopicNotFound`], [`Error::CorruptConfig`], invalid names.
     pub fn producer(&self, topic: &str) -> Result<Producer> {
         name::validate_topic(topic)?;
-        self.log.producer(topic)
+        let producer = self.log.producer(topic)?;
+        // A topic with a retention setting has it applied each time the
+        // producer starts a new UTC day (docs/FORMAT.md, "Retention").
+        if producer.config().extra.contains_key(retention::RETENTION_KEY) {
+            let (store, topic) = (self.clone(), topic.to_string());
+            return Ok(producer.with_rollover_hook(move || match store.apply_retention(&topic, false, false) {
+                Ok(plan) if !plan.files.is_empty() => tracing::info!(topic, files = plan.totals().0, "retention applied at the day's rollover"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(topic, error = %e, "retention at the day's rollover failed; `twainmq retention apply` retries it"),
+            }));
+        }
+        Ok(producer)
     }
 
     /// A reader of one partition.

@@ -9,3 +9,4 @@ pub(crate) mod identity;
 pub(crate) mod kind;
 pub(crate) mod lock;
 pub(crate) mod open;
+pub(crate) mod reserve;

@@ -1,0 +1,104 @@
+//! The export, import, copy and retention conditions [`Error::Transfer`](crate::Error::Transfer) carries.
+
+/// Failures of moving messages in and out of a store (export, import, copy)
+/// and of retention, carried by [`Error::Transfer`](crate::Error::Transfer).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TransferError {
+    /// An input line (of a JSONL or CSV file being imported) that is not a
+    /// message of the target topic. Lines are counted from 1; for CSV, the
+    /// header is line 1.
+    #[error("line {line}: {problem}")]
+    BadLine {
+        /// The line's number, from 1.
+        line: u64,
+        /// What is wrong with it and what a good line looks like.
+        problem: String,
+    },
+    /// An import stopped before the end of its input: `written` messages (all
+    /// those before input line `line`) are in the topic, nothing of the rest.
+    #[error("import stopped at input line {line} with {written} messages written (everything before that line): {cause}")]
+    ImportStopped {
+        /// The input line the import stopped at (the first line not written).
+        line: u64,
+        /// Messages of the input now in the topic.
+        written: u64,
+        /// Why it stopped.
+        cause: Box<crate::error::Error>,
+    },
+    /// A copy stopped before the end of its selection: `written` messages are
+    /// in the target, in the order they were read.
+    #[error("copy stopped with {written} messages written to {target:?}: {cause}")]
+    CopyStopped {
+        /// The target topic.
+        target: String,
+        /// Messages now in the target.
+        written: u64,
+        /// Why it stopped.
+        cause: Box<crate::error::Error>,
+    },
+    /// A copy whose target is the topic it reads: it would read its own writes.
+    #[error("cannot copy topic {topic:?} into itself: copy into another topic (or another store)")]
+    CopyIntoItself {
+        /// The topic.
+        topic: String,
+    },
+    /// A message read that the target topic cannot take as it is (a typed
+    /// message whose class the source names none for, a key of another kind).
+    #[error("message {partition}/{offset} of {topic:?} cannot be copied: {problem}")]
+    Uncopyable {
+        /// The source topic.
+        topic: String,
+        /// Where the message is.
+        partition: u32,
+        /// Its offset.
+        offset: u64,
+        /// Why.
+        problem: String,
+    },
+    /// A copy between topics whose keys are of different kinds (integers and
+    /// strings): keys are kept, so they must fit the target's kind.
+    #[error("cannot copy topic {source_topic:?} ({source_type} keys) into {target_topic:?} ({target_type} keys): keys are kept, so both need integer keys or both string keys; create the target with --key-type {source_type}")]
+    KeyTypesDiffer {
+        /// The topic read.
+        source_topic: String,
+        /// Its key type.
+        source_type: crate::format::key::KeyType,
+        /// The target topic.
+        target_topic: String,
+        /// Its key type.
+        target_type: crate::format::key::KeyType,
+    },
+    /// A retention setting that is not a positive number of days or bytes.
+    #[error("invalid retention for topic {topic:?}: {problem}")]
+    InvalidRetention {
+        /// The topic.
+        topic: String,
+        /// What is wrong and what is accepted.
+        problem: String,
+    },
+    /// Exporting to a store folder that already holds the topic, or to a file that is not a regular file.
+    #[error("cannot export to {path}: {problem}")]
+    BadTarget {
+        /// The target path.
+        path: std::path::PathBuf,
+        /// What is wrong and what to do.
+        problem: String,
+    },
+}
+
+impl TransferError {
+    /// A stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            TransferError::BadLine { .. } => "bad_input_line",
+            TransferError::ImportStopped { .. } => "import_stopped",
+            TransferError::CopyStopped { .. } => "copy_stopped",
+            TransferError::CopyIntoItself { .. } => "copy_into_itself",
+            TransferError::Uncopyable { .. } => "uncopyable_message",
+            TransferError::KeyTypesDiffer { .. } => "key_types_differ",
+            TransferError::InvalidRetention { .. } => "invalid_retention",
+            TransferError::BadTarget { .. } => "bad_export_target",
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! Retention and purge: whole day files deleted, oldest first, by a topic's
+//! `retention` setting (an extra `.twc` key 0.2.3 ignores) or by a purge.
+//!
+//! Invariants: the newest file of a partition never goes (producers append
+//! to it, and its name carries the partition's next offset to 0.2.3, whose
+//! readers count offsets from the first file left); a file holding a message
+//! some group has not committed past stays unless forced; every deletion is
+//! first a plan (files, messages, bytes, the groups that would lose messages)
+//! that a dry run returns as it is.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::Store;
+use crate::error::{Error, Result, TransferError};
+use crate::log::files::Day;
+
+/// The `.twc` key holding a topic's retention.
+pub const RETENTION_KEY: &str = "retention";
+
+/// A topic's retention: day files go once older than `days`, and oldest
+/// first while a partition holds more than `bytes_per_partition`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+pub struct Retention {
+    /// Keep files of the last this many UTC days (a file of day D goes once
+    /// D is more than `days` days before today).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub days: Option<u64>,
+    /// Keep at most this many bytes in each partition (never less than its newest file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_partition: Option<u64>,
+}
+
+/// A file a plan deletes (or would, but for a group).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlannedFile {
+    /// Its partition.
+    pub partition: u32,
+    /// Its name.
+    pub name: String,
+    /// Its first offset.
+    pub first: u64,
+    /// Messages (lines) in it.
+    pub messages: u64,
+    /// Its size.
+    pub bytes: u64,
+    /// Groups that have not committed past its last message.
+    pub unconsumed_by: Vec<String>,
+    /// Whether it goes: false when a group holds it (and not forced).
+    pub deleted: bool,
+}
+
+/// What a retention or purge does, or in a dry run would do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RetentionPlan {
+    /// The topic.
+    pub topic: String,
+    /// Whether the files marked `deleted` were deleted (false: a dry run).
+    pub applied: bool,
+    /// The files, oldest first per partition.
+    pub files: Vec<PlannedFile>,
+    /// Empty files made first (a purge of everything): each partition's next
+    /// file, named for its end offset, so offsets go on where they were.
+    pub created: Vec<String>,
+}
+
+impl RetentionPlan {
+    /// Files, messages and bytes that go.
+    pub fn totals(&self) -> (usize, u64, u64) {
+        let gone = self.files.iter().filter(|f| f.deleted);
+        gone.fold((0, 0, 0), |(n, m, b), f| (n + 1, m + f.messages, b + f.bytes))
+    }
+}
+
+/// What a plan deletes.
+#[derive(Debug, Clone, Copy)]
+enum Rule {
+    Retention(Retention, Day),
+    /// Files whose every message is stamped before this time (`None`: every file).
+    Purge(Option<f64>),
+}
+
+impl Store {
+    /// The topic's retention setting, if it has one.
+    ///
+    /// # Errors
+    /// Topic errors; [`TransferError::InvalidRetention`] for a setting that is not one.
+    pub fn retention(&self, topic: &str) -> Result<Option<Retention>> {
+        let config = self.topic_config(topic)?;
+        let Some(v) = config.extra.get(RETENTION_KEY) else { return Ok(None) };
+        let r: Retention = serde_json::from_value(v.clone()).map_err(|e| TransferError::InvalidRetention {
+            topic: topic.to_string(),
+            problem: format!(
+                "the {RETENTION_KEY:?} key of its config is {v}, not {{\"days\": N, \"bytes_per_partition\": N}} ({e}): fix or remove it"
+            ),
+        })?;
+        Ok(Some(r))
+    }
+
+    /// Set (or with `None`, remove) the topic's retention, rewriting its
+    /// config in place of the old one (a new file renamed over it: readers see
+    /// the old config or the new, whole).
+    ///
+    /// # Errors
+    /// Topic and I/O errors; [`TransferError::InvalidRetention`] for a zero limit.
+    pub fn set_retention(&self, topic: &str, retention: Option<Retention>) -> Result<()> {
+        if let Some(r) = retention {
+            if r.days == Some(0) || r.bytes_per_partition == Some(0) || (r.days.is_none() && r.bytes_per_partition.is_none()) {
+                return Err(TransferError::InvalidRetention {
+                    topic: topic.to_string(),
+                    problem: "give days and/or bytes of 1 or more (or remove the setting)".into(),
+                }
+                .into());
+            }
+        }
+        let mut config = self.topic_config(topic)?;
+        match retention {
+            Some(r) => config.extra.insert(RETENTION_KEY.into(), serde_json::to_value(r).unwrap_or(Value::Null)),
+            None => config.extra.shift_remove(RETENTION_KEY),
+        };
+        let path = self.config_path(topic);
+        let tmp = path.with_extension("twc.retention-tmp");
+        std::fs::write(&tmp, config.to_bytes()).map_err(|e| Error::io("write", &tmp, e))?;
+        std::fs::rename(&tmp, &path).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Error::io("replace", &path, e)
+        })
+    }
+
+    /// Apply the topic's retention (nothing when it has none): delete what it
+    /// lets go, or with `dry_run` only say.
+    ///
+    /// # Errors
+    /// Topic, group and I/O errors.
+    pub fn apply_retention(&self, topic: &str, dry_run: bool, force: bool) -> Result<RetentionPlan> {
+        let Some(r) = self.retention(topic)? else {
+            return Ok(RetentionPlan { topic: topic.to_string(), applied: false, files: Vec::new(), created: Vec::new() });
+        };
+        self.run_plan(topic, Rule::Retention(r, self.today()), dry_run, force)
+    }
+
+    /// Empty a topic without deleting it: every day file goes (with `before`,
+    /// only those whose last message is stamped before it, never the newest);
+    /// the topic, its config, its groups and its offsets stay: for a purge of
+    /// everything each partition first gets an empty file named for its end
+    /// offset, so the next message gets the offset it would have had.
+    ///
+    /// # Errors
+    /// Topic, group and I/O errors.
+    pub fn purge_topic(&self, topic: &str, before: Option<f64>, dry_run: bool, force: bool) -> Result<RetentionPlan> {
+        self.run_plan(topic, Rule::Purge(before), dry_run, force)
+    }
+
+    fn run_plan(&self, topic: &str, rule: Rule, dry_run: bool, force: bool) -> Result<RetentionPlan> {
+        let mut plan = self.plan(topic, rule, force)?;
+        if !dry_run {
+            for name in &plan.created {
+                let path = self.topic_dir(topic).join(name);
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .open(&path)
+                    .map_err(|e| Error::io("create", path, e))?;
+            }
+            for f in plan.files.iter_mut().filter(|f| f.deleted) {
+                let path = self.topic_dir(topic).join(&f.name);
+                match std::fs::remove_file(&path) {
+                    Ok(()) => {}
+                    // Gone already (another process applied it): what we meant.
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(Error::io("delete", path, e)),
+                }
+            }
+            plan.applied = true;
+        }
+        Ok(plan)
+    }
+
+    fn plan(&self, topic: &str, rule: Rule, force: bool) -> Result<RetentionPlan> {
+        let d = self.describe_topic(topic)?;
+        // Each group's committed offset per partition (-1: "from the end", all consumed).
+        let mut commits: Vec<(String, Vec<Option<i64>>)> = Vec::new();
+        for g in self.groups_reading(topic)? {
+            let gd = self.describe_group_on(&g, Some(topic))?;
+            commits.push((g, gd.partitions.iter().map(|p| p.committed).collect()));
+        }
+        let mut files = Vec::new();
+        let mut created = Vec::new();
+        for p in &d.partition_details {
+            let Some((newest, older)) = p.files.split_last() else { continue };
+            let everything = matches!(rule, Rule::Purge(None)) && p.end > newest.first;
+            let older = if everything {
+                // The successor, dated today (or the newest file's day, if a skewed clock dated it later).
+                let day = self.today().max(newest.day.parse().map(Day).unwrap_or(Day(0)));
+                created.push(crate::log::files::PartitionFile::file_name(p.partition, day, p.end));
+                &p.files[..]
+            } else {
+                older
+            };
+            let mut kept_bytes: u64 = p.bytes;
+            for (i, f) in older.iter().enumerate() {
+                let next_first = p.files.get(i + 1).map_or(f.first.saturating_add(f.lines), |n| n.first);
+                let goes = match rule {
+                    Rule::Retention(r, today) => {
+                        let old = r.days.is_some_and(|days| day_is_older(&f.day, today, days));
+                        let big = r.bytes_per_partition.is_some_and(|max| kept_bytes > max);
+                        old || big
+                    }
+                    Rule::Purge(None) => true,
+                    Rule::Purge(Some(before)) => last_stamp(self, topic, p.partition, next_first).is_some_and(|t| t < before),
+                };
+                if !goes {
+                    // Oldest first: a file that stays keeps every later one.
+                    break;
+                }
+                let unconsumed_by: Vec<String> = commits
+                    .iter()
+                    .filter(|(_, c)| {
+                        let committed = c.get(p.partition as usize).copied().flatten();
+                        committed.is_none_or(|c| c >= 0 && u64::try_from(c).unwrap_or(0) < next_first)
+                    })
+                    .map(|(g, _)| g.clone())
+                    .collect();
+                let deleted = force || unconsumed_by.is_empty();
+                files.push(PlannedFile {
+                    partition: p.partition,
+                    name: f.name.clone(),
+                    first: f.first,
+                    messages: f.lines,
+                    bytes: f.bytes,
+                    unconsumed_by,
+                    deleted,
+                });
+                if !deleted {
+                    break;
+                }
+                kept_bytes = kept_bytes.saturating_sub(f.bytes);
+            }
+        }
+        Ok(RetentionPlan { topic: topic.to_string(), applied: false, files, created })
+    }
+}
+
+/// Whether a file of day `day` (`YYYYMMDD`) is more than `days` days before `today`.
+fn day_is_older(day: &str, today: Day, days: u64) -> bool {
+    let (Ok(d), Some(today)) = (day.parse::<u32>(), today.date()) else { return false };
+    let Some(date) = Day(d).date() else { return false };
+    let age = (today - date).num_days();
+    u64::try_from(age).is_ok_and(|a| a > days)
+}
+
+/// The timestamp of the message before offset `end` (a file's last), if readable.
+fn last_stamp(store: &Store, topic: &str, partition: u32, end: u64) -> Option<f64> {
+    let at = end.checked_sub(1)?;
+    let mut r = store.partition_reader(topic, partition, crate::log::consumer::StartFrom::Offset(at)).ok()?;
+    r.poll().ok().flatten().filter(|m| m.offset == at).map(|m| m.timestamp)
+}

@@ -1,0 +1,384 @@
+//! Import: JSONL or CSV lines into a topic, a dry run first if asked; each
+//! bad line stops the import (everything before it written) or, with
+//! `skip_bad`, is reported and passed over.
+
+use std::io::{BufRead, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::records::{self, Record};
+use super::send::{Refused, Sender};
+use super::Progress;
+use crate::error::{Error, Result, TransferError};
+use crate::format::config::TopicConfig;
+use crate::log::producer::valid_stamp;
+use crate::scan::Finish;
+use crate::store::Store;
+
+/// Longest input line read, in bytes: no longer line holds a message that
+/// fits the 4,096-byte line limit (deflate shrinks at most about 1,032 times,
+/// and JSON spends at most 6 bytes on a payload byte); reading stops there,
+/// so an endless line cannot fill memory.
+const MAX_INPUT_LINE: usize = 64 << 20;
+
+/// What the payload cell of a CSV row holds.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum PayloadColumn {
+    /// As `export` writes it: the `kind` column says (`str`, `bytes` as hex,
+    /// `dataclass` with the `class` column); text when there is no `kind` column.
+    #[default]
+    Auto,
+    /// Text, as it is.
+    Text,
+    /// JSON, checked to be JSON and sent as text.
+    Json,
+    /// Bytes in hex.
+    Hex,
+    /// The fields (a JSON object) of a typed message of this class of the topic.
+    Typed(String),
+}
+
+/// The input's format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImportFormat {
+    /// One object a line: `{"key","payload"}`, or a line of `export` /
+    /// `consume --json` (its `timestamp` kept with `keep_timestamps`).
+    Jsonl,
+    /// A header row naming the columns, then one message a row.
+    Csv {
+        /// The key's column (by header name).
+        key: String,
+        /// The payload's column.
+        payload: String,
+        /// What the payload column holds.
+        kind: PayloadColumn,
+        /// The timestamp's column (RFC 3339 or UNIX seconds), for `keep_timestamps`.
+        timestamp: String,
+    },
+}
+
+impl ImportFormat {
+    /// CSV with `export`'s columns.
+    pub fn csv() -> ImportFormat {
+        ImportFormat::Csv { key: "key".into(), payload: "payload".into(), kind: PayloadColumn::Auto, timestamp: "timestamp".into() }
+    }
+}
+
+/// How to import.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// The input's format.
+    pub format: ImportFormat,
+    /// Read and check everything, write nothing.
+    pub dry_run: bool,
+    /// Keep the input's timestamps (each line must have one), else stamp now.
+    pub keep_timestamps: bool,
+    /// Report and pass over bad lines instead of stopping at the first.
+    pub skip_bad: bool,
+}
+
+/// A bad input line: its number (from 1) and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SkippedLine {
+    /// The line's number, from 1 (a CSV row's first line).
+    pub line: u64,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+/// What an import did (or, in a dry run, would do).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ImportReport {
+    /// Whether this was a dry run (nothing written).
+    pub dry_run: bool,
+    /// Input lines read (blank lines and a CSV header included).
+    pub lines: u64,
+    /// Messages written, or in a dry run, that would be.
+    pub messages: u64,
+    /// Of those, how many each partition gets, by partition.
+    pub partitions: Vec<u64>,
+    /// Bad lines found (skipped with `skip_bad`; in a dry run, all of them).
+    pub bad_lines: u64,
+    /// The first bad line.
+    pub first_bad: Option<SkippedLine>,
+    /// Whether the input was read to its end or the import cancelled.
+    #[serde(skip)]
+    pub finish: Finish,
+}
+
+/// Import `input` into `topic` as `opts` says. `on_skipped` is told each bad
+/// line passed over (with `skip_bad`, or in a dry run).
+///
+/// # Errors
+/// Topic errors before anything is read; [`TransferError::ImportStopped`]
+/// naming the line and the count written for a bad line (without
+/// `skip_bad`) or a failed write (a full disk: the count is what landed).
+pub fn import(
+    store: &Store,
+    topic: &str,
+    input: &mut dyn BufRead,
+    opts: &ImportOptions,
+    cancel: &AtomicBool,
+    on_progress: &mut dyn FnMut(Progress),
+    on_skipped: &mut dyn FnMut(&SkippedLine),
+) -> Result<ImportReport> {
+    let config = store.topic_config(topic)?;
+    let mut run = Run {
+        store,
+        topic,
+        opts,
+        sender: Sender::new(store.producer(topic)?),
+        lines_of_batch: Vec::with_capacity(super::BATCH),
+        parts_of_batch: Vec::with_capacity(super::BATCH),
+        report: ImportReport {
+            dry_run: opts.dry_run,
+            lines: 0,
+            messages: 0,
+            partitions: vec![0; config.partitions as usize],
+            bad_lines: 0,
+            first_bad: None,
+            finish: Finish::Done,
+        },
+        ends_at_start: if opts.dry_run { Vec::new() } else { store.end_offsets(topic)? },
+        on_skipped,
+    };
+    let finish = match &opts.format {
+        ImportFormat::Jsonl => read_jsonl(&mut run, &config, input, cancel, on_progress)?,
+        ImportFormat::Csv { .. } => super::csv_in::read_csv(&mut run, &config, input, cancel, on_progress)?,
+    };
+    run.flush()?;
+    run.report.finish = finish;
+    if !opts.dry_run {
+        run.report.messages = run.sender.sent;
+    }
+    Ok(run.report)
+}
+
+/// An import under way.
+pub(super) struct Run<'a> {
+    pub(super) store: &'a Store,
+    pub(super) topic: &'a str,
+    pub(super) opts: &'a ImportOptions,
+    pub(super) sender: Sender,
+    /// The input line of each message of the batch, and its partition.
+    lines_of_batch: Vec<u64>,
+    parts_of_batch: Vec<u32>,
+    pub(super) report: ImportReport,
+    ends_at_start: Vec<u64>,
+    on_skipped: &'a mut dyn FnMut(&SkippedLine),
+}
+
+impl Run<'_> {
+    /// A bad line: reported and passed over (with `skip_bad` or in a dry
+    /// run), else the import stops with everything before it written.
+    pub(super) fn bad(&mut self, line: u64, problem: String) -> Result<()> {
+        let skipped = SkippedLine { line, problem };
+        self.report.bad_lines += 1;
+        if self.report.first_bad.is_none() {
+            self.report.first_bad = Some(skipped.clone());
+        }
+        if self.opts.skip_bad || self.opts.dry_run {
+            (self.on_skipped)(&skipped);
+            return Ok(());
+        }
+        self.flush()?;
+        let cause = Box::new(Error::Transfer(TransferError::BadLine { line, problem: skipped.problem }));
+        Err(TransferError::ImportStopped { line, written: self.sender.sent, cause }.into())
+    }
+
+    /// A good record from input line `line`.
+    pub(super) fn take(&mut self, line: u64, rec: Record) -> Result<()> {
+        let stamp = match (self.opts.keep_timestamps, rec.timestamp) {
+            (false, _) => None,
+            (true, Some(t)) if valid_stamp(t) => Some(t),
+            (true, Some(t)) => return self.bad(line, format!("the timestamp {t} is not a UNIX time from 1970 to 9999")),
+            (true, None) => return self.bad(line, "the line has no timestamp to keep (--keep-timestamps)".into()),
+        };
+        if self.opts.dry_run {
+            // Checked as a send would (key, class, the line limit), nothing written.
+            return match self.sender.producer.check(&rec.key, &rec.payload) {
+                Ok(p) => {
+                    self.report.messages += 1;
+                    if let Some(n) = self.report.partitions.get_mut(p as usize) {
+                        *n += 1;
+                    }
+                    Ok(())
+                }
+                Err(e) => self.bad(line, e.to_string()),
+            };
+        }
+        let n = u32::try_from(self.report.partitions.len()).unwrap_or(u32::MAX);
+        self.parts_of_batch.push(crate::format::partitioner::partition_for(&rec.key, n));
+        self.sender.msgs.push((rec.key, rec.payload));
+        if let Some(t) = stamp {
+            self.sender.stamps.push(t);
+        }
+        self.lines_of_batch.push(line);
+        if self.sender.msgs.len() >= super::BATCH {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Send the batch; a message refused in it is a bad line (those before it sent).
+    fn flush(&mut self) -> Result<()> {
+        loop {
+            let lines = std::mem::take(&mut self.lines_of_batch);
+            let parts = std::mem::take(&mut self.parts_of_batch);
+            match self.sender.flush() {
+                Ok(()) => {
+                    self.count(&parts);
+                    return Ok(());
+                }
+                Err(Refused::Message(i, e)) => {
+                    self.count(&parts[..i]);
+                    if self.opts.skip_bad {
+                        // The rest of the batch (still in the sender) goes again after the bad one.
+                        self.lines_of_batch = lines[i + 1..].to_vec();
+                        self.parts_of_batch = parts[i + 1..].to_vec();
+                    } else {
+                        // The import stops here: nothing after the bad line is written.
+                        self.sender.msgs.clear();
+                        self.sender.stamps.clear();
+                    }
+                    self.bad(lines[i], e.to_string())?;
+                }
+                Err(Refused::Write(e)) => {
+                    let written = self.landed().unwrap_or(self.sender.sent);
+                    let line = lines.first().copied().unwrap_or(self.report.lines);
+                    return Err(TransferError::ImportStopped { line, written, cause: Box::new(e) }.into());
+                }
+            }
+        }
+    }
+
+    fn count(&mut self, parts: &[u32]) {
+        for &p in parts {
+            if let Some(c) = self.report.partitions.get_mut(p as usize) {
+                *c += 1;
+            }
+        }
+    }
+
+    /// Messages in the topic now that were not at the start (what landed
+    /// before a failed write; other producers' messages would count too).
+    fn landed(&self) -> Option<u64> {
+        let now = self.store.end_offsets(self.topic).ok()?;
+        Some(now.iter().zip(&self.ends_at_start).map(|(n, s)| n.saturating_sub(*s)).sum())
+    }
+}
+
+/// A batch of raw input lines: their bytes, and each line's number and range
+/// (`None` for a line over [`MAX_INPUT_LINE`], whose bytes were dropped).
+#[derive(Default)]
+struct RawLines {
+    bytes: Vec<u8>,
+    lines: Vec<(u64, Option<(usize, usize)>)>,
+}
+
+/// An input line parsed: its number and its record, nothing (blank), or what is wrong.
+type Parsed = (u64, Result<Option<Record>, String>);
+
+fn read_jsonl(
+    run: &mut Run<'_>,
+    config: &TopicConfig,
+    input: &mut dyn BufRead,
+    cancel: &AtomicBool,
+    on_progress: &mut dyn FnMut(Progress),
+) -> Result<Finish> {
+    // Lines are read here and parsed on a second thread a batch ahead, while
+    // this one sends the batch before: on two cores parsing JSON no longer
+    // waits for encoding and writing. Every decision (take, bad line, stop)
+    // is still made here, in input order.
+    let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawLines>(1);
+    let (parsed_tx, parsed_rx) = std::sync::mpsc::sync_channel::<Vec<Parsed>>(1);
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            for raw in raw_rx {
+                let parsed = raw
+                    .lines
+                    .iter()
+                    .map(|&(at, range)| match range {
+                        Some((a, b)) => (at, records::parse_jsonl(&raw.bytes[a..b], config)),
+                        None => (
+                            at,
+                            Err(format!(
+                                "the line is over {} MiB long: no message that long fits the 4096-byte line limit",
+                                MAX_INPUT_LINE >> 20
+                            )),
+                        ),
+                    })
+                    .collect();
+                if parsed_tx.send(parsed).is_err() {
+                    return;
+                }
+            }
+        });
+        // Owned by this closure: dropped when it returns, early or not, so the parser ends and the scope can join it.
+        let (raw_tx, parsed_rx) = (raw_tx, parsed_rx);
+        let mut in_flight = false;
+        let mut at_end = false;
+        loop {
+            if cancel.load(Ordering::Relaxed) {
+                return Ok(Finish::Cancelled);
+            }
+            if !at_end {
+                let raw = read_raw_lines(input, &mut run.report.lines)?;
+                at_end = raw.lines.is_empty();
+                if !at_end {
+                    // (The parser ends only when this side drops its sender.)
+                    raw_tx
+                        .send(raw)
+                        .map_err(|_| Error::io("parse", "the import's input", std::io::Error::other("the parsing thread stopped")))?;
+                }
+            }
+            if in_flight {
+                let Ok(parsed) = parsed_rx.recv() else { return Ok(Finish::Done) };
+                for (at, rec) in parsed {
+                    match rec {
+                        Ok(Some(rec)) => run.take(at, rec)?,
+                        Ok(None) => {}
+                        Err(problem) => run.bad(at, problem)?,
+                    }
+                }
+                on_progress(Progress { done: run.sender.sent.max(run.report.messages), total: None });
+            }
+            if at_end {
+                if in_flight {
+                    in_flight = false;
+                    continue;
+                }
+                return Ok(Finish::Done);
+            }
+            in_flight = true;
+        }
+    })
+}
+
+/// Up to a batch of lines from `input`, numbered on from `*lines`.
+fn read_raw_lines(input: &mut dyn BufRead, lines: &mut u64) -> Result<RawLines> {
+    let limit = u64::try_from(MAX_INPUT_LINE).unwrap_or(u64::MAX).saturating_add(1);
+    let read_err = |e| Error::io("read", "the import's input", e);
+    let mut raw = RawLines { bytes: Vec::with_capacity(1 << 20), lines: Vec::with_capacity(super::BATCH) };
+    while raw.lines.len() < super::BATCH && raw.bytes.len() < (1 << 20) {
+        let start = raw.bytes.len();
+        if (&mut *input).take(limit).read_until(b'\n', &mut raw.bytes).map_err(read_err)? == 0 {
+            break;
+        }
+        *lines += 1;
+        if raw.bytes.len() - start > MAX_INPUT_LINE {
+            // Read the rest of the line and drop it, and the part read.
+            raw.bytes.truncate(start);
+            let mut rest = Vec::new();
+            while !rest.ends_with(b"\n") {
+                rest.clear();
+                if (&mut *input).take(1 << 20).read_until(b'\n', &mut rest).map_err(read_err)? == 0 {
+                    break;
+                }
+            }
+            raw.lines.push((*lines, None));
+            continue;
+        }
+        raw.lines.push((*lines, Some((start, raw.bytes.len()))));
+    }
+    Ok(raw)
+}

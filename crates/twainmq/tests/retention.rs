@@ -1,0 +1,142 @@
+//! Retention and purge: old day files go, the newest file of a partition and
+//! files with unconsumed messages stay (unless forced), readers still read
+//! what is left and producers go on with the next offsets.
+
+use std::sync::Arc;
+
+use twainmq::group::ResetTo;
+use twainmq::{Key, KeyType, ManualClock, Retention, StartFrom, Store, TopicSpec};
+
+const DAY: i64 = 86_400_000_000;
+/// 2026-11-20T12:00:00Z in microseconds.
+const NOON: i64 = 1_795_780_800_000_000;
+
+/// A topic of one partition with 10 messages on each of 4 days; the store's clock on the last day.
+fn four_days() -> (tempfile::TempDir, Store, ManualClock) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let clock = ManualClock::new(NOON);
+    let store = Store::open(dir.path()).expect("open").with_clock(Arc::new(clock.clone()));
+    store.create_topic("t", &TopicSpec::new(KeyType::U8, 1)).expect("create");
+    let mut p = store.producer("t").expect("producer");
+    for day in 0..4 {
+        for i in 0..10 {
+            p.send_text(Key::Int(1), &format!("day {day} #{i}")).expect("send");
+        }
+        if day < 3 {
+            clock.advance(DAY);
+        }
+    }
+    (dir, store, clock)
+}
+
+fn files(store: &Store) -> Vec<(String, u64)> {
+    let d = store.describe_topic("t").expect("describe");
+    d.partition_details[0].files.iter().map(|f| (f.name.clone(), f.first)).collect()
+}
+
+fn texts(store: &Store) -> Vec<String> {
+    let mut c = store.consumer("t", StartFrom::Start).expect("consumer");
+    let mut out = Vec::new();
+    while let Some(m) = c.poll().expect("poll") {
+        out.push(format!("{} {}", m.offset, m.text().unwrap_or_default()));
+    }
+    out
+}
+
+#[test]
+fn days_retention_deletes_old_files_but_never_the_newest() {
+    let (_d, store, clock) = four_days();
+    assert_eq!(files(&store).len(), 4);
+    store.set_retention("t", Some(Retention { days: Some(1), bytes_per_partition: None })).expect("set");
+    assert_eq!(store.retention("t").expect("get"), Some(Retention { days: Some(1), bytes_per_partition: None }));
+    let plan = store.apply_retention("t", true, false).expect("dry run");
+    assert!(!plan.applied);
+    assert_eq!(plan.files.iter().map(|f| f.first).collect::<Vec<_>>(), vec![0, 10], "days 0 and 1 are more than a day old");
+    assert_eq!(plan.totals().1, 20);
+    assert_eq!(files(&store).len(), 4, "a dry run deletes nothing");
+    store.apply_retention("t", false, false).expect("apply");
+    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![20, 30]);
+    let left = texts(&store);
+    assert_eq!(left.first().map(String::as_str), Some("20 day 2 #0"));
+    assert_eq!(left.len(), 20);
+    // Years later, still never the newest file.
+    clock.advance(1000 * DAY);
+    store.apply_retention("t", false, false).expect("apply");
+    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![30]);
+    // And the producer goes on with the next offset.
+    store.producer("t").expect("producer").send_text(Key::Int(1), "after").expect("send");
+    assert_eq!(texts(&store).last().map(String::as_str), Some("40 after"));
+}
+
+#[test]
+fn bytes_retention_keeps_the_newest_files_under_the_limit() {
+    let (_d, store, _clock) = four_days();
+    let sizes: Vec<u64> = store.describe_topic("t").expect("d").partition_details[0].files.iter().map(|f| f.bytes).collect();
+    let limit = sizes[2] + sizes[3];
+    store.set_retention("t", Some(Retention { days: None, bytes_per_partition: Some(limit) })).expect("set");
+    store.apply_retention("t", false, false).expect("apply");
+    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![20, 30]);
+}
+
+#[test]
+fn files_a_group_has_not_consumed_stay_unless_forced() {
+    let (_d, store, _clock) = four_days();
+    store.ensure_group("t", "g", StartFrom::Start).expect("group");
+    store.reset_group("g", ResetTo::Offset(15), None, false).expect("commit 15");
+    store.set_retention("t", Some(Retention { days: Some(1), bytes_per_partition: None })).expect("set");
+    let plan = store.apply_retention("t", false, false).expect("apply");
+    // File 0..10 is consumed; 10..20 holds 15..19, which g has not read.
+    assert_eq!(
+        plan.files.iter().map(|f| (f.first, f.deleted, f.unconsumed_by.clone())).collect::<Vec<_>>(),
+        vec![(0, true, vec![]), (10, false, vec!["g".to_string()])]
+    );
+    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![10, 20, 30]);
+    let plan = store.apply_retention("t", false, true).expect("forced");
+    assert_eq!(plan.files.iter().map(|f| (f.first, f.deleted)).collect::<Vec<_>>(), vec![(10, true)]);
+    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![20, 30]);
+}
+
+#[test]
+fn purge_empties_the_topic_and_offsets_go_on() {
+    let (_d, store, _clock) = four_days();
+    let plan = store.purge_topic("t", None, true, false).expect("dry run");
+    assert_eq!(plan.files.len(), 4);
+    assert_eq!(files(&store).len(), 4);
+    store.purge_topic("t", None, false, false).expect("purge");
+    assert!(texts(&store).is_empty());
+    assert_eq!(store.end_offsets("t").expect("ends"), vec![40]);
+    store.producer("t").expect("producer").send_text(Key::Int(1), "after").expect("send");
+    assert_eq!(texts(&store), vec!["40 after".to_string()]);
+}
+
+#[test]
+fn purge_before_a_time_keeps_later_files() {
+    let (_d, store, _clock) = four_days();
+    // Before the start of day 2 (noon of day 1 plus 12 h): days 0 and 1 go.
+    let before = (NOON + DAY + DAY / 2) as f64 / 1e6;
+    store.purge_topic("t", Some(before), false, false).expect("purge");
+    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![20, 30]);
+}
+
+#[test]
+fn the_producer_applies_retention_when_it_starts_a_new_day() {
+    let (_d, store, clock) = four_days();
+    store.set_retention("t", Some(Retention { days: Some(1), bytes_per_partition: None })).expect("set");
+    let mut p = store.producer("t").expect("producer");
+    p.send_text(Key::Int(1), "today").expect("send");
+    assert_eq!(files(&store).len(), 4, "no rollover yet");
+    clock.advance(DAY);
+    p.send_text(Key::Int(1), "tomorrow").expect("send");
+    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![30, 41], "days 0-2 went at the rollover");
+}
+
+#[test]
+fn bad_retention_settings_are_refused() {
+    let (_d, store, _clock) = four_days();
+    for r in [Retention { days: Some(0), bytes_per_partition: None }, Retention::default()] {
+        let e = store.set_retention("t", Some(r)).expect_err("refused");
+        assert_eq!(e.code(), "invalid_retention");
+    }
+    store.set_retention("t", None).expect("remove");
+    assert_eq!(store.retention("t").expect("get"), None);
+}
