@@ -123,11 +123,18 @@ fn run(store: &Store, messages: u64, partitions: u32) -> Result<SearchReport> {
     let t = Instant::now();
     let mut first_hits_ms = None;
     let cancel = AtomicBool::new(false);
-    scan::find_streaming(store, &topic, &Query { text: Some("country".into()), ..Query::default() }, &cancel, |_| {}, |_| {
-        // The first hand-over is what a screen shows first; the rest is not waited for.
-        first_hits_ms.get_or_insert(secs(t) * 1e3);
-        cancel.store(true, std::sync::atomic::Ordering::Relaxed);
-    })?;
+    scan::find_streaming(
+        store,
+        &topic,
+        &Query { text: Some("country".into()), ..Query::default() },
+        &cancel,
+        |_| {},
+        |_| {
+            // The first hand-over is what a screen shows first; the rest is not waited for.
+            first_hits_ms.get_or_insert(secs(t) * 1e3);
+            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+        },
+    )?;
     let first_hits_ms = first_hits_ms.unwrap_or(f64::NAN);
     let t = Instant::now();
     let page = store.timeline_page_before(&topic, None, None, 100)?;

@@ -13,15 +13,15 @@ use std::process::ExitCode;
 mod args;
 mod bench;
 mod bench_search;
+mod bench_transfer;
 mod check;
 mod consume;
 mod flags;
 mod groups;
 mod hooks;
 mod produce;
-mod retention;
-mod bench_transfer;
 mod render;
+mod retention;
 mod search;
 mod topics;
 mod transfer;
@@ -109,7 +109,9 @@ fn dispatch(store: &Store, command: Command) -> Result<ExitCode> {
         Command::Import(args) => done(transfer::import(store, &args)),
         Command::Copy(args) => done(transfer::copy(store, &args)),
         Command::Retention(cmd) => done(retention::run(store, cmd)),
-        Command::BenchTransfer { messages, partitions, step, file } => done(bench_transfer::command(store, messages, partitions, &step, &file)),
+        Command::BenchTransfer { messages, partitions, step, file } => {
+            done(bench_transfer::command(store, messages, partitions, &step, &file))
+        }
         Command::Check { topic, json } => check::run(store, topic.as_deref(), json),
         Command::Bench(args) => done(bench::command(store, &args)),
         Command::BenchFollow { topic, count } => done(bench::follow(store, &topic, count)),

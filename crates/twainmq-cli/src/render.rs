@@ -267,7 +267,15 @@ impl Text for Plans {
             let verb = if plan.applied { "deleted" } else { "would delete" };
             writeln!(out, "topic {}: {verb} {files} files, {messages} messages, {bytes} bytes", plan.topic)?;
             for f in &plan.files {
-                let what = if f.deleted { if plan.applied { "deleted" } else { "goes" } } else { "kept" };
+                let what = if f.deleted {
+                    if plan.applied {
+                        "deleted"
+                    } else {
+                        "goes"
+                    }
+                } else {
+                    "kept"
+                };
                 write!(out, "  {what}  {}  {} messages  {} bytes", f.name, f.messages, f.bytes)?;
                 if !f.unconsumed_by.is_empty() {
                     let how = if f.deleted { "unconsumed by" } else { "not yet consumed by" };

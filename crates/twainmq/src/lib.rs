@@ -81,8 +81,8 @@ pub use log::reader::PartitionReader;
 pub use log::timeline::{Timeline, TimelineStart};
 pub use log::watch::{StoreChange, StoreWatcher};
 pub use query::Filter;
-pub use store::{PlannedFile, Retention, RetentionPlan, RETENTION_KEY};
 pub use store::{FileInfo, GroupState, GroupSummary, PartitionInfo, Store, TimelinePage, TopicDescription, TopicSummary, TopicTotals};
+pub use store::{PlannedFile, Retention, RetentionPlan, RETENTION_KEY};
 
 /// Names and limits callers validate against before asking the engine (the
 /// app's forms, for one), so that their rules are the engine's.

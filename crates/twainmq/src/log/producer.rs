@@ -261,7 +261,11 @@ impl Producer {
     /// `stamps` is neither empty nor as long as `messages`.
     pub fn send_batch_stamped(&mut self, messages: &[(Key, Outgoing)], stamps: &[f64]) -> Result<usize> {
         if !stamps.is_empty() && stamps.len() != messages.len() {
-            return Err(Error::BadTimestamp { topic: self.topic.clone(), timestamp: f64::NAN, problem: "one timestamp per message is needed" });
+            return Err(Error::BadTimestamp {
+                topic: self.topic.clone(),
+                timestamp: f64::NAN,
+                problem: "one timestamp per message is needed",
+            });
         }
         if let Some(&t) = stamps.iter().find(|t| !valid_stamp(**t)) {
             return Err(Error::BadTimestamp { topic: self.topic.clone(), timestamp: t, problem: VALID_STAMP });

@@ -221,7 +221,9 @@ impl Store {
         if producer.config().extra.contains_key(retention::RETENTION_KEY) {
             let (store, topic) = (self.clone(), topic.to_string());
             return Ok(producer.with_rollover_hook(move || match store.apply_retention(&topic, false, false) {
-                Ok(plan) if !plan.files.is_empty() => tracing::info!(topic, files = plan.totals().0, "retention applied at the day's rollover"),
+                Ok(plan) if !plan.files.is_empty() => {
+                    tracing::info!(topic, files = plan.totals().0, "retention applied at the day's rollover")
+                }
                 Ok(_) => {}
                 Err(e) => tracing::warn!(topic, error = %e, "retention at the day's rollover failed; `twainmq retention apply` retries it"),
             }));
