@@ -275,15 +275,16 @@ fn a_topic_deleted_during_a_search_is_an_error_not_a_short_result() {
     let (_dir, store) = jumpy_store(200_000);
     let q = Query { text: Some("no such text".into()), ..Query::default() };
     let stop = AtomicBool::new(false);
-    let deleter = {
-        let store = store.clone();
-        std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(40));
+    // Deleted (as another process would) once the scan is under way: from the progress
+    // callback, which runs while the workers read.
+    let mut deleted = false;
+    let result = scan::find(&store, "t", &q, &stop, |p| {
+        if !deleted && p.scanned > 0 {
+            deleted = true;
             store.delete_topic("t").expect("delete");
-        })
-    };
-    let result = scan::find(&store, "t", &q, &stop, |_| {});
-    deleter.join().expect("deleter");
+        }
+    });
+    assert!(deleted, "the scan ended before it could be interrupted");
     match result {
         Err(e) => assert_eq!(e.code(), "topic_deleted", "{e}"),
         Ok((finish, hits)) => panic!("the search ended {finish:?} with {} hits on a deleted topic", hits.len()),

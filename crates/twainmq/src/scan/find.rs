@@ -120,6 +120,9 @@ impl Ord for Head {
     }
 }
 
+/// A partition's range to read: (partition, from, to).
+type Range = (u32, u64, u64);
+
 /// A range of one partition for one worker.
 #[derive(Clone, Copy)]
 pub(super) struct Task {
@@ -193,24 +196,30 @@ pub fn find_streaming(
         Some(ps) => ps.iter().copied().filter(|p| *p < config.partitions).collect(),
         None => (0..config.partitions).collect(),
     };
-    // Every file counted (and timed, for time bounds) on every core before the ranges are cut.
-    crate::log::seek::warm(store.log(), topic, &partitions, query.since.is_some() || query.until.is_some())?;
-    let listing = crate::log::files::list_topic_dir(&store.topic_dir(topic), config.partitions)?;
-    let mut ranges = Vec::with_capacity(partitions.len());
-    let mut firsts = Vec::with_capacity(partitions.len());
-    for &p in &partitions {
-        let files = listing.partitions.get(p as usize).map_or(&[][..], Vec::as_slice);
-        let mut from = files.first().map_or(0, |f| f.first);
-        firsts.push(from);
-        let mut to = store.log().partition_end(files)?;
-        if let Some(since) = query.since {
-            from = from.max(crate::log::seek::offset_at_time(store.log(), topic, p, since)?.unwrap_or(to));
+    // Any failure once the topic has changed is its deletion (a file or the config gone), said so.
+    let changed = || store.topic_incarnation(topic).ok() != Some(incarnation);
+    let setup = || -> Result<(Vec<Range>, Vec<u64>)> {
+        // Every file counted (and timed, for time bounds) on every core before the ranges are cut.
+        crate::log::seek::warm(store.log(), topic, &partitions, query.since.is_some() || query.until.is_some())?;
+        let listing = crate::log::files::list_topic_dir(&store.topic_dir(topic), config.partitions)?;
+        let mut ranges = Vec::with_capacity(partitions.len());
+        let mut firsts = Vec::with_capacity(partitions.len());
+        for &p in &partitions {
+            let files = listing.partitions.get(p as usize).map_or(&[][..], Vec::as_slice);
+            let mut from = files.first().map_or(0, |f| f.first);
+            firsts.push(from);
+            let mut to = store.log().partition_end(files)?;
+            if let Some(since) = query.since {
+                from = from.max(crate::log::seek::offset_at_time(store.log(), topic, p, since)?.unwrap_or(to));
+            }
+            if let Some(until) = query.until {
+                to = to.min(crate::log::seek::end_for_until(store.log(), topic, p, until)?);
+            }
+            ranges.push((p, from, to.max(from)));
         }
-        if let Some(until) = query.until {
-            to = to.min(crate::log::seek::end_for_until(store.log(), topic, p, until)?);
-        }
-        ranges.push((p, from, to.max(from)));
-    }
+        Ok((ranges, firsts))
+    };
+    let (ranges, firsts) = setup().map_err(|e| if changed() { deleted() } else { e })?;
     let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let tasks = cut(&ranges, workers);
     let total: u64 = ranges.iter().map(|(_, f, t)| t - f).sum();
@@ -255,7 +264,7 @@ pub fn find_streaming(
         }
         while done.load(Ordering::Acquire) < tasks.len() && !shared.failed.load(Ordering::Relaxed) {
             std::thread::park_timeout(Duration::from_millis(20));
-            if failure.is_none() && store.topic_incarnation(topic).ok() != Some(incarnation) {
+            if failure.is_none() && changed() {
                 shared.failed.store(true, Ordering::Relaxed);
                 failure = Some(deleted());
             }
@@ -270,9 +279,9 @@ pub fn find_streaming(
         }
     });
     if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()).or(failure) {
-        return Err(e);
+        return Err(if changed() { deleted() } else { e });
     }
-    if store.topic_incarnation(topic).ok() != Some(incarnation) {
+    if changed() {
         return Err(deleted());
     }
     // Every task has ended: what was not run (a cancel) is passed over.
