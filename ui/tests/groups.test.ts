@@ -236,6 +236,18 @@ describe('resetting offsets', () => {
   });
 });
 
+describe('liveness', () => {
+  it('says what the log shows: members no longer writing are not counted live, and the group is empty', async () => {
+    await openGroup('billing');
+    // Recorded from the engine: billing's two members wrote nothing for many windows.
+    expect(byId('group-view-state')!.textContent).toBe('empty');
+    expect(byId('group-live-count')!.textContent).toBe('0 live of 2 members');
+    expect(byId('group-empty')!.textContent).toMatch(/No live member\s*\(inferred from the group log: no member is live\)\. The next member to join starts a round/);
+    expect(q('[data-testid="group-item-billing"] [data-testid="group-live"]')!.textContent).toBe('0 live');
+    expect(q('[data-testid="group-item-billing"] [data-testid="group-state"]')!.textContent).toBe('empty');
+  });
+});
+
 describe('the lag chart', () => {
   it('adds a sample at each refresh and keeps them while the app is open', async () => {
     await openGroup('billing');
