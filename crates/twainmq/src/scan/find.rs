@@ -76,34 +76,45 @@ impl Hits {
     /// partition, then offset, which is the order the topic's timeline reads
     /// them in: a search's results are the timeline filtered.
     pub fn ordered(&self) -> Vec<HitRef> {
-        let mut next = vec![0usize; self.parts.len()];
         let mut out = Vec::with_capacity(usize::try_from(self.len()).unwrap_or(0));
-        // The partitions' next hits in a heap: O(log k) a hit for k partitions.
-        let mut heap = std::collections::BinaryHeap::new();
-        for (i, p) in self.parts.iter().enumerate() {
-            if let Some(t) = p.places.first() {
-                heap.push(std::cmp::Reverse(Head { t: *t, partition: p.partition, i }));
-            }
-        }
-        while let Some(std::cmp::Reverse(Head { i, .. })) = heap.pop() {
-            let p = &self.parts[i];
-            let k = next[i];
-            out.push(HitRef { partition: p.partition, offset: p.offsets[k], timestamp: p.times[k] });
-            next[i] += 1;
-            if let Some(t) = p.places.get(k + 1) {
-                heap.push(std::cmp::Reverse(Head { t: *t, partition: p.partition, i }));
-            }
-        }
+        merge(&self.parts, &mut vec![0; self.parts.len()], f64::INFINITY, &mut out);
         out
     }
 }
 
-/// A partition's next hit in the merge: ordered by (timestamp, partition).
+/// Merge the partitions' hits from `next[i]` on into `out`, in timeline order
+/// (by place, then partition; a partition's own order kept), stopping before
+/// the first placed at or after `frontier`; `next` is moved past those taken.
+/// The one merge of hits: [`Hits::ordered`] and the hand-over while a search runs.
+pub(super) fn merge(parts: &[PartHits], next: &mut [usize], frontier: f64, out: &mut Vec<HitRef>) {
+    // The partitions' next hits in a heap: O(log k) a hit for k partitions.
+    let mut heap = std::collections::BinaryHeap::new();
+    for (i, p) in parts.iter().enumerate() {
+        if let Some(&t) = p.places.get(next[i]) {
+            heap.push(std::cmp::Reverse(Head { t, partition: p.partition, i }));
+        }
+    }
+    while let Some(std::cmp::Reverse(Head { t, i, .. })) = heap.pop() {
+        if t >= frontier {
+            break;
+        }
+        let p = &parts[i];
+        let k = next[i];
+        out.push(HitRef { partition: p.partition, offset: p.offsets[k], timestamp: p.times[k] });
+        next[i] += 1;
+        if let Some(&t) = p.places.get(k + 1) {
+            heap.push(std::cmp::Reverse(Head { t, partition: p.partition, i }));
+        }
+    }
+}
+
+/// A partition's next item in a merge by time: ordered by (timestamp or
+/// place, partition). Shared with the export's timeline merge.
 #[derive(Debug, PartialEq)]
-pub(super) struct Head {
-    pub(super) t: f64,
-    pub(super) partition: u32,
-    pub(super) i: usize,
+pub(crate) struct Head {
+    pub(crate) t: f64,
+    pub(crate) partition: u32,
+    pub(crate) i: usize,
 }
 
 impl Eq for Head {}

@@ -10,6 +10,7 @@ mod find;
 mod matcher;
 mod settle;
 
+pub(crate) use find::Head;
 pub use find::{find, find_streaming, read_hits, HitRef, Hits};
 use matcher::Matcher;
 

@@ -4,7 +4,7 @@
 
 use std::sync::Mutex;
 
-use super::find::{Head, HitRef, PartHits, Task, TaskHits};
+use super::find::{merge, HitRef, PartHits, Task, TaskHits};
 use crate::error::Result;
 use crate::store::Store;
 
@@ -96,25 +96,8 @@ impl<'a> Settle<'a> {
 
     /// Merge the partitions' unsettled hits placed before `frontier`.
     fn hand_over(&mut self, frontier: f64, on_settled: &mut impl FnMut(&[HitRef])) {
-        let mut heap = std::collections::BinaryHeap::new();
-        for (i, p) in self.parts.iter().enumerate() {
-            if let Some(&t) = p.places.get(self.settled[i]) {
-                heap.push(std::cmp::Reverse(Head { t, partition: p.partition, i }));
-            }
-        }
         self.out.clear();
-        while let Some(std::cmp::Reverse(Head { t, i, .. })) = heap.pop() {
-            if t >= frontier {
-                break;
-            }
-            let p = &self.parts[i];
-            let k = self.settled[i];
-            self.out.push(HitRef { partition: p.partition, offset: p.offsets[k], timestamp: p.times[k] });
-            self.settled[i] += 1;
-            if let Some(&t) = p.places.get(k + 1) {
-                heap.push(std::cmp::Reverse(Head { t, partition: p.partition, i }));
-            }
-        }
+        merge(&self.parts, &mut self.settled, frontier, &mut self.out);
         if !self.out.is_empty() {
             on_settled(&self.out);
         }

@@ -30,7 +30,7 @@ use crate::error::Result;
 use crate::format::message::Message;
 use crate::log::consumer::StartFrom;
 use crate::log::reader::PartitionReader;
-use crate::scan::{self, Finish, HitRef, Query};
+use crate::scan::{self, Finish, Head, HitRef, Query};
 use crate::store::Store;
 
 /// Messages read, written or sent per batch.
@@ -173,27 +173,5 @@ fn next_before(r: &mut PartitionReader, end: u64) -> Result<Option<Message>> {
             Err(crate::error::Error::CorruptLine { .. }) => continue,
             Err(e) => return Err(e),
         }
-    }
-}
-
-/// A partition's next message in the merge: ordered by (timestamp, partition).
-#[derive(Debug, PartialEq)]
-struct Head {
-    t: f64,
-    partition: u32,
-    i: usize,
-}
-
-impl Eq for Head {}
-
-impl PartialOrd for Head {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Head {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.t.total_cmp(&other.t).then(self.partition.cmp(&other.partition))
     }
 }
