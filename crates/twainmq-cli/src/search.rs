@@ -9,34 +9,40 @@ use anyhow::{bail, Result};
 use twainmq::scan::{self, Finish, Query};
 use twainmq::Store;
 
-use crate::args::SearchArgs;
+use crate::args::{SearchArgs, SelectArgs};
 use crate::render;
 
 /// Matches read back and printed this many at a time (flat memory whatever the count).
 const READ_BATCH: usize = 4096;
 
-pub(crate) fn run(store: &Store, args: &SearchArgs) -> Result<()> {
-    if let (Some(s), Some(u)) = (args.since, args.until) {
+/// The query `a` names on `topic`: refused before anything is read when the
+/// times are swapped, the filter does not compile (with its position) or a
+/// partition is not the topic's. Shared by `search`, `export` and `copy`.
+pub(crate) fn query(store: &Store, topic: &str, a: &SelectArgs) -> Result<Query> {
+    if let (Some(s), Some(u)) = (a.since, a.until) {
         if s > u {
             bail!("--since is after --until: nothing can match; swap them");
         }
     }
-    // A bad expression is refused, with its position, before anything is read.
-    let filter = args.filter.as_deref().map(twainmq::Filter::compile).transpose()?;
-    let query = Query {
-        filter,
-        key: args.key.clone(),
-        text: args.regex.clone().or_else(|| args.text.clone()),
-        regex: args.regex.is_some(),
-        case_sensitive: args.case_sensitive,
-        partitions: (!args.partitions.is_empty()).then(|| args.partitions.clone()),
-        since: args.since,
-        until: args.until,
-    };
-    let config = store.topic_config(&args.topic)?;
-    if let Some(&p) = args.partitions.iter().find(|p| **p >= config.partitions) {
-        return Err(twainmq::Error::PartitionOutOfRange { topic: args.topic.clone(), partition: p, partitions: config.partitions }.into());
+    let filter = a.filter.as_deref().map(twainmq::Filter::compile).transpose()?;
+    let config = store.topic_config(topic)?;
+    if let Some(&p) = a.partitions.iter().find(|p| **p >= config.partitions) {
+        return Err(twainmq::Error::PartitionOutOfRange { topic: topic.to_string(), partition: p, partitions: config.partitions }.into());
     }
+    Ok(Query {
+        filter,
+        key: a.key.clone(),
+        text: a.regex.clone().or_else(|| a.text.clone()),
+        regex: a.regex.is_some(),
+        case_sensitive: a.case_sensitive,
+        partitions: (!a.partitions.is_empty()).then(|| a.partitions.clone()),
+        since: a.since,
+        until: a.until,
+    })
+}
+
+pub(crate) fn run(store: &Store, args: &SearchArgs) -> Result<()> {
+    let query = query(store, &args.topic, &args.select)?;
     let stop = Arc::new(AtomicBool::new(false));
     let s = stop.clone();
     let _ = ctrlc::set_handler(move || s.store(true, Ordering::SeqCst));

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context, Result};
-use twainmq::scan::{Finish, Query};
+use twainmq::scan::Finish;
 use twainmq::transfer::{self, CopyOptions, ExportFormat, ImportFormat, ImportOptions, PayloadColumn, Selection};
 use twainmq::Store;
 
@@ -24,26 +24,7 @@ fn stop_flag() -> Arc<AtomicBool> {
 }
 
 fn selection(store: &Store, topic: &str, a: &SelectArgs) -> Result<Selection> {
-    if let (Some(s), Some(u)) = (a.since, a.until) {
-        if s > u {
-            bail!("--since is after --until: nothing can match; swap them");
-        }
-    }
-    let filter = a.filter.as_deref().map(twainmq::Filter::compile).transpose()?;
-    let config = store.topic_config(topic)?;
-    if let Some(&p) = a.partitions.iter().find(|p| **p >= config.partitions) {
-        return Err(twainmq::Error::PartitionOutOfRange { topic: topic.to_string(), partition: p, partitions: config.partitions }.into());
-    }
-    let query = Query {
-        filter,
-        key: a.key.clone(),
-        text: a.regex.clone().or_else(|| a.text.clone()),
-        regex: a.regex.is_some(),
-        case_sensitive: a.case_sensitive,
-        partitions: (!a.partitions.is_empty()).then(|| a.partitions.clone()),
-        since: a.since,
-        until: a.until,
-    };
+    let query = crate::search::query(store, topic, a)?;
     Ok(Selection { topic: topic.to_string(), query, picked: None })
 }
 
