@@ -31,6 +31,10 @@ fn main() {
         "demo_stop_member",
         "demo_members",
         "demo_clear_stopped",
+        "launch_error",
+        "new_window",
+        "index_cache_info",
+        "clear_index_cache",
     ]);
     if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().config_path("../tauri.conf.json").app_manifest(manifest)) {
         eprintln!("tauri build failed: {e:#}");

@@ -5,12 +5,13 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use tauri::ipc::Channel;
-use tauri::{AppHandle, Manager, State};
+use tauri::{AppHandle, Manager, WebviewWindow};
 use tauri_specta::Event;
 use twainmq::Store;
 use twainmq::StoreWatcher;
 
 use crate::service;
+use crate::session::Session;
 use crate::state::{AppState, OpenStore};
 use crate::transport::*;
 
@@ -18,14 +19,16 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ErrorDto> + S
     tauri::async_runtime::spawn_blocking(f).await.map_err(|e| ErrorDto::new(ErrorCode::Internal, format!("the task failed: {e}")))?
 }
 
-/// Open `path` as the current store, watch it, and name it in the window title.
-pub fn open_path(app: &AppHandle, state: &AppState, path: &str) -> Result<StoreInfo, ErrorDto> {
+/// Open `path` as the store of window `label`, watch it (changes go to that
+/// window only), and name it in the window's title.
+pub fn open_path(app: &AppHandle, state: &AppState, label: &str, path: &str) -> Result<StoreInfo, ErrorDto> {
     let store = state.open_store(path)?;
     let mut info = service::store_info(&store)?;
     let handle = app.clone();
+    let target = label.to_string();
     let watcher = StoreWatcher::new(store.root(), Duration::from_millis(60), move |c| {
         let ev = StoreChanged { topics: c.topics.into_iter().collect(), groups: c.groups.into_iter().collect(), structure: c.structure };
-        if let Err(e) = ev.emit(&handle) {
+        if let Err(e) = ev.emit_to(&handle, target.as_str()) {
             tracing::warn!(error = %e, "could not send a store change to the window");
         }
     })
@@ -36,7 +39,8 @@ pub fn open_path(app: &AppHandle, state: &AppState, path: &str) -> Result<StoreI
     // Counting the lines of every file was the slow part of opening: kept for next time.
     state.save_index();
     state.remember(&info.root);
-    if let Some(w) = app.get_webview_window("main") {
+    crate::menu::refresh_recent(app, &state.recent());
+    if let Some(w) = app.get_webview_window(label) {
         let _ = w.set_title(&format!("{} — TwainMQ Desktop", info.root));
     }
     Ok(info)
@@ -44,9 +48,9 @@ pub fn open_path(app: &AppHandle, state: &AppState, path: &str) -> Result<StoreI
 
 #[tauri::command]
 #[specta::specta]
-pub async fn open_store(app: AppHandle, path: String) -> Result<StoreInfo, ErrorDto> {
+pub async fn open_store(app: AppHandle, window: WebviewWindow, state: Session, path: String) -> Result<StoreInfo, ErrorDto> {
     // Opening counts the lines of every file: not on the async runtime.
-    blocking(move || open_path(&app, &app.state::<AppState>(), &path)).await
+    blocking(move || open_path(&app, &state, window.label(), &path)).await
 }
 
 #[tauri::command]
@@ -58,25 +62,25 @@ pub async fn pick_folder(app: AppHandle) -> Result<Option<String>, ErrorDto> {
 
 #[tauri::command]
 #[specta::specta]
-pub async fn recent_stores(state: State<'_, AppState>) -> Result<Vec<String>, ErrorDto> {
+pub async fn recent_stores(state: Session) -> Result<Vec<String>, ErrorDto> {
     Ok(state.recent())
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn open_demo_store(app: AppHandle, state: State<'_, AppState>) -> Result<StoreInfo, ErrorDto> {
+pub async fn open_demo_store(app: AppHandle, window: WebviewWindow, state: Session) -> Result<StoreInfo, ErrorDto> {
     let dir = state.demo_dir.clone().ok_or_else(|| ErrorDto::new(ErrorCode::NoDemo, "no place for a demo store"))?;
     blocking(move || {
         let store = Store::open_or_create(&dir)?;
         crate::engine::seed_demo(&store)?;
-        open_path(&app, &app.state::<AppState>(), &dir.display().to_string())
+        open_path(&app, &state, window.label(), &dir.display().to_string())
     })
     .await
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn store_info(state: State<'_, AppState>) -> Result<StoreInfo, ErrorDto> {
+pub async fn store_info(state: Session) -> Result<StoreInfo, ErrorDto> {
     let store = state.store()?;
     let watching = state.watching();
     let mut info = blocking(move || service::store_info(&store)).await?;
@@ -87,45 +91,42 @@ pub async fn store_info(state: State<'_, AppState>) -> Result<StoreInfo, ErrorDt
 /// Close the open store (stopping its watcher and demo members): back to the welcome screen.
 #[tauri::command]
 #[specta::specta]
-pub async fn close_store(app: AppHandle) -> Result<(), ErrorDto> {
+pub async fn close_store(window: WebviewWindow, state: Session) -> Result<(), ErrorDto> {
     // Stopping demo members waits for their threads: not on the async runtime.
-    let handle = app.clone();
     blocking(move || {
-        handle.state::<AppState>().close();
+        state.close();
         Ok(())
     })
     .await?;
-    if let Some(w) = app.get_webview_window("main") {
-        let _ = w.set_title("TwainMQ Desktop");
-    }
+    let _ = window.set_title("TwainMQ Desktop");
     Ok(())
 }
 
 /// The raw line at an offset, with its file and line number.
 #[tauri::command]
 #[specta::specta]
-pub async fn raw_line(state: State<'_, AppState>, topic: String, partition: u32, offset: Offset) -> Result<Option<RawLine>, ErrorDto> {
+pub async fn raw_line(state: Session, topic: String, partition: u32, offset: Offset) -> Result<Option<RawLine>, ErrorDto> {
     let store = state.store()?;
     blocking(move || service::raw_line(&store, &topic, partition, offset)).await
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn describe_topic(state: State<'_, AppState>, topic: String) -> Result<TopicDetail, ErrorDto> {
+pub async fn describe_topic(state: Session, topic: String) -> Result<TopicDetail, ErrorDto> {
     let store = state.store()?;
     blocking(move || service::describe_topic(&store, &topic)).await
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn read_page(state: State<'_, AppState>, topic: String, partition: u32, from: Offset, limit: u32) -> Result<Page, ErrorDto> {
+pub async fn read_page(state: Session, topic: String, partition: u32, from: Offset, limit: u32) -> Result<Page, ErrorDto> {
     let store = state.store()?;
     blocking(move || service::read_page(&store, &topic, partition, from, limit)).await
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn offset_at_time(state: State<'_, AppState>, topic: String, partition: u32, unix: f64) -> Result<Option<Offset>, ErrorDto> {
+pub async fn offset_at_time(state: Session, topic: String, partition: u32, unix: f64) -> Result<Option<Offset>, ErrorDto> {
     let store = state.store()?;
     blocking(move || service::offset_at_time(&store, &topic, partition, unix)).await
 }
@@ -136,12 +137,7 @@ pub async fn offset_at_time(state: State<'_, AppState>, topic: String, partition
 /// here, before anything is read.
 #[tauri::command]
 #[specta::specta]
-pub async fn search(
-    state: State<'_, AppState>,
-    topic: String,
-    query: SearchQuery,
-    on_event: Channel<SearchEvent>,
-) -> Result<SearchId, ErrorDto> {
+pub async fn search(state: Session, topic: String, query: SearchQuery, on_event: Channel<SearchEvent>) -> Result<SearchId, ErrorDto> {
     let store = state.store()?;
     twainmq::scan::Query::try_from(&query)?;
     let (id, session) = state.new_search(&topic, &query);
@@ -166,7 +162,7 @@ pub async fn search(
 /// Stop a running search (within milliseconds); what it found so far stays readable.
 #[tauri::command]
 #[specta::specta]
-pub async fn cancel_search(state: State<'_, AppState>, id: SearchId) -> Result<(), ErrorDto> {
+pub async fn cancel_search(state: Session, id: SearchId) -> Result<(), ErrorDto> {
     if let Some(s) = state.searches().get(&id.0) {
         s.cancel.store(true, Ordering::Relaxed);
     }
@@ -176,7 +172,7 @@ pub async fn cancel_search(state: State<'_, AppState>, id: SearchId) -> Result<(
 /// Forget a search session (cancelling it if it runs).
 #[tauri::command]
 #[specta::specta]
-pub async fn drop_search(state: State<'_, AppState>, id: SearchId) -> Result<(), ErrorDto> {
+pub async fn drop_search(state: Session, id: SearchId) -> Result<(), ErrorDto> {
     if let Some(s) = state.searches().remove(&id.0) {
         s.cancel.store(true, Ordering::Relaxed);
     }
@@ -187,7 +183,7 @@ pub async fn drop_search(state: State<'_, AppState>, id: SearchId) -> Result<(),
 /// settled so far while it runs, of all once it has ended.
 #[tauri::command]
 #[specta::specta]
-pub async fn search_rows(state: State<'_, AppState>, id: SearchId, from: Count, limit: u32) -> Result<SearchRows, ErrorDto> {
+pub async fn search_rows(state: Session, id: SearchId, from: Count, limit: u32) -> Result<SearchRows, ErrorDto> {
     let store = state.store()?;
     let session = state.search_session(id.0)?;
     blocking(move || {
@@ -213,7 +209,7 @@ pub async fn check_filter(expr: String) -> Result<FilterCheck, ErrorDto> {
 /// The JSON field paths seen in a topic's newest messages, for completion.
 #[tauri::command]
 #[specta::specta]
-pub async fn topic_fields(state: State<'_, AppState>, topic: String) -> Result<Vec<String>, ErrorDto> {
+pub async fn topic_fields(state: Session, topic: String) -> Result<Vec<String>, ErrorDto> {
     let store = state.store()?;
     blocking(move || service::topic_fields(&store, &topic)).await
 }
@@ -222,7 +218,7 @@ pub async fn topic_fields(state: State<'_, AppState>, topic: String) -> Result<V
 #[tauri::command]
 #[specta::specta]
 pub async fn timeline_before(
-    state: State<'_, AppState>,
+    state: Session,
     topic: String,
     partitions: Option<Vec<u32>>,
     before: Option<Vec<Offset>>,
@@ -236,7 +232,7 @@ pub async fn timeline_before(
 #[tauri::command]
 #[specta::specta]
 pub async fn timeline_after(
-    state: State<'_, AppState>,
+    state: Session,
     topic: String,
     partitions: Option<Vec<u32>>,
     start: TimelineAnchor,
@@ -248,14 +244,14 @@ pub async fn timeline_after(
 
 #[tauri::command]
 #[specta::specta]
-pub async fn produce(state: State<'_, AppState>, topic: String, key: KeyText, payload: ProducePayload) -> Result<Produced, ErrorDto> {
+pub async fn produce(state: Session, topic: String, key: KeyText, payload: ProducePayload) -> Result<Produced, ErrorDto> {
     let store = state.store()?;
     blocking(move || service::produce(&store, &topic, &key, &payload)).await
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn create_topic(state: State<'_, AppState>, topic: NewTopic) -> Result<TopicSummary, ErrorDto> {
+pub async fn create_topic(state: Session, topic: NewTopic) -> Result<TopicSummary, ErrorDto> {
     let store = state.store()?;
     blocking(move || service::create_topic(&store, &topic)).await
 }
@@ -263,7 +259,7 @@ pub async fn create_topic(state: State<'_, AppState>, topic: NewTopic) -> Result
 /// The consumer groups that read a topic (deleted with it), for the delete dialog.
 #[tauri::command]
 #[specta::specta]
-pub async fn topic_groups(state: State<'_, AppState>, topic: String) -> Result<Vec<String>, ErrorDto> {
+pub async fn topic_groups(state: Session, topic: String) -> Result<Vec<String>, ErrorDto> {
     let store = state.store()?;
     blocking(move || service::topic_groups(&store, &topic)).await
 }
@@ -271,14 +267,14 @@ pub async fn topic_groups(state: State<'_, AppState>, topic: String) -> Result<V
 /// Delete a topic and the groups that read it; returns what was deleted.
 #[tauri::command]
 #[specta::specta]
-pub async fn delete_topic(state: State<'_, AppState>, topic: String, confirm: String) -> Result<DeletedTopic, ErrorDto> {
+pub async fn delete_topic(state: Session, topic: String, confirm: String) -> Result<DeletedTopic, ErrorDto> {
     let store = state.store()?;
     blocking(move || service::delete_topic(&store, &topic, &confirm)).await
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn describe_group(state: State<'_, AppState>, group: String, topic: Option<String>) -> Result<GroupDetail, ErrorDto> {
+pub async fn describe_group(state: Session, group: String, topic: Option<String>) -> Result<GroupDetail, ErrorDto> {
     let store = state.store()?;
     blocking(move || service::describe_group(&store, &group, topic.as_deref())).await
 }
@@ -286,7 +282,7 @@ pub async fn describe_group(state: State<'_, AppState>, group: String, topic: Op
 /// Forget demo members that have stopped or been killed.
 #[tauri::command]
 #[specta::specta]
-pub async fn demo_clear_stopped(state: State<'_, AppState>) -> Result<(), ErrorDto> {
+pub async fn demo_clear_stopped(state: Session) -> Result<(), ErrorDto> {
     state.members.clear_stopped();
     Ok(())
 }
@@ -294,27 +290,21 @@ pub async fn demo_clear_stopped(state: State<'_, AppState>) -> Result<(), ErrorD
 /// Reset a group's offsets; with `dry_run` only computes the before/after table.
 #[tauri::command]
 #[specta::specta]
-pub async fn reset_group(state: State<'_, AppState>, group: String, request: ResetRequest) -> Result<ResetPlanDto, ErrorDto> {
+pub async fn reset_group(state: Session, group: String, request: ResetRequest) -> Result<ResetPlanDto, ErrorDto> {
     let store = state.store()?;
     blocking(move || service::reset_group(&store, &group, &request)).await
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn trigger_round(state: State<'_, AppState>, group: String, window_ms: u32) -> Result<(), ErrorDto> {
+pub async fn trigger_round(state: Session, group: String, window_ms: u32) -> Result<(), ErrorDto> {
     let store = state.store()?;
     blocking(move || service::trigger_round(&store, &group, window_ms)).await
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn demo_start_member(
-    state: State<'_, AppState>,
-    topic: String,
-    group: String,
-    window_ms: u32,
-    rate: u32,
-) -> Result<Handle, ErrorDto> {
+pub async fn demo_start_member(state: Session, topic: String, group: String, window_ms: u32, rate: u32) -> Result<Handle, ErrorDto> {
     let store = state.store()?;
     state.members.start(&store, &topic, &group, window_ms, rate)
 }
@@ -322,13 +312,27 @@ pub async fn demo_start_member(
 /// Stop a demo member gracefully (commit and leave) or kill it (no commit, no goodbye).
 #[tauri::command]
 #[specta::specta]
-pub async fn demo_stop_member(state: State<'_, AppState>, handle: Handle, kill: bool) -> Result<(), ErrorDto> {
+pub async fn demo_stop_member(state: Session, handle: Handle, kill: bool) -> Result<(), ErrorDto> {
     let members = state.members.clone();
     blocking(move || members.stop(handle, kill)).await
 }
 
 #[tauri::command]
 #[specta::specta]
-pub async fn demo_members(state: State<'_, AppState>) -> Result<Vec<DemoMember>, ErrorDto> {
+pub async fn demo_members(state: Session) -> Result<Vec<DemoMember>, ErrorDto> {
     Ok(state.members.list())
+}
+
+/// Why the store this window was started with did not open, once (then `None`).
+#[tauri::command]
+#[specta::specta]
+pub async fn launch_error(state: Session) -> Result<Option<LaunchError>, ErrorDto> {
+    Ok(state.take_launch_error())
+}
+
+/// A new window, with `path` (when given) open in it.
+#[tauri::command]
+#[specta::specta]
+pub async fn new_window(app: AppHandle, path: Option<String>) -> Result<(), ErrorDto> {
+    blocking(move || crate::windows::open_window(&app, path.as_deref()).map(|_| ())).await
 }

@@ -3,10 +3,14 @@
 pub mod commands;
 pub mod engine;
 pub mod members;
+pub mod menu;
 pub mod record;
 pub mod service;
+pub mod session;
+pub mod settings_commands;
 pub mod state;
 pub mod transport;
+pub mod windows;
 
 use tauri::Manager;
 use tauri_specta::{collect_commands, collect_events, Builder};
@@ -44,10 +48,17 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::demo_stop_member,
             commands::demo_members,
             commands::demo_clear_stopped,
+            commands::launch_error,
+            commands::new_window,
+            settings_commands::index_cache_info,
+            settings_commands::clear_index_cache,
         ])
-        .events(collect_events![transport::StoreChanged])
+        .events(collect_events![transport::StoreChanged, menu::MenuAction])
         .disable_serde_phases();
-    engine::limits().into_iter().fold(builder, |b, (name, value)| b.constant(name, value))
+    engine::limits()
+        .into_iter()
+        .fold(builder, |b, (name, value)| b.constant(name, value))
+        .constant("MENU_ACCELERATORS", menu::accelerators())
 }
 
 /// Write the TypeScript bindings to `path`.
@@ -71,34 +82,54 @@ pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
 pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
     let builder = specta_builder();
     tauri::Builder::default()
+        // First: a second launch hands its command line over and exits before anything else starts.
+        .plugin(tauri_plugin_single_instance::init(windows::on_second_launch))
+        // The main window's size, position and maximised state come back; windows made at run
+        // time open at the platform's default place (restoring them all to one spot would stack them).
+        .plugin(tauri_plugin_window_state::Builder::default().with_filter(|label| label == "main").build())
         .plugin(tauri_plugin_dialog::init())
         .invoke_handler(builder.invoke_handler())
+        .menu(|app| menu::build(app, &[]))
+        .on_menu_event(menu::on_event)
         .setup(move |app| {
             builder.mount_events(app);
-            let data = app.path().app_data_dir().ok();
-            let config = app.path().app_config_dir().ok();
-            let cache = app.path().app_cache_dir().ok();
-            app.manage(state::AppState {
-                recent_file: config.map(|d| d.join("recent-stores.json")),
-                demo_dir: data.map(|d| d.join("demo-store")),
-                index_cache_dir: cache.map(|d| d.join("line-index")),
-                ..Default::default()
-            });
+            let places = session::Places {
+                recent_file: app.path().app_config_dir().ok().map(|d| d.join("recent-stores.json")),
+                demo_dir: app.path().app_data_dir().ok().map(|d| d.join("demo-store")),
+                index_cache_dir: app.path().app_cache_dir().ok().map(|d| d.join("line-index")),
+            };
+            app.manage(session::Sessions::new(places));
+            app.manage(menu::Focus::default());
+            let main = app.state::<session::Sessions>().get("main");
+            menu::refresh_recent(app.handle(), &main.recent());
             if let Some(path) = store_arg.clone() {
-                let state = app.state::<state::AppState>();
-                if let Err(e) = commands::open_path(app.handle(), &state, &path) {
+                if let Err(e) = commands::open_path(app.handle(), &main, "main", &path) {
                     tracing::error!(path, error = %e.message, "could not open the store given on the command line");
+                    main.set_launch_error(&path, e);
                 }
             }
             Ok(())
         })
+        .on_window_event(|window, event| match event {
+            tauri::WindowEvent::Focused(true) => window.state::<menu::Focus>().set(window.label()),
+            // The window's store closes with it (its demo members leave, its index is kept), and
+            // the main window's place is written now, not only at a clean exit.
+            tauri::WindowEvent::Destroyed => {
+                window.state::<session::Sessions>().end(window.label());
+                if window.label() == "main" {
+                    use tauri_plugin_window_state::{AppHandleExt, StateFlags};
+                    if let Err(e) = window.app_handle().save_window_state(StateFlags::all()) {
+                        tracing::warn!(error = %e, "could not keep the window's size and place");
+                    }
+                }
+            }
+            _ => {}
+        })
         .build(tauri::generate_context!("../tauri.conf.json"))?
         .run(|app, event| {
             if let tauri::RunEvent::Exit = event {
-                // Demo members commit and leave their groups; the line index is kept.
-                let state = app.state::<state::AppState>();
-                state.members.stop_all();
-                state.save_index();
+                // Demo members commit and leave their groups; the line indexes are kept.
+                app.state::<session::Sessions>().end_all();
             }
         });
     Ok(())

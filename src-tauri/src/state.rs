@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use twainmq::Store;
 use twainmq::StoreWatcher;
 
-use crate::transport::{ErrorCode, ErrorDto, SearchQuery};
+use crate::transport::{ErrorCode, ErrorDto, LaunchError, SearchQuery};
 
 /// A search and what it found: kept until a newer search replaces it or the
 /// store closes, so its hits can be read by index ranges (and exported).
@@ -40,6 +40,8 @@ pub struct AppState {
     pub index_cache_dir: Option<PathBuf>,
     /// Group members running inside the app for the balancing demo.
     pub members: Arc<crate::members::Members>,
+    /// Why the store this window was started with did not open (taken once by its page).
+    pub launch_error: Mutex<Option<LaunchError>>,
 }
 
 /// A failure here costs the next run a rescan, nothing more: logged, not shown.
@@ -100,6 +102,15 @@ impl AppState {
         if let Some(old) = lock(&self.open).take() {
             save_index(&old.store);
         }
+    }
+
+    pub fn set_launch_error(&self, path: &str, error: ErrorDto) {
+        *lock(&self.launch_error) = Some(LaunchError { path: path.to_string(), error });
+    }
+
+    /// The launch error, once.
+    pub fn take_launch_error(&self) -> Option<LaunchError> {
+        lock(&self.launch_error).take()
     }
 
     /// The hits of a session settled so far.

@@ -59,10 +59,22 @@ export const commands = {
 	demoMembers: () => typedError<DemoMember[], ErrorDto>(__TAURI_INVOKE("demo_members")),
 	/**  Forget demo members that have stopped or been killed. */
 	demoClearStopped: () => typedError<null, ErrorDto>(__TAURI_INVOKE("demo_clear_stopped")),
+	/**  Why the store this window was started with did not open, once (then `None`). */
+	launchError: () => typedError<LaunchError | null, ErrorDto>(__TAURI_INVOKE("launch_error")),
+	/**  A new window, with `path` (when given) open in it. */
+	newWindow: (path: string | null) => typedError<null, ErrorDto>(__TAURI_INVOKE("new_window", { path })),
+	/**  Where the line-index cache is and how much it holds. */
+	indexCacheInfo: () => typedError<IndexCacheInfo, ErrorDto>(__TAURI_INVOKE("index_cache_info")),
+	/**
+	 *  Empty the line-index cache. Open stores keep their index in memory and
+	 *  write it again when they close.
+	 */
+	clearIndexCache: () => typedError<IndexCacheInfo, ErrorDto>(__TAURI_INVOKE("clear_index_cache")),
 };
 
 /** Events */
 export const events = {
+	menuAction: makeEvent<MenuAction, MenuAction>("menu-action"),
 	storeChanged: makeEvent<StoreChanged, StoreChanged>("store-changed"),
 };
 
@@ -82,6 +94,8 @@ export const MAX_PAGE = 2000 as const;
 export const MAX_PARTITIONS = 10000 as const;
 
 export const MAX_TOPIC_NAME = 200 as const;
+
+export const MENU_ACCELERATORS = {"open-store":"CmdOrCtrl+O","new-topic":"CmdOrCtrl+Shift+N","import":"CmdOrCtrl+I","export":"CmdOrCtrl+E","settings":"CmdOrCtrl+Comma","copy-message":"CmdOrCtrl+Shift+C","copy-json":"CmdOrCtrl+Shift+J","find":"CmdOrCtrl+F","theme":"CmdOrCtrl+Shift+T","time-zone":"CmdOrCtrl+Shift+U","follow-tail":"CmdOrCtrl+Shift+F","detail-pane":"CmdOrCtrl+D","topic-list":"CmdOrCtrl+L","jump-offset":"CmdOrCtrl+G","jump-time":"CmdOrCtrl+Shift+G","shortcuts":"F1"} as const;
 
 /* Types */
 /**  A size in bytes. */
@@ -214,6 +228,15 @@ export type Handle = string;
  */
 export type Incarnation = string;
 
+/**  The app's line-index cache (outside every store): where, and how big. */
+export type IndexCacheInfo = {
+	/**  The folder, or `None` when this platform gave the app no cache folder. */
+	path: string | null,
+	/**  Stores with a kept index. */
+	files: number,
+	bytes: Bytes,
+};
+
 /**  What kind of key a message has. */
 export type KeyKind = "int" | "str";
 
@@ -222,6 +245,12 @@ export type KeyKind = "int" | "str";
  *  or a string key itself.
  */
 export type KeyText = string;
+
+/**  A store given at launch (the command line, or a second launch) that did not open. */
+export type LaunchError = {
+	path: string,
+	error: ErrorDto,
+};
 
 /**  A 1-based line number in a partition file. */
 export type LineNo = string;
@@ -250,6 +279,15 @@ export type MemberStatus = "joining" | "running" |
 "failed";
 
 export type MemberStatusDto = "live" | "stale" | "gone";
+
+/**  A menu item chosen, for the focused window (`path`: the store of an Open Recent item). */
+export type MenuAction = {
+	id: MenuId,
+	path: string | null,
+};
+
+/**  The menu items the UI acts on. */
+export type MenuId = "open-store" | "open-recent" | "new-topic" | "import" | "export" | "settings" | "copy-message" | "copy-json" | "find" | "theme" | "time-zone" | "follow-tail" | "detail-pane" | "topic-list" | "jump-offset" | "jump-time" | "shortcuts" | "about";
 
 /**  One message as the table and detail pane show it. */
 export type MessageRow = {
