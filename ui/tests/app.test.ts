@@ -2,11 +2,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render } from '@testing-library/svelte';
 import App from '../src/App.svelte';
 import { app } from '../src/lib/app.svelte';
+import { prefs } from '../src/lib/prefs.svelte';
 import { mock, recordedTopic, rows, settle, until } from './helpers';
 
 vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend')).mockModule());
 
 beforeEach(() => {
+  // These tests start on the welcome screen (desktop.test.ts tests reopening the last store).
+  prefs.setLaunch('welcome');
   // Each test's render starts the app again; listeners of earlier ones would
   // act twice (a drop opening the folder once per earlier test, late).
   mock().forgetListeners();

@@ -14,7 +14,10 @@ import type {
   TimelinePageDto,
   GroupDetail,
   Handle,
+  IndexCacheInfo,
   KeyText,
+  LaunchError,
+  MenuAction,
   NewTopic,
   Offset,
   Page,
@@ -95,4 +98,14 @@ export interface Backend {
   onStoreChanged(cb: (c: StoreChanged) => void): Promise<Unlisten>;
   /** Folders dragged onto the window. */
   onDragDrop(cb: (d: DragDrop) => void): Promise<Unlisten>;
+  /** Why the store this window was started with did not open (once; then null). */
+  launchError(): Promise<Result<LaunchError | null>>;
+  /** A new window, with `path` (when given) open in it. */
+  newWindow(path: string | null): Promise<Result<null>>;
+  /** The line-index cache: where, how many stores, how big. */
+  indexCacheInfo(): Promise<Result<IndexCacheInfo>>;
+  /** Empty the line-index cache (open stores write theirs again when they close). */
+  clearIndexCache(): Promise<Result<IndexCacheInfo>>;
+  /** Items chosen in the native menu bar, for this window. */
+  onMenu(cb: (a: MenuAction) => void): Promise<Unlisten>;
 }

@@ -31,6 +31,8 @@ export type DeepLink = {
   follow?: boolean;
   theme?: 'dark' | 'light' | 'system';
   tz?: 'utc' | 'local';
+  /** A window opened empty (File → New Window): the last store does not reopen in it. */
+  fresh?: boolean;
 };
 
 export function parseDeepLink(hash: string): DeepLink {
@@ -59,6 +61,7 @@ export function parseDeepLink(hash: string): DeepLink {
   if (theme === 'dark' || theme === 'light' || theme === 'system') link.theme = theme;
   const tz = p.get('tz');
   if (tz === 'utc' || tz === 'local') link.tz = tz;
+  if (p.has('fresh')) link.fresh = true;
   return link;
 }
 
@@ -335,8 +338,15 @@ class App {
       /* no drag and drop here: the buttons still work */
     }
     setInterval(() => (this.now = Date.now()), 5000);
-    void this.loadRecent();
-    const r = await backend.storeInfo();
+    const recent = this.loadRecent();
+    const launch = await backend.launchError();
+    if (launch.status === 'ok' && launch.data) this.openError = { what: launch.data.path, error: launch.data.error };
+    let r = await backend.storeInfo();
+    // Nothing given at launch: the last store, when the settings say so (not in a window opened empty).
+    if (r.status === 'error' && r.error.code === 'no_store' && !this.openError && !this.link.fresh && prefs.launch === 'last') {
+      await recent;
+      if (this.recent.length > 0 && (await this.openPath(this.recent[0]))) r = await backend.storeInfo();
+    }
     if (r.status === 'ok') {
       this.setInfo(r.data);
       const l = this.link;

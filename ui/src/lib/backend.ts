@@ -12,6 +12,7 @@ import type { ErrorDto, SearchEvent } from './bindings';
 import type { Backend, Result } from './api';
 import { Channel } from '@tauri-apps/api/core';
 import { getCurrentWebview } from '@tauri-apps/api/webview';
+import { getCurrentWebviewWindow } from '@tauri-apps/api/webviewWindow';
 
 export type * from './api';
 
@@ -70,7 +71,13 @@ function tauriBackend(): Backend {
     demoStartMember: (topic, group, windowMs, rate) => guard(() => commands.demoStartMember(topic, group, windowMs, rate)),
     demoStopMember: (handle, kill) => guard(() => commands.demoStopMember(handle, kill)),
     demoMembers: () => guard(() => commands.demoMembers()),
-    onStoreChanged: async (cb) => events.storeChanged.listen((e) => cb(e.payload)),
+    // This window's events only: each window has its own store.
+    onStoreChanged: async (cb) => events.storeChanged(getCurrentWebviewWindow()).listen((e) => cb(e.payload)),
+    launchError: () => guard(() => commands.launchError()),
+    newWindow: (path) => guard(() => commands.newWindow(path)),
+    indexCacheInfo: () => guard(() => commands.indexCacheInfo()),
+    clearIndexCache: () => guard(() => commands.clearIndexCache()),
+    onMenu: async (cb) => events.menuAction(getCurrentWebviewWindow()).listen((e) => cb(e.payload)),
     onDragDrop: async (cb) =>
       getCurrentWebview().onDragDropEvent((e) => {
         const p = e.payload;
@@ -119,6 +126,11 @@ function missingBackend(): Backend {
     demoMembers: no,
     onStoreChanged: async () => () => {},
     onDragDrop: async () => () => {},
+    launchError: async () => ({ status: 'ok', data: null }),
+    newWindow: no,
+    indexCacheInfo: no,
+    clearIndexCache: no,
+    onMenu: async () => () => {},
   };
 }
 
@@ -176,3 +188,8 @@ export const demoStopMember = method('demoStopMember');
 export const demoMembers = method('demoMembers');
 export const onStoreChanged = method('onStoreChanged');
 export const onDragDrop = method('onDragDrop');
+export const launchError = method('launchError');
+export const newWindow = method('newWindow');
+export const onMenu = method('onMenu');
+export const indexCacheInfo = method('indexCacheInfo');
+export const clearIndexCache = method('clearIndexCache');

@@ -31,6 +31,8 @@ import type {
   GroupSummary,
   Handle,
   KeyText,
+  LaunchError,
+  MenuAction,
   MessageRow,
   NewTopic,
   Offset,
@@ -224,6 +226,9 @@ export class MockStore {
   private timers = new Set<ReturnType<typeof setTimeout>>();
   private changeListeners = new Set<(c: StoreChanged) => void>();
   private dropListeners = new Set<(d: DragDrop) => void>();
+  private menuListeners = new Set<(a: MenuAction) => void>();
+  /** What the next launchError() answers (then null): a store given at launch that did not open. */
+  launchFailure: LaunchError | null = null;
   private searches = new Map<number, { cancelled: boolean; rows: MessageRow[]; done: boolean; settled: number }>();
   private nextSearch = 0;
   private liveTimer: ReturnType<typeof setInterval> | null = null;
@@ -273,6 +278,7 @@ export class MockStore {
   forgetListeners(): void {
     this.changeListeners.clear();
     this.dropListeners.clear();
+    this.menuListeners.clear();
   }
 
   private stopTimers(): void {
@@ -408,6 +414,15 @@ export class MockStore {
   }
 
   /** Simulate dropping folders on the window (tests). */
+  /** A menu bar item chosen (as the native menu sends it). */
+  menu(a: MenuAction): void {
+    for (const l of this.menuListeners) l(a);
+  }
+
+  get listeningForMenu(): boolean {
+    return this.menuListeners.size > 0;
+  }
+
   drop(paths: string[]): void {
     for (const l of this.dropListeners) {
       l({ type: 'enter', paths });
@@ -739,6 +754,18 @@ export class MockStore {
       onDragDrop: async (cb): Promise<Unlisten> => {
         this.dropListeners.add(cb);
         return () => this.dropListeners.delete(cb);
+      },
+      launchError: call('launchError', () => {
+        const f = this.launchFailure;
+        this.launchFailure = null;
+        return ok(f);
+      }),
+      newWindow: call('newWindow', () => preview('a new window')),
+      indexCacheInfo: call('indexCacheInfo', () => ok({ path: '/home/you/.cache/dev.twainmq.desktop/line-index', files: 1, bytes: '2048' })),
+      clearIndexCache: call('clearIndexCache', () => ok({ path: '/home/you/.cache/dev.twainmq.desktop/line-index', files: 0, bytes: '0' })),
+      onMenu: async (cb): Promise<Unlisten> => {
+        this.menuListeners.add(cb);
+        return () => this.menuListeners.delete(cb);
       },
     };
   }

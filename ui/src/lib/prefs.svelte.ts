@@ -1,4 +1,5 @@
-// Preferences kept in localStorage: theme (dark, light, system) and time zone (UTC, local).
+// Preferences kept in localStorage: theme (dark, light, system), time zone (UTC, local),
+// what opens at launch, and whether a topic opens following its tail.
 
 import type { Tz } from './format';
 
@@ -6,6 +7,11 @@ export type Theme = 'dark' | 'light' | 'system';
 
 const THEME_KEY = 'twainmq.theme';
 const TZ_KEY = 'twainmq.tz';
+const LAUNCH_KEY = 'twainmq.launch';
+const FOLLOW_KEY = 'twainmq.follow';
+
+/** At launch without a store given: the last store opened, or the welcome screen. */
+export type Launch = 'last' | 'welcome';
 
 function load(key: string): string | null {
   try {
@@ -27,6 +33,8 @@ class Prefs {
   theme = $state<Theme>((['dark', 'light', 'system'] as const).find((t) => t === load(THEME_KEY)) ?? 'system');
   tz = $state<Tz>(load(TZ_KEY) === 'local' ? 'local' : 'utc');
   systemDark = $state(true);
+  launch = $state<Launch>(load(LAUNCH_KEY) === 'welcome' ? 'welcome' : 'last');
+  defaultFollow = $state(load(FOLLOW_KEY) === 'on');
 
   constructor() {
     if (typeof matchMedia !== 'undefined') {
@@ -53,6 +61,16 @@ class Prefs {
   setTz(tz: Tz): void {
     this.tz = tz;
     save(TZ_KEY, tz);
+  }
+
+  setLaunch(l: Launch): void {
+    this.launch = l;
+    save(LAUNCH_KEY, l);
+  }
+
+  setDefaultFollow(on: boolean): void {
+    this.defaultFollow = on;
+    save(FOLLOW_KEY, on ? 'on' : 'off');
   }
 
   toggleTz(): void {
