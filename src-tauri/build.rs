@@ -31,8 +31,9 @@ fn main() {
         "demo_stop_member",
         "demo_members",
         "demo_clear_stopped",
+        "about",
     ]);
-    if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().config_path("../tauri.conf.json").app_manifest(manifest)) {
+    if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         eprintln!("tauri build failed: {e:#}");
         std::process::exit(1);
     }

@@ -1,5 +1,6 @@
 //! TwainMQ Desktop's backend: thin Tauri commands over the `twainmq` engine.
 
+pub mod about_commands;
 pub mod commands;
 pub mod engine;
 pub mod members;
@@ -44,6 +45,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::demo_stop_member,
             commands::demo_members,
             commands::demo_clear_stopped,
+            about_commands::about,
         ])
         .events(collect_events![transport::StoreChanged])
         .disable_serde_phases();
@@ -92,7 +94,7 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
             }
             Ok(())
         })
-        .build(tauri::generate_context!("../tauri.conf.json"))?
+        .build(tauri::generate_context!())?
         .run(|app, event| {
             if let tauri::RunEvent::Exit = event {
                 // Demo members commit and leave their groups; the line index is kept.

@@ -59,6 +59,7 @@ export const commands = {
 	demoMembers: () => typedError<DemoMember[], ErrorDto>(__TAURI_INVOKE("demo_members")),
 	/**  Forget demo members that have stopped or been killed. */
 	demoClearStopped: () => typedError<null, ErrorDto>(__TAURI_INVOKE("demo_clear_stopped")),
+	about: () => __TAURI_INVOKE<About>("about"),
 };
 
 /** Events */
@@ -84,6 +85,20 @@ export const MAX_PARTITIONS = 10000 as const;
 export const MAX_TOPIC_NAME = 200 as const;
 
 /* Types */
+/**
+ *  The app's version, the engine's, and the Python `twainmq` release whose
+ *  stores and groups both share. The app and the `twainmq` command are built
+ *  from one workspace, so `app_version` is also the CLI's.
+ */
+export type About = {
+	/**  `twainmq-desktop`'s version, as `twainmq-desktop --version` prints it. */
+	app_version: string,
+	/**  The `twainmq` engine crate's version. */
+	engine_version: string,
+	/**  The `twainmq` (Python) release whose format and group protocol are implemented, e.g. `0.2.3`. */
+	compat: string,
+};
+
 /**  A size in bytes. */
 export type Bytes = string;
 
