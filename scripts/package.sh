@@ -75,6 +75,7 @@ if [ ${#desktop[@]} -ne 1 ]; then
   exit 1
 fi
 if [ "${desktop[0]}" != "$apps/twainmq-desktop.desktop" ]; then mv "${desktop[0]}" "$apps/twainmq-desktop.desktop"; fi
+desktop-file-validate "$apps/twainmq-desktop.desktop" >&2
 strip --strip-debug "$stage/usr/bin/twainmq-desktop" "$stage/usr/bin/twainmq"
 install -D -m 644 packaging/deb/copyright "$stage/usr/share/doc/twainmq-desktop/copyright"
 installed_kb=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
