@@ -35,14 +35,20 @@ mod tests {
 
     #[test]
     fn the_version_line_names_app_engine_and_compatibility() {
-        assert_eq!(version_line(), format!("twainmq-desktop {APP_VERSION} (engine {}, reads and writes twainmq 0.2.3 stores)", version::ENGINE));
+        assert_eq!(
+            version_line(),
+            format!("twainmq-desktop {APP_VERSION} (engine {}, reads and writes twainmq 0.2.3 stores)", version::ENGINE)
+        );
     }
 
     #[test]
     fn about_says_what_the_version_line_says() {
         let a = about_info();
         assert_eq!(a.compat, "0.2.3");
-        assert_eq!(version_line(), format!("twainmq-desktop {} (engine {}, reads and writes twainmq {} stores)", a.app_version, a.engine_version, a.compat));
+        assert_eq!(
+            version_line(),
+            format!("twainmq-desktop {} (engine {}, reads and writes twainmq {} stores)", a.app_version, a.engine_version, a.compat)
+        );
     }
 
     #[test]

@@ -53,7 +53,10 @@ enum Invocation {
     Version,
     Help,
     ExportBindings(String),
-    RecordFixture { out: String, fixture: Option<String> },
+    RecordFixture {
+        out: String,
+        fixture: Option<String>,
+    },
     /// A mistake on the command line: said on stderr, exit status 2, no window.
     Usage(String),
 }
@@ -65,7 +68,11 @@ fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Invocation {
     let first = match args.next() {
         None => return Invocation::Run(None),
         Some(Ok(a)) => a,
-        Some(Err(lossy)) => return Invocation::Usage(format!("the path {lossy:?} is not valid UTF-8; rename the folder, or open it through a link with a UTF-8 name")),
+        Some(Err(lossy)) => {
+            return Invocation::Usage(format!(
+                "the path {lossy:?} is not valid UTF-8; rename the folder, or open it through a link with a UTF-8 name"
+            ))
+        }
     };
     let mut next = || match args.next() {
         Some(Ok(a)) => Ok(Some(a)),
@@ -80,7 +87,9 @@ fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Invocation {
             Err(e) => e,
         },
         "--record-ui-fixture" => match (next(), next()) {
-            (Ok(out), Ok(fixture)) => Invocation::RecordFixture { out: out.unwrap_or_else(|| "ui/src/lib/recorded/store.json".into()), fixture },
+            (Ok(out), Ok(fixture)) => {
+                Invocation::RecordFixture { out: out.unwrap_or_else(|| "ui/src/lib/recorded/store.json".into()), fixture }
+            }
             (Err(e), _) | (_, Err(e)) => e,
         },
         "--" => match next() {
@@ -89,7 +98,9 @@ fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Invocation {
         },
         // macOS (before 10.9) gave apps started from the Finder a process serial number.
         a if cfg!(target_os = "macos") && a.starts_with("-psn_") => Invocation::Run(None),
-        a if a.starts_with('-') && a.len() > 1 => Invocation::Usage(format!("unknown option {a:?} (a folder whose name starts with '-' goes after --)")),
+        a if a.starts_with('-') && a.len() > 1 => {
+            Invocation::Usage(format!("unknown option {a:?} (a folder whose name starts with '-' goes after --)"))
+        }
         _ => Invocation::Run(Some(first)),
     }
 }
@@ -167,7 +178,10 @@ mod tests {
         assert_eq!(p(&["--export-bindings"]), Invocation::ExportBindings("ui/src/lib/bindings.ts".into()));
         assert_eq!(p(&["--export-bindings", "out.ts"]), Invocation::ExportBindings("out.ts".into()));
         assert_eq!(p(&["--record-ui-fixture"]), Invocation::RecordFixture { out: "ui/src/lib/recorded/store.json".into(), fixture: None });
-        assert_eq!(p(&["--record-ui-fixture", "o.json", "fx"]), Invocation::RecordFixture { out: "o.json".into(), fixture: Some("fx".into()) });
+        assert_eq!(
+            p(&["--record-ui-fixture", "o.json", "fx"]),
+            Invocation::RecordFixture { out: "o.json".into(), fixture: Some("fx".into()) }
+        );
     }
 
     #[test]

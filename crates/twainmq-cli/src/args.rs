@@ -492,7 +492,11 @@ mod tests {
             let text = e.to_string();
             assert_eq!(
                 text.trim_end(),
-                format!("twainmq {} (engine {}, reads and writes twainmq 0.2.3 stores)", env!("CARGO_PKG_VERSION"), twainmq::version::ENGINE)
+                format!(
+                    "twainmq {} (engine {}, reads and writes twainmq 0.2.3 stores)",
+                    env!("CARGO_PKG_VERSION"),
+                    twainmq::version::ENGINE
+                )
             );
         }
     }

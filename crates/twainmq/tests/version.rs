@@ -30,8 +30,5 @@ fn the_engine_carries_the_workspace_version() {
 
 #[test]
 fn describe_names_program_engine_and_compatibility() {
-    assert_eq!(
-        version::describe("9.8.7"),
-        format!("9.8.7 (engine {}, reads and writes twainmq 0.2.3 stores)", version::ENGINE)
-    );
+    assert_eq!(version::describe("9.8.7"), format!("9.8.7 (engine {}, reads and writes twainmq 0.2.3 stores)", version::ENGINE));
 }
