@@ -70,7 +70,7 @@ fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Invocation {
         Some(Ok(a)) => a,
         Some(Err(lossy)) => {
             return Invocation::Usage(format!(
-                "the path {lossy:?} is not valid UTF-8; rename the folder, or open it through a link with a UTF-8 name"
+                "the path {lossy:?} is not valid UTF-8, which the app cannot show or pass on; rename the folder (or the folders above it)"
             ))
         }
     };
