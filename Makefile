@@ -6,7 +6,7 @@ BIN := target/debug/twainmq
 APP := target/debug/twainmq-desktop
 DEMO_STORE ?= $(HOME)/.local/share/twainmq/demo-store
 
-.PHONY: deps ui app cli bindings ui-fixture test lint unit ui-test interop e2e run demo-store clean bench bench-app shots-scale torture torture-short fuzz
+.PHONY: deps ui app cli bindings ui-fixture test lint unit ui-test interop e2e package package-test run demo-store clean bench bench-app shots-scale torture torture-short fuzz
 
 deps:
 	@bash scripts/deps.sh
@@ -57,7 +57,19 @@ torture-short: cli
 torture: cli
 	TWAINMQ_BIN=$(CURDIR)/$(BIN) bash scripts/torture.sh
 
-test: lint unit ui-test interop torture-short e2e
+# The Debian package of the release build (app and `twainmq` command): target/release/bundle/deb/.
+# Install it with `apt install ./target/release/bundle/deb/twainmq-desktop_*.deb`.
+# The web UI is embedded in the release binary at build time, so it is built first.
+package: ui
+	$(CARGO) build --release -p twainmq-desktop -p twainmq-cli --locked
+	bash scripts/package.sh
+
+# The debug build bundled the same way, installed with apt, started from /usr/bin under Xvfb on
+# the fixture store, then purged (needs root or sudo; replaces a twainmq-desktop installed before).
+package-test: app
+	bash scripts/package-test.sh
+
+test: lint unit ui-test interop torture-short e2e package-test
 	@echo "make test: all suites passed"
 
 demo-store: cli

@@ -25,6 +25,10 @@ for p in libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev libr
          fonts-wqy-zenhei fonts-noto-color-emoji; do
   need_pkg "$p"
 done
+# The package test (scripts/package-test.sh): desktop-file-validate checks the .deb's desktop
+# entry, and its dpkg trigger indexes MIME types on install, as on any desktop.
+need_pkg desktop-file-utils
+need_cmd gio libglib2.0-bin
 # The torture suite's NTFS run (tests/torture/test_ntfs.py): mkntfs and ntfs-3g on a loop device.
 need_pkg ntfs-3g
 

@@ -35,8 +35,9 @@ fn main() {
         "new_window",
         "index_cache_info",
         "clear_index_cache",
+        "about",
     ]);
-    if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().config_path("../tauri.conf.json").app_manifest(manifest)) {
+    if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         eprintln!("tauri build failed: {e:#}");
         std::process::exit(1);
     }

@@ -1,5 +1,6 @@
 //! TwainMQ Desktop's backend: thin Tauri commands over the `twainmq` engine.
 
+pub mod about_commands;
 pub mod commands;
 pub mod engine;
 pub mod members;
@@ -52,6 +53,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::new_window,
             settings_commands::index_cache_info,
             settings_commands::clear_index_cache,
+            about_commands::about,
         ])
         .events(collect_events![transport::StoreChanged, menu::MenuAction])
         .disable_serde_phases();
@@ -125,7 +127,7 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
             }
             _ => {}
         })
-        .build(tauri::generate_context!("../tauri.conf.json"))?
+        .build(tauri::generate_context!())?
         .run(|app, event| {
             if let tauri::RunEvent::Exit = event {
                 // Demo members commit and leave their groups; the line indexes are kept.

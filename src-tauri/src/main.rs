@@ -32,42 +32,169 @@ fn has_render_node() -> bool {
     std::fs::read_dir("/dev/dri").is_ok_and(|d| d.flatten().any(|e| e.file_name().to_string_lossy().starts_with("renderD")))
 }
 
+const USAGE: &str = "Usage: twainmq-desktop [STORE]
+
+Opens the TwainMQ store in the folder STORE, or the start screen without one.
+
+Options:
+  -V, --version   print the app's, the engine's and the twainmq 0.2.3 compatibility's versions
+  -h, --help      print this help
+  --              the next argument is STORE, even if it starts with '-'
+
+For developers:
+  --export-bindings [PATH]                  write the TypeScript bindings (ui/src/lib/bindings.ts)
+  --record-ui-fixture [OUT.json [FIXTURE]]  record the UI's test backend (ui/src/lib/recorded/store.json)";
+
+/// What the command line asks for. Only the first argument decides: the app
+/// takes one store, and a file manager's "Open with" passes one folder.
+#[derive(Debug, PartialEq)]
+enum Invocation {
+    Run(Option<String>),
+    Version,
+    Help,
+    ExportBindings(String),
+    RecordFixture {
+        out: String,
+        fixture: Option<String>,
+    },
+    /// A mistake on the command line: said on stderr, exit status 2, no window.
+    Usage(String),
+}
+
+fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Invocation {
+    // A path that is not UTF-8 cannot reach the webview, which shows and
+    // passes paths as strings: refused by name rather than mangled.
+    let mut args = args.into_iter().map(|a| a.into_string().map_err(|a| a.to_string_lossy().into_owned()));
+    let first = match args.next() {
+        None => return Invocation::Run(None),
+        Some(Ok(a)) => a,
+        Some(Err(lossy)) => {
+            return Invocation::Usage(format!(
+                "the path {lossy:?} is not valid UTF-8, which the app cannot show or pass on; rename the folder (or the folders above it)"
+            ))
+        }
+    };
+    let mut next = || match args.next() {
+        Some(Ok(a)) => Ok(Some(a)),
+        Some(Err(lossy)) => Err(Invocation::Usage(format!("{lossy:?} is not valid UTF-8"))),
+        None => Ok(None),
+    };
+    match first.as_str() {
+        "-V" | "--version" => Invocation::Version,
+        "-h" | "--help" => Invocation::Help,
+        "--export-bindings" => match next() {
+            Ok(path) => Invocation::ExportBindings(path.unwrap_or_else(|| "ui/src/lib/bindings.ts".into())),
+            Err(e) => e,
+        },
+        "--record-ui-fixture" => match (next(), next()) {
+            (Ok(out), Ok(fixture)) => {
+                Invocation::RecordFixture { out: out.unwrap_or_else(|| "ui/src/lib/recorded/store.json".into()), fixture }
+            }
+            (Err(e), _) | (_, Err(e)) => e,
+        },
+        "--" => match next() {
+            Ok(store) => Invocation::Run(store),
+            Err(e) => e,
+        },
+        // macOS (before 10.9) gave apps started from the Finder a process serial number.
+        a if cfg!(target_os = "macos") && a.starts_with("-psn_") => Invocation::Run(None),
+        a if a.starts_with('-') && a.len() > 1 => {
+            Invocation::Usage(format!("unknown option {a:?} (a folder whose name starts with '-' goes after --)"))
+        }
+        _ => Invocation::Run(Some(first)),
+    }
+}
+
 fn main() -> ExitCode {
+    let invocation = parse(std::env::args_os().skip(1));
+    match &invocation {
+        Invocation::Version => {
+            println!("{}", twainmq_desktop::about_commands::version_line());
+            return ExitCode::SUCCESS;
+        }
+        Invocation::Help => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Invocation::Usage(problem) => {
+            eprintln!("error: {problem}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+        _ => {}
+    }
     #[cfg(target_os = "linux")]
     webkit_rendering_defaults();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("TWAINMQ_LOG").unwrap_or_else(|_| "warn".into()))
         .init();
-    // `twainmq-desktop --export-bindings PATH` regenerates the TypeScript bindings.
-    let mut args = std::env::args().skip(1);
-    let first = args.next();
-    if first.as_deref() == Some("--export-bindings") {
-        let path = args.next().unwrap_or_else(|| "ui/src/lib/bindings.ts".into());
-        return match twainmq_desktop::export_bindings(std::path::Path::new(&path)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    // `twainmq-desktop --record-ui-fixture OUT.json [FIXTURE_STORE]` records the UI's test backend.
-    if first.as_deref() == Some("--record-ui-fixture") {
-        let out = args.next().unwrap_or_else(|| "ui/src/lib/recorded/store.json".into());
-        let fixture = args.next().map_or_else(twainmq_desktop::record::default_fixture, std::path::PathBuf::from);
-        return match twainmq_desktop::record::record_to(&fixture, std::path::Path::new(&out)) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    match twainmq_desktop::run(first) {
+    let result = match invocation {
+        Invocation::ExportBindings(path) => twainmq_desktop::export_bindings(std::path::Path::new(&path)),
+        Invocation::RecordFixture { out, fixture } => {
+            let fixture = fixture.map_or_else(twainmq_desktop::record::default_fixture, std::path::PathBuf::from);
+            twainmq_desktop::record::record_to(&fixture, std::path::Path::new(&out))
+        }
+        Invocation::Run(store) => twainmq_desktop::run(store).map_err(|e| e.to_string()),
+        Invocation::Version | Invocation::Help | Invocation::Usage(_) => Ok(()),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    use super::{parse, Invocation};
+
+    fn p(args: &[&str]) -> Invocation {
+        parse(args.iter().map(OsString::from))
+    }
+
+    #[test]
+    fn a_store_path_or_none_starts_the_app() {
+        assert_eq!(p(&[]), Invocation::Run(None));
+        assert_eq!(p(&["/data/store"]), Invocation::Run(Some("/data/store".into())));
+        assert_eq!(p(&["relative dir"]), Invocation::Run(Some("relative dir".into())));
+        assert_eq!(p(&["-"]), Invocation::Run(Some("-".into())));
+        assert_eq!(p(&["--", "-odd-name"]), Invocation::Run(Some("-odd-name".into())));
+        assert_eq!(p(&["--"]), Invocation::Run(None));
+    }
+
+    #[test]
+    fn version_and_help_do_not_start_the_app() {
+        assert_eq!(p(&["--version"]), Invocation::Version);
+        assert_eq!(p(&["-V"]), Invocation::Version);
+        assert_eq!(p(&["--help"]), Invocation::Help);
+        assert_eq!(p(&["-h", "/data/store"]), Invocation::Help);
+    }
+
+    #[test]
+    fn developer_options_keep_their_defaults() {
+        assert_eq!(p(&["--export-bindings"]), Invocation::ExportBindings("ui/src/lib/bindings.ts".into()));
+        assert_eq!(p(&["--export-bindings", "out.ts"]), Invocation::ExportBindings("out.ts".into()));
+        assert_eq!(p(&["--record-ui-fixture"]), Invocation::RecordFixture { out: "ui/src/lib/recorded/store.json".into(), fixture: None });
+        assert_eq!(
+            p(&["--record-ui-fixture", "o.json", "fx"]),
+            Invocation::RecordFixture { out: "o.json".into(), fixture: Some("fx".into()) }
+        );
+    }
+
+    #[test]
+    fn an_unknown_option_is_refused_not_opened_as_a_store() {
+        let Invocation::Usage(m) = p(&["--verison"]) else { panic!("not refused") };
+        assert!(m.contains("--verison") && m.contains("--"), "{m}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_that_is_not_utf8_is_refused_by_name() {
+        use std::os::unix::ffi::OsStringExt;
+        let Invocation::Usage(m) = parse([OsString::from_vec(b"/data/st\xffre".to_vec())]) else { panic!("not refused") };
+        assert!(m.contains("not valid UTF-8") && m.contains("/data/st"), "{m}");
     }
 }

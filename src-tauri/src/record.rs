@@ -624,6 +624,7 @@ pub fn record(fixture: &Path) -> Res<Value> {
     norm.root(&scene.root, ROOT);
     let store = scene.store.clone();
     out.insert("info".into(), answer(&service::store_info(&store)));
+    out.insert("versions".into(), value(&crate::about_commands::about_info()));
     let mut topics = Map::new();
     for t in store.list_topics().map_err(err("list topics"))? {
         let every = if t == "firehose" { 50 } else { 1 };

@@ -52,7 +52,17 @@ pub fn open_window(app: &AppHandle, store: Option<&str>) -> Result<WebviewWindow
 /// The store path in a forwarded command line (`twainmq-desktop [PATH]`),
 /// made absolute against the second launch's working folder.
 pub fn forwarded_path(argv: &[String], cwd: &str) -> Option<PathBuf> {
-    let arg = argv.iter().skip(1).find(|a| !a.starts_with('-'))?;
+    // As main.rs reads it: the first argument that is not an option, or the one after `--`.
+    let mut rest = argv.iter().skip(1);
+    let arg = loop {
+        let a = rest.next()?;
+        if a == "--" {
+            break rest.next()?;
+        }
+        if !a.starts_with('-') {
+            break a;
+        }
+    };
     let p = Path::new(arg);
     Some(if p.is_absolute() { p.to_path_buf() } else { Path::new(cwd).join(p) })
 }
@@ -102,5 +112,6 @@ mod tests {
         assert_eq!(forwarded_path(&argv(&["app", "/abs/s"]), "/x"), Some(PathBuf::from("/abs/s")));
         assert_eq!(forwarded_path(&argv(&["app"]), "/x"), None);
         assert_eq!(forwarded_path(&argv(&["app", "--flag", "s"]), "/x"), Some(PathBuf::from("/x/s")));
+        assert_eq!(forwarded_path(&argv(&["app", "--", "-odd"]), "/x"), Some(PathBuf::from("/x/-odd")));
     }
 }

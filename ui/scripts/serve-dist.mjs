@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const dist = join(here, '..', process.argv[3] ?? 'dist');
-const conf = JSON.parse(await readFile(join(here, '..', '..', 'tauri.conf.json'), 'utf8'));
+const conf = JSON.parse(await readFile(join(here, '..', '..', 'src-tauri', 'tauri.conf.json'), 'utf8'));
 const csp = conf.app?.security?.csp ?? "default-src 'self'";
 const port = Number(process.argv[2] ?? 8766);
 const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.png': 'image/png', '.svg': 'image/svg+xml', '.json': 'application/json' };

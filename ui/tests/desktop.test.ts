@@ -5,7 +5,7 @@ import { app } from '../src/lib/app.svelte';
 import { prefs } from '../src/lib/prefs.svelte';
 import { accelLabel, accelMatches, actionForKey, actions, shortcutGroups } from '../src/lib/actions.svelte';
 import { MENU_ACCELERATORS } from '../src/lib/bindings';
-import { mock, until } from './helpers';
+import { mock, recording, until } from './helpers';
 
 vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend')).mockModule());
 
@@ -92,6 +92,15 @@ describe('the keyboard and the menu bar', () => {
     await until(() => !!r.queryByTestId('settings-dialog'), 'settings');
     mock().menu({ id: 'new-topic', path: null });
     await until(() => app.dialog === 'create', 'create dialog');
+  });
+
+  it('Help → About names the app, the engine and the 0.2.3 compatibility', async () => {
+    const r = await openStore();
+    await until(() => mock().listeningForMenu, 'menu listener');
+    mock().menu({ id: 'about', path: null });
+    await until(() => !!r.queryByTestId('about-app-version'), 'about');
+    expect(r.getByTestId('about-app-version').textContent).toBe(recording.versions.app_version);
+    expect(r.getByTestId('about-compat').textContent).toMatch(/0\.2\.3/);
   });
 
   it('says what is missing when a topic action has no topic on screen', async () => {

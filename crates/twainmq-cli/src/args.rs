@@ -9,8 +9,16 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::flags;
 
+/// What `twainmq --version` prints after the name: this build's version (the
+/// workspace's, shared with `twainmq-desktop`), the engine's, and the 0.2.3
+/// compatibility it implements. Built once: clap takes a `&'static str`.
+fn version_line() -> &'static str {
+    static LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LINE.get_or_init(|| twainmq::version::describe(env!("CARGO_PKG_VERSION")))
+}
+
 #[derive(Parser, Debug)]
-#[command(name = "twainmq", version, about = "Inspect and use TwainMQ stores (compatible with twainmq 0.2.3)")]
+#[command(name = "twainmq", version = version_line(), about = "Inspect and use TwainMQ stores (compatible with twainmq 0.2.3)")]
 pub(crate) struct Cli {
     /// The store folder (default: $TWAINMQ_STORE).
     #[arg(long, global = true, env = "TWAINMQ_STORE", value_name = "DIR")]
@@ -468,4 +476,28 @@ pub(crate) enum RetentionCmd {
         #[arg(long)]
         json: bool,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::Cli;
+
+    #[test]
+    fn version_names_the_workspace_version_the_engine_and_the_compatibility() {
+        for flag in ["--version", "-V"] {
+            let e = Cli::try_parse_from(["twainmq", flag]).expect_err("--version exits");
+            assert_eq!(e.kind(), clap::error::ErrorKind::DisplayVersion);
+            let text = e.to_string();
+            assert_eq!(
+                text.trim_end(),
+                format!(
+                    "twainmq {} (engine {}, reads and writes twainmq 0.2.3 stores)",
+                    env!("CARGO_PKG_VERSION"),
+                    twainmq::version::ENGINE
+                )
+            );
+        }
+    }
 }

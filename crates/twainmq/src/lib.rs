@@ -84,6 +84,26 @@ pub use query::Filter;
 pub use store::{FileInfo, GroupState, GroupSummary, PartitionInfo, Store, TimelinePage, TopicDescription, TopicSummary, TopicTotals};
 pub use store::{PlannedFile, Retention, RetentionPlan, RETENTION_KEY};
 
+/// Which versions these are: the engine's own, and the release of the Python
+/// `twainmq` package whose stores and consumer groups it shares.
+pub mod version {
+    /// This engine's version. It is the workspace's, so the app and the
+    /// `twainmq` command built beside it carry the same one.
+    pub const ENGINE: &str = env!("CARGO_PKG_VERSION");
+
+    /// The `twainmq` (Python) release whose on-disk format and group protocol
+    /// this engine implements (docs/FORMAT.md): its stores are read and
+    /// written byte for byte, and its consumers can share groups with ours.
+    /// `tests/requirements.txt` pins the same release as the interop peer.
+    pub const COMPATIBLE: &str = "0.2.3";
+
+    /// What a program built on this engine says after its name when asked for
+    /// its version: `0.1.0 (engine 0.1.0, reads and writes twainmq 0.2.3 stores)`.
+    pub fn describe(program_version: &str) -> String {
+        format!("{program_version} (engine {ENGINE}, reads and writes twainmq {COMPATIBLE} stores)")
+    }
+}
+
 /// Names and limits callers validate against before asking the engine (the
 /// app's forms, for one), so that their rules are the engine's.
 pub mod limits {

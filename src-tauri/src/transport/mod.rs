@@ -2,6 +2,7 @@
 //! type beside it. Offsets, counts and u64 keys travel as decimal strings (see
 //! [`wire`]): a JS number would silently round them above 2^53.
 
+pub mod about;
 pub mod window;
 pub mod wire;
 
@@ -13,6 +14,7 @@ use twainmq::group;
 use twainmq::scan;
 use twainmq::{FileInfo, Key, Message, Outgoing, PartitionInfo, Payload, TopicDescription};
 
+pub use about::About;
 pub use window::*;
 pub use wire::*;
 

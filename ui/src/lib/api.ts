@@ -3,6 +3,7 @@
 // it, so neither imports the other.
 
 import type {
+  About,
   DeletedTopic,
   DemoMember,
   ErrorDto,
@@ -106,6 +107,8 @@ export interface Backend {
   indexCacheInfo(): Promise<Result<IndexCacheInfo>>;
   /** Empty the line-index cache (open stores write theirs again when they close). */
   clearIndexCache(): Promise<Result<IndexCacheInfo>>;
+  /** The app's, the engine's version and the 0.2.3 compatibility (Help → About). */
+  about(): Promise<Result<About>>;
   /** Items chosen in the native menu bar, for this window. */
   onMenu(cb: (a: MenuAction) => void): Promise<Unlisten>;
 }

@@ -76,6 +76,7 @@ function tauriBackend(): Backend {
     launchError: () => guard(() => commands.launchError()),
     newWindow: (path) => guard(() => commands.newWindow(path)),
     indexCacheInfo: () => guard(() => commands.indexCacheInfo()),
+    about: () => guard(async () => ({ status: 'ok', data: await commands.about() })),
     clearIndexCache: () => guard(() => commands.clearIndexCache()),
     onMenu: async (cb) => events.menuAction(getCurrentWebviewWindow()).listen((e) => cb(e.payload)),
     onDragDrop: async (cb) =>
@@ -129,6 +130,7 @@ function missingBackend(): Backend {
     launchError: async () => ({ status: 'ok', data: null }),
     newWindow: no,
     indexCacheInfo: no,
+    about: no,
     clearIndexCache: no,
     onMenu: async () => () => {},
   };
@@ -193,3 +195,4 @@ export const newWindow = method('newWindow');
 export const onMenu = method('onMenu');
 export const indexCacheInfo = method('indexCacheInfo');
 export const clearIndexCache = method('clearIndexCache');
+export const about = method('about');

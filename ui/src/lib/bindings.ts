@@ -70,6 +70,7 @@ export const commands = {
 	 *  write it again when they close.
 	 */
 	clearIndexCache: () => typedError<IndexCacheInfo, ErrorDto>(__TAURI_INVOKE("clear_index_cache")),
+	about: () => __TAURI_INVOKE<About>("about"),
 };
 
 /** Events */
@@ -98,6 +99,20 @@ export const MAX_TOPIC_NAME = 200 as const;
 export const MENU_ACCELERATORS = {"open-store":"CmdOrCtrl+O","new-topic":"CmdOrCtrl+Shift+N","import":"CmdOrCtrl+I","export":"CmdOrCtrl+E","settings":"CmdOrCtrl+Comma","copy-message":"CmdOrCtrl+Shift+C","copy-json":"CmdOrCtrl+Shift+J","find":"CmdOrCtrl+F","theme":"CmdOrCtrl+Shift+T","time-zone":"CmdOrCtrl+Shift+U","follow-tail":"CmdOrCtrl+Shift+F","detail-pane":"CmdOrCtrl+D","topic-list":"CmdOrCtrl+L","jump-offset":"CmdOrCtrl+G","jump-time":"CmdOrCtrl+Shift+G","shortcuts":"F1"} as const;
 
 /* Types */
+/**
+ *  The app's version, the engine's, and the Python `twainmq` release whose
+ *  stores and groups both share. The app and the `twainmq` command are built
+ *  from one workspace, so `app_version` is also the CLI's.
+ */
+export type About = {
+	/**  `twainmq-desktop`'s version, as `twainmq-desktop --version` prints it. */
+	app_version: string,
+	/**  The `twainmq` engine crate's version. */
+	engine_version: string,
+	/**  The `twainmq` (Python) release whose format and group protocol are implemented, e.g. `0.2.3`. */
+	compat: string,
+};
+
 /**  A size in bytes. */
 export type Bytes = string;
 

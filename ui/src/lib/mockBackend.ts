@@ -18,6 +18,7 @@
 
 import type { Backend, DragDrop, Result, Unlisten } from './api';
 import type {
+  About,
   DeletedTopic,
   DemoMember,
   ErrorDto,
@@ -95,6 +96,8 @@ type DemoScene = { topic: string; group: string; window_ms: number; steps: DemoS
 export type Recording = {
   marker: string;
   about: string;
+  /** The about command's answer. */
+  versions: About;
   now: number;
   root: string;
   info: Result<StoreInfo>;
@@ -761,6 +764,7 @@ export class MockStore {
         return ok(f);
       }),
       newWindow: call('newWindow', () => preview('a new window')),
+      about: call('about', () => ok(recording.versions)),
       indexCacheInfo: call('indexCacheInfo', () => ok({ path: '/home/you/.cache/dev.twainmq.desktop/line-index', files: 1, bytes: '2048' })),
       clearIndexCache: call('clearIndexCache', () => ok({ path: '/home/you/.cache/dev.twainmq.desktop/line-index', files: 0, bytes: '0' })),
       onMenu: async (cb): Promise<Unlisten> => {

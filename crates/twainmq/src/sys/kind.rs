@@ -47,16 +47,62 @@ pub fn filesystem_kind(path: &std::path::Path) -> FsKind {
     }
     #[cfg(windows)]
     {
-        if path.to_string_lossy().starts_with(r"\\") {
-            FsKind::Network("smb")
-        } else {
-            FsKind::Local
+        kind_of_windows_path(&path.to_string_lossy())
+    }
+    #[cfg(target_os = "macos")]
+    {
+        match rustix::fs::statfs(path) {
+            Ok(s) => {
+                // `f_fstypename` is a NUL-terminated C string of `c_char`s.
+                #[allow(clippy::unnecessary_cast)]
+                let name: Vec<u8> = s.f_fstypename.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+                kind_of_fstypename(&String::from_utf8_lossy(&name))
+            }
+            Err(_) => FsKind::Unknown,
         }
     }
-    #[cfg(not(any(target_os = "linux", windows)))]
+    #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
     {
         let _ = path;
         FsKind::Unknown
+    }
+}
+
+/// A Windows path's kind, from its form alone: a UNC path (`\\server\share`,
+/// or its verbatim forms `\\?\UNC\server\share` and `\\.\UNC\...`) is on
+/// a network share; a verbatim or device path to a drive (`\\?\C:\...`, which
+/// `canonicalize` returns for every local path) and a drive path are local.
+/// A network drive mapped to a letter (`Z:`) reads as local here: telling it
+/// needs `GetDriveTypeW` (docs/PLATFORMS.md).
+#[cfg(any(windows, test))]
+fn kind_of_windows_path(path: &str) -> FsKind {
+    let upper = path.get(..8).map(str::to_ascii_uppercase);
+    if matches!(upper.as_deref(), Some(r"\\?\UNC\" | r"\\.\UNC\")) {
+        return FsKind::Network("smb");
+    }
+    if path.starts_with(r"\\?\") || path.starts_with(r"\\.\") {
+        return FsKind::Local;
+    }
+    if path.starts_with(r"\\") || path.starts_with("//") {
+        return FsKind::Network("smb");
+    }
+    FsKind::Local
+}
+
+/// A macOS file system's kind from its `statfs` type name (`f_fstypename`):
+/// the network ones Apple ships (SMB, NFS, AFP, WebDAV, FTP), FUSE file
+/// systems as on Linux without a mount table (network: the safe side), and
+/// anything else (apfs, hfs, msdos, exfat, ...) local.
+#[cfg(any(target_os = "macos", test))]
+fn kind_of_fstypename(name: &str) -> FsKind {
+    match name {
+        "smbfs" | "cifs" => FsKind::Network("smb"),
+        "nfs" => FsKind::Network("nfs"),
+        "afpfs" => FsKind::Network("afp"),
+        "webdav" => FsKind::Network("webdav"),
+        "ftp" => FsKind::Network("ftp"),
+        n if n.contains("fuse") => FsKind::Network("fuse (not known to be on a local disk)"),
+        _ => FsKind::Local,
     }
 }
 
@@ -232,6 +278,44 @@ fn static_name(name: &str) -> &'static str {
 mod tests {
     use super::*;
     use std::path::Path;
+
+    #[test]
+    fn windows_paths_a_share_is_network_a_drive_is_local_in_every_form() {
+        assert_eq!(kind_of_windows_path(r"\\nas\logs\store"), FsKind::Network("smb"));
+        assert_eq!(kind_of_windows_path("//nas/logs/store"), FsKind::Network("smb"));
+        assert_eq!(kind_of_windows_path(r"\\?\UNC\nas\logs\store"), FsKind::Network("smb"));
+        assert_eq!(kind_of_windows_path(r"\\?\unc\nas\logs"), FsKind::Network("smb"));
+        assert_eq!(kind_of_windows_path(r"\\.\UNC\nas\logs"), FsKind::Network("smb"));
+        // What `canonicalize` makes of C:\data\store: local, not a share.
+        assert_eq!(kind_of_windows_path(r"\\?\C:\data\store"), FsKind::Local);
+        assert_eq!(kind_of_windows_path(r"\\.\D:\store"), FsKind::Local);
+        assert_eq!(kind_of_windows_path(r"C:\data\store"), FsKind::Local);
+        assert_eq!(kind_of_windows_path(r"store"), FsKind::Local);
+        assert_eq!(kind_of_windows_path(""), FsKind::Local);
+    }
+
+    #[test]
+    fn macos_type_names() {
+        assert_eq!(kind_of_fstypename("smbfs"), FsKind::Network("smb"));
+        assert_eq!(kind_of_fstypename("nfs"), FsKind::Network("nfs"));
+        assert_eq!(kind_of_fstypename("afpfs"), FsKind::Network("afp"));
+        assert_eq!(kind_of_fstypename("webdav"), FsKind::Network("webdav"));
+        assert!(kind_of_fstypename("macfuse").is_network());
+        for local in ["apfs", "hfs", "msdos", "exfat", "ntfs", "devfs"] {
+            assert_eq!(kind_of_fstypename(local), FsKind::Local, "{local}");
+        }
+    }
+
+    /// The temporary folder is on the machine's own disk on every platform CI runs on.
+    #[cfg(any(target_os = "linux", target_os = "macos", windows))]
+    #[test]
+    fn the_temporary_folder_is_local() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let kind = filesystem_kind(dir.path());
+        assert!(!kind.is_network(), "{kind:?}");
+        #[cfg(windows)]
+        assert!(!filesystem_kind(&std::fs::canonicalize(dir.path()).expect("canonical")).is_network());
+    }
 
     #[test]
     fn magic_numbers() {
