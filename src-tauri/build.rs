@@ -31,6 +31,12 @@ fn main() {
         "demo_stop_member",
         "demo_members",
         "demo_clear_stopped",
+        "lag_history",
+        "lag_check",
+        "export_group_offsets",
+        "pick_offsets_file",
+        "group_delete_preview",
+        "delete_group",
     ]);
     if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().config_path("../tauri.conf.json").app_manifest(manifest)) {
         eprintln!("tauri build failed: {e:#}");

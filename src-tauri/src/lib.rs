@@ -2,6 +2,8 @@
 
 pub mod commands;
 pub mod engine;
+pub mod group_commands;
+pub mod group_ops;
 pub mod members;
 pub mod record;
 pub mod service;
@@ -44,6 +46,12 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::demo_stop_member,
             commands::demo_members,
             commands::demo_clear_stopped,
+            group_commands::lag_history,
+            group_commands::lag_check,
+            group_commands::export_group_offsets,
+            group_commands::pick_offsets_file,
+            group_commands::group_delete_preview,
+            group_commands::delete_group,
         ])
         .events(collect_events![transport::StoreChanged])
         .disable_serde_phases();
@@ -72,6 +80,7 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
     let builder = specta_builder();
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_notification::init())
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
             builder.mount_events(app);

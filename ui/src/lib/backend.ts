@@ -12,6 +12,7 @@ import type { ErrorDto, SearchEvent } from './bindings';
 import type { Backend, Result } from './api';
 import { Channel } from '@tauri-apps/api/core';
 import { getCurrentWebview } from '@tauri-apps/api/webview';
+import { isPermissionGranted, requestPermission, sendNotification } from '@tauri-apps/plugin-notification';
 
 export type * from './api';
 
@@ -32,6 +33,15 @@ async function guard<T>(p: () => Promise<Result<T>>): Promise<Result<T>> {
     const message = e instanceof Error ? e.message : String(e);
     return { status: 'error', error: { code: 'ipc', message: `the backend did not answer: ${message}` } };
   }
+}
+
+/** A desktop notification through tauri-plugin-notification, asking for the permission once. */
+async function notifyDesktop(title: string, body: string): Promise<Result<null>> {
+  let granted = await isPermissionGranted();
+  if (!granted) granted = (await requestPermission()) === 'granted';
+  if (!granted) return { status: 'error', error: { code: 'ipc', message: 'desktop notifications are not allowed for TwainMQ Desktop in the system settings' } };
+  sendNotification({ title, body });
+  return { status: 'ok', data: null };
 }
 
 function tauriBackend(): Backend {
@@ -70,6 +80,13 @@ function tauriBackend(): Backend {
     demoStartMember: (topic, group, windowMs, rate) => guard(() => commands.demoStartMember(topic, group, windowMs, rate)),
     demoStopMember: (handle, kill) => guard(() => commands.demoStopMember(handle, kill)),
     demoMembers: () => guard(() => commands.demoMembers()),
+    lagHistory: (group, span) => guard(() => commands.lagHistory(group, span)),
+    lagCheck: (group, thresholds) => guard(() => commands.lagCheck(group, thresholds)),
+    exportGroupOffsets: (group) => guard(() => commands.exportGroupOffsets(group)),
+    pickOffsetsFile: () => guard(() => commands.pickOffsetsFile()),
+    groupDeletePreview: (group) => guard(() => commands.groupDeletePreview(group)),
+    deleteGroup: (group, confirm) => guard(() => commands.deleteGroup(group, confirm)),
+    notify: (title, body) => guard(() => notifyDesktop(title, body)),
     onStoreChanged: async (cb) => events.storeChanged.listen((e) => cb(e.payload)),
     onDragDrop: async (cb) =>
       getCurrentWebview().onDragDropEvent((e) => {
@@ -117,6 +134,13 @@ function missingBackend(): Backend {
     demoStartMember: no,
     demoStopMember: no,
     demoMembers: no,
+    lagHistory: no,
+    lagCheck: no,
+    exportGroupOffsets: no,
+    pickOffsetsFile: no,
+    groupDeletePreview: no,
+    deleteGroup: no,
+    notify: no,
     onStoreChanged: async () => () => {},
     onDragDrop: async () => () => {},
   };
@@ -174,5 +198,12 @@ export const triggerRound = method('triggerRound');
 export const demoStartMember = method('demoStartMember');
 export const demoStopMember = method('demoStopMember');
 export const demoMembers = method('demoMembers');
+export const lagHistory = method('lagHistory');
+export const lagCheck = method('lagCheck');
+export const exportGroupOffsets = method('exportGroupOffsets');
+export const pickOffsetsFile = method('pickOffsetsFile');
+export const groupDeletePreview = method('groupDeletePreview');
+export const deleteGroup = method('deleteGroup');
+export const notify = method('notify');
 export const onStoreChanged = method('onStoreChanged');
 export const onDragDrop = method('onDragDrop');
