@@ -152,12 +152,16 @@ fn every_reset_mode_travels_and_missing_fields_say_what_is_needed() {
     assert!(plan.rows.iter().all(|row| row.end.get() - row.after.get() == 5), "{plan:?}");
 
     // Another group's offsets, and an import of offsets (checked like a file).
-    store.ensure_group("jobs", "other", StartFrom::End).expect("other");
+    store.ensure_group("jobs", "other", StartFrom::Start).expect("other");
+    let mut at3 = request(ResetTarget::Offset, false);
+    at3.offset = Some(Offset(3));
+    service::reset_group(&store, "other", &at3).expect("other at 3");
     r = request(ResetTarget::Group, false);
     service::reset_group(&store, "g", &r).expect_err("needs the group");
     r.other_group = Some("other".into());
     service::reset_group(&store, "g", &r).expect("group");
-    assert_eq!(committed(&store, "g"), committed(&store, "other"));
+    assert_eq!(committed(&store, "g"), vec![Some(Commit(3)); 2]);
+    assert_eq!(committed(&store, "other"), vec![Some(Commit(3)); 2]);
     r = request(ResetTarget::Offsets, false);
     assert_eq!(service::reset_group(&store, "g", &r).expect_err("no offsets").code, ErrorCode::InvalidOffsets);
     for bad in [BTreeMap::from([("x".to_string(), Commit(1))]), BTreeMap::from([("0".to_string(), Commit(-2))]), BTreeMap::new()] {
