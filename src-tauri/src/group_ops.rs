@@ -19,29 +19,32 @@ pub const HISTORY_BUCKETS: u32 = 240;
 /// have is far smaller (the CLI's limit too).
 pub const MAX_OFFSETS_FILE: u64 = 16 << 20;
 
-/// The span's start, for `span` ending at `now`: the group's first record for `All`.
-fn span_start(store: &Store, group: &str, span: HistorySpan, now: f64) -> Result<f64, ErrorDto> {
-    Ok(match span {
+/// When the group's first activity (a `JOINED` or a round) is in its log, if any.
+fn first_activity(log: &group::GroupLog) -> Option<f64> {
+    let first = log.joins.values().map(|j| j.1).chain(log.rounds.iter().map(|r| r.started_at)).fold(f64::INFINITY, f64::min);
+    first.is_finite().then_some(first)
+}
+
+/// The span's start, for `span` ending at `now`: the group's first activity for `All`.
+fn span_start(span: HistorySpan, since: Option<f64>, last_record_at: Option<f64>, now: f64) -> f64 {
+    match span {
         HistorySpan::Hour => now - 3600.0,
         HistorySpan::Day => now - 86_400.0,
         HistorySpan::Week => now - 604_800.0,
-        HistorySpan::All => {
-            let log = store.group_log(group)?;
-            // The first JOINED or round is the group's first activity; a group
-            // with neither (made by a reset or `ensure`) shows its last hour.
-            let first = log.joins.values().map(|j| j.1).chain(log.rounds.iter().map(|r| r.started_at)).fold(f64::INFINITY, f64::min);
-            let first = if first.is_finite() { first } else { log.last_record_at.unwrap_or(now) - 3600.0 };
-            // A span needs some width: a group whose first record is now (or
-            // stamped ahead by a skewed clock) shows the last minute.
-            first.min(now - 60.0)
-        }
-    })
+        // A group with no join or round (made by a reset or `ensure`) shows the
+        // hour before its last record; a span needs some width: at least the last minute.
+        HistorySpan::All => since.unwrap_or(last_record_at.unwrap_or(now) - 3600.0).min(now - 60.0),
+    }
 }
 
 /// The lag of every partition of `group` over `span` up to `now` (the store's clock).
 pub fn lag_history(store: &Store, group: &str, span: HistorySpan, now: f64) -> Result<LagHistoryDto, ErrorDto> {
-    let from = span_start(store, group, span, now)?;
-    Ok(LagHistoryDto::new(store.lag_history(group, from, now, HISTORY_BUCKETS)?, span))
+    let log = store.group_log(group)?;
+    let since = first_activity(&log);
+    let from = span_start(span, since, log.last_record_at, now);
+    let mut dto = LagHistoryDto::new(store.lag_history(group, from, now, HISTORY_BUCKETS)?, span);
+    dto.since = since;
+    Ok(dto)
 }
 
 /// `group` against `t` now, by the same rule as `twainmq groups lag`.
@@ -115,14 +118,19 @@ pub fn read_offsets_file(path: &Path) -> Result<OffsetsFile, ErrorDto> {
     let bad = |m: String| ErrorDto::new(ErrorCode::InvalidOffsets, m);
     let meta = std::fs::metadata(path).map_err(|e| ErrorDto::new(ErrorCode::Io, format!("could not read {shown}: {e}")))?;
     if !meta.is_file() {
-        return Err(ErrorDto::new(ErrorCode::NotAFile, format!("{shown} is not a regular file: open the file `twainmq groups export` wrote")));
+        return Err(ErrorDto::new(
+            ErrorCode::NotAFile,
+            format!("{shown} is not a regular file: open the file `twainmq groups export` wrote"),
+        ));
     }
     let mut bytes = Vec::new();
     std::fs::File::open(path)
         .and_then(|f| f.take(MAX_OFFSETS_FILE + 1).read_to_end(&mut bytes))
         .map_err(|e| ErrorDto::new(ErrorCode::Io, format!("could not read {shown}: {e}")))?;
     if bytes.len() as u64 > MAX_OFFSETS_FILE {
-        return Err(bad(format!("{shown} is larger than {MAX_OFFSETS_FILE} bytes: it is not an offsets file `twainmq groups export` wrote")));
+        return Err(bad(format!(
+            "{shown} is larger than {MAX_OFFSETS_FILE} bytes: it is not an offsets file `twainmq groups export` wrote"
+        )));
     }
     let offsets = group::parse_offsets(&bytes).map_err(|e| bad(format!("{shown}: {e}")))?;
     // parse_offsets read it as JSON already; the names are optional context.

@@ -744,7 +744,9 @@ pub fn record(fixture: &Path) -> Res<Value> {
     ];
     let mut resets: Vec<Value> =
         dry.iter().map(|(g, r)| json!({"group": g, "request": r, "answer": answer(&service::reset_group(&store, g, r))})).collect();
-    resets.extend(groups15_resets().iter().map(|(g, r)| json!({"group": g, "request": r, "answer": answer(&service::reset_group(&store, g, r))})));
+    resets.extend(
+        groups15_resets().iter().map(|(g, r)| json!({"group": g, "request": r, "answer": answer(&service::reset_group(&store, g, r))})),
+    );
     record_groups15(&store, fixture, &mut norm, &mut out)?;
 
     // Another process deletes every topic (as 0.2.3 or a person would: the

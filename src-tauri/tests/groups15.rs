@@ -96,7 +96,10 @@ fn the_history_of_a_day_sums_its_partitions_and_marks_resets() {
     // An hour is the last hour; "all" starts at the group's first record (here: its creation, no join: the last hour before it).
     let hour = group_ops::lag_history(&store, "g", HistorySpan::Hour, store.now_secs()).expect("hour");
     assert_eq!(hour.from, T0 + 86_400.0 - 3600.0);
-    assert_eq!(group_ops::lag_history(&store, "nope", HistorySpan::Day, store.now_secs()).expect_err("no group").code, ErrorCode::GroupNotFound);
+    assert_eq!(
+        group_ops::lag_history(&store, "nope", HistorySpan::Day, store.now_secs()).expect_err("no group").code,
+        ErrorCode::GroupNotFound
+    );
 }
 
 #[test]

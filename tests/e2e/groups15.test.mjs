@@ -115,6 +115,7 @@ test('killed demo members: the round they cannot end is stuck; after another mem
   assert.ok(former.every((m) => /gave it no partition|left/.test(m.text)), JSON.stringify(former));
   assert.ok(former.some((m) => /left/.test(m.text)), 'the member that stopped left');
   assert.match(await (await byId(browser, 'group-empty')).getText(), /No live member/);
+  await browser.execute(() => document.querySelector('[data-testid="former-members"]')?.scrollIntoView({ block: 'center' }));
   await shot(browser, 'groups15-02-gone-empty-dark');
   await setTheme('light');
   await shot(browser, 'groups15-02-gone-empty-light');
@@ -182,7 +183,12 @@ test('the lag history over a day of traffic, from the files, with rounds and res
   assert.ok(kinds.includes('round') && kinds.includes('reset'), JSON.stringify(kinds));
   // The day's shape: the lag grew with the traffic (no reading between the rounds).
   assert.ok(BigInt(await attr('[data-testid="lag-history"]', 'data-max')) > 100n);
+  // The first member joined within the day: the part before is shaded.
+  const since = Number(await attr('[data-testid="lag-history"]', 'data-since'));
+  assert.ok(since > Date.now() / 1000 - 86400 && since < Date.now() / 1000 - 23 * 3600, String(since));
+  await (await byId(browser, 'lag-history-before')).waitForExist();
   await (await byId(browser, 'lag-history-parts')).click();
+  await browser.execute(() => document.querySelector('[data-testid="lag-history"]')?.scrollIntoView({ block: 'center' }));
   await shot(browser, 'groups15-05-history-day-dark');
   await setTheme('light');
   await shot(browser, 'groups15-05-history-day-light');

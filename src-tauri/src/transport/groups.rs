@@ -61,6 +61,9 @@ pub struct LagHistoryDto {
     pub span: HistorySpan,
     pub from: f64,
     pub to: f64,
+    /// The group's first join or round, if its log has one: before it the
+    /// "lag" is only the topic's messages (no member read then).
+    pub since: Option<f64>,
     /// The sum over partitions, one point per bucket.
     pub total: Vec<LagPointDto>,
     pub partitions: Vec<PartitionLagDto>,
@@ -99,6 +102,7 @@ impl LagHistoryDto {
                 .collect(),
             group: h.group,
             topic: h.topic,
+            since: None,
             span,
             from: h.from,
             to: h.to,

@@ -326,6 +326,11 @@ export type LagHistoryDto = {
 	span: HistorySpan,
 	from: number | null,
 	to: number | null,
+	/**
+	 *  The group's first join or round, if its log has one: before it the
+	 *  "lag" is only the topic's messages (no member read then).
+	 */
+	since: number | null,
 	/**  The sum over partitions, one point per bucket. */
 	total: LagPointDto[],
 	partitions: PartitionLagDto[],

@@ -10,7 +10,7 @@ export type Geometry = { w: number; h: number; from: number; to: number; max: bi
 /** A point, a mark and a history with their times known (times travel as `number | null`: a non-finite one is null). */
 export type Point = { at: number; lag: string };
 export type Mark = { at: number; kind: LagMarkKind; offset: Offset };
-export type History = { group: string; span: HistorySpan; from: number; to: number; total: Point[]; partitions: { partition: number; points: Point[] }[]; marks: Mark[] };
+export type History = { group: string; span: HistorySpan; from: number; to: number; /** The group's first activity, when within the span. */ since: number | null; total: Point[]; partitions: { partition: number; points: Point[] }[]; marks: Mark[] };
 
 const known = <T extends { at: number | null }>(xs: T[]): (T & { at: number })[] => xs.filter((x): x is T & { at: number } => x.at !== null && Number.isFinite(x.at));
 
@@ -22,6 +22,7 @@ export function cleanHistory(h: LagHistoryDto): History | null {
     span: h.span,
     from: h.from,
     to: h.to,
+    since: h.since !== null && h.since > h.from && h.since < h.to ? h.since : null,
     total: known(h.total),
     partitions: h.partitions.map((p) => ({ partition: p.partition, points: known(p.points) })),
     marks: known(h.marks),
