@@ -157,6 +157,12 @@ describe('members', () => {
     expect(statuses).not.toContain('live');
     expect(byId('group-view-state')!.textContent).toBe('empty');
     expect(byId('member-hint')).not.toBeNull();
+    // The topic's groups tab says the same: no live member, the state.
+    await fireEvent.click(byId('group-topic')!);
+    const row = () => allById('topic-group-row').find((r) => r.dataset.group === 'workers');
+    await until(() => !!row(), 'the topic groups tab');
+    expect(q('[data-testid=topic-group-live]', row()!)!.textContent).toBe(`0 / ${statuses.length}`);
+    expect(q('[data-testid=topic-group-state]', row()!)!.textContent).toBe('empty');
   });
 });
 
