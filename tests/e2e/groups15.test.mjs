@@ -77,6 +77,7 @@ after(async () => {
 });
 
 test('killed demo members: the round they cannot end is stuck; after another member came and left they are gone and the group empty', async () => {
+  await setTheme('dark');
   await (await byId(browser, 'topic-item-events')).click();
   await (await byId(browser, 'tab-groups')).click();
   await setValue(await byId(browser, 'demo-group-name'), 'e2e_gone');

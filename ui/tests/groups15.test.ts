@@ -23,6 +23,8 @@ beforeEach(() => {
   mock().calls = [];
   mock().notifications = [];
   mock().lagChecks.clear();
+  mock().offsetsFile = null;
+  mock().exportPath = '/home/you/offsets.json';
   app.info = null;
   app.group = null;
   app.link = {};
@@ -235,6 +237,22 @@ describe('the lag history chart', () => {
     expect(localStorage.getItem('twainmq.lagSpan')).toBe('week');
     await fireEvent.click(byId('lag-span-live')!);
     await until(() => !!byId('lag-chart'), 'the live chart');
+  });
+});
+
+describe('export and import', () => {
+  it('says where the offsets went, and a cancelled dialog does nothing', async () => {
+    await openGroup('billing');
+    await fireEvent.click(byId('group-export')!);
+    await until(() => /Exported the offsets of billing to \/home\/you\/offsets\.json/.test(app.status), 'the status line');
+    mock().exportPath = null;
+    app.status = '';
+    await fireEvent.click(byId('group-export')!);
+    await fireEvent.click(byId('group-import')!);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(app.status).toBe('');
+    expect(byId('reset-dialog')).toBeNull();
+    expect(mock().calls.filter((c) => c[0] === 'exportGroupOffsets' || c[0] === 'pickOffsetsFile').length).toBe(3);
   });
 });
 
