@@ -259,6 +259,7 @@ describe('export and import', () => {
 describe('deleting a group', () => {
   it('lists what goes and needs the name typed', async () => {
     await openGroup('idle');
+    lagAlerts.set('idle', { maxLag: '5', maxAgeSecs: null });
     await fireEvent.click(byId('group-delete')!);
     await until(() => !!byId('delete-group-summary'), 'the preview');
     expect(byId('delete-group-commits')!.textContent).toMatch(/P0=10/);
@@ -270,5 +271,6 @@ describe('deleting a group', () => {
     await fireEvent.click(submit);
     await until(() => !byId('group-item-idle'), 'the group gone from the sidebar');
     expect(app.group).toBeNull();
+    expect(lagAlerts.thresholds('idle')).toBeNull();
   });
 });
