@@ -36,6 +36,12 @@ fn main() {
         "index_cache_info",
         "clear_index_cache",
         "about",
+        "lag_history",
+        "lag_check",
+        "export_group_offsets",
+        "pick_offsets_file",
+        "group_delete_preview",
+        "delete_group",
     ]);
     if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         eprintln!("tauri build failed: {e:#}");

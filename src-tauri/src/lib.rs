@@ -3,6 +3,8 @@
 pub mod about_commands;
 pub mod commands;
 pub mod engine;
+pub mod group_commands;
+pub mod group_ops;
 pub mod members;
 pub mod menu;
 pub mod record;
@@ -54,6 +56,12 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             settings_commands::index_cache_info,
             settings_commands::clear_index_cache,
             about_commands::about,
+            group_commands::lag_history,
+            group_commands::lag_check,
+            group_commands::export_group_offsets,
+            group_commands::pick_offsets_file,
+            group_commands::group_delete_preview,
+            group_commands::delete_group,
         ])
         .events(collect_events![transport::StoreChanged, menu::MenuAction])
         .disable_serde_phases();
@@ -90,6 +98,7 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
         // time open at the platform's default place (restoring them all to one spot would stack them).
         .plugin(tauri_plugin_window_state::Builder::default().with_filter(|label| label == "main").build())
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_notification::init())
         .invoke_handler(builder.invoke_handler())
         .menu(|app| menu::build(app, &[]))
         .on_menu_event(menu::on_event)

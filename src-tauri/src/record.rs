@@ -596,8 +596,65 @@ fn record_timeline(store: &Store, topic: &str) -> Res<Value> {
     }))
 }
 
+/// Issue 15's reset modes, dry runs on `billing`: shift, by duration, another group's offsets, offsets from a file.
+fn groups15_resets() -> Vec<(&'static str, ResetRequest)> {
+    let mut shift = reset(ResetTarget::Shift, None, None, None, true);
+    shift.shift = Some(Delta(-5));
+    let mut ago = reset(ResetTarget::Ago, None, None, None, true);
+    ago.ago_secs = Some(3600.0);
+    let mut other = reset(ResetTarget::Group, None, None, None, true);
+    other.other_group = Some("idle".into());
+    let mut file = reset(ResetTarget::Offsets, None, None, None, true);
+    file.offsets = Some(BTreeMap::from([("0".to_string(), Commit(5)), ("1".to_string(), Commit(-1))]));
+    vec![("billing", shift), ("billing", ago), ("billing", other), ("billing", file)]
+}
+
+/// Issue 15's answers: lag histories of every group over every span, lag
+/// checks, delete previews (on `store`, which they leave as it is) and a
+/// deletion of `idle` on a store of its own.
+fn record_groups15(store: &Store, fixture: &Path, norm: &mut Normalizer, out: &mut Map<String, Value>) -> Res<()> {
+    let groups = store.list_groups().map_err(err("list groups"))?;
+    let spans = [HistorySpan::Hour, HistorySpan::Day, HistorySpan::Week, HistorySpan::All];
+    let mut histories = Vec::new();
+    for g in &groups {
+        for span in spans {
+            histories.push(json!({"group": g, "span": span, "answer": answer(&crate::group_ops::lag_history(store, g, span, NOW))}));
+        }
+    }
+    out.insert("lag_histories".into(), histories.into());
+    let checks: Vec<Value> = [
+        LagAlertThresholds { max_lag: Some(Count(10)), max_age_secs: None },
+        LagAlertThresholds { max_lag: None, max_age_secs: Some(600.0) },
+    ]
+    .into_iter()
+    .map(|t| json!({"group": "billing", "thresholds": t, "answer": answer(&crate::group_ops::lag_check(store, "billing", &t))}))
+    .collect();
+    out.insert("lag_checks".into(), checks.into());
+    let previews: Map<String, Value> = groups.iter().map(|g| (g.clone(), answer(&crate::group_ops::delete_preview(store, g, 0)))).collect();
+    out.insert("delete_previews".into(), Value::Object(previews));
+    let s = build(fixture)?;
+    norm.root(&s.root, ROOT);
+    let deleted: Vec<Value> = ["Idle", "idle"]
+        .into_iter()
+        .map(|confirm| json!({"group": "idle", "confirm": confirm, "answer": answer(&crate::group_ops::delete_group(&s.store, "idle", confirm, || 0))}))
+        .collect();
+    out.insert("delete_group".into(), deleted.into());
+    Ok(())
+}
+
 fn reset(to: ResetTarget, offset: Option<u64>, time: Option<f64>, partitions: Option<Vec<u32>>, dry_run: bool) -> ResetRequest {
-    ResetRequest { to, offset: offset.map(Offset), time, partitions, dry_run, topic: None }
+    ResetRequest {
+        to,
+        offset: offset.map(Offset),
+        time,
+        shift: None,
+        ago_secs: None,
+        other_group: None,
+        offsets: None,
+        partitions,
+        dry_run,
+        topic: None,
+    }
 }
 
 fn describe(scene: &Scene, name: &str) -> Res<GroupDetail> {
@@ -688,6 +745,10 @@ pub fn record(fixture: &Path) -> Res<Value> {
     ];
     let mut resets: Vec<Value> =
         dry.iter().map(|(g, r)| json!({"group": g, "request": r, "answer": answer(&service::reset_group(&store, g, r))})).collect();
+    resets.extend(
+        groups15_resets().iter().map(|(g, r)| json!({"group": g, "request": r, "answer": answer(&service::reset_group(&store, g, r))})),
+    );
+    record_groups15(&store, fixture, &mut norm, &mut out)?;
 
     // Another process deletes every topic (as 0.2.3 or a person would: the
     // files go, the groups stay): what each command then says of it.

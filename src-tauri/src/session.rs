@@ -105,3 +105,32 @@ impl specta::function::FunctionArg for Session {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// `AppState` is not managed state (each window has its own, in
+    /// `Sessions`): a command taking `State<AppState>` would fail at run time,
+    /// on its first call. Commands take `Session`.
+    #[test]
+    fn no_command_takes_the_app_state_as_managed_state() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut stack = vec![dir];
+        let mut offenders = Vec::new();
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).expect("src is readable").flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    let text = std::fs::read_to_string(&p).expect("source is text");
+                    let needle = ["State<'_, ", "AppState>"].concat();
+                    let managed = ["state::<", "AppState>"].concat();
+                    if text.contains(&needle) || text.contains(&managed) {
+                        offenders.push(p.display().to_string());
+                    }
+                }
+            }
+        }
+        assert!(offenders.is_empty(), "take `Session`, not the managed AppState, in {offenders:?}");
+    }
+}

@@ -165,7 +165,7 @@ describe('resetting offsets', () => {
     await waitFor('reset-table');
     const resets = () => mock().calls.filter((c) => c[0] === 'resetGroup');
     expect(resets().map((c) => (c[2] as { dry_run: boolean }).dry_run)).toEqual([true]);
-    expect(resets()[0][2]).toEqual({ to: 'offset', offset: '30', time: null, partitions: null, dry_run: true, topic: null });
+    expect(resets()[0][2]).toEqual({ to: 'offset', offset: '30', time: null, shift: null, ago_secs: null, other_group: null, offsets: null, partitions: null, dry_run: true, topic: null });
     const rows = allById('reset-row');
     expect(rows.map((r) => `${r.dataset.partition}:${r.dataset.before}→${r.dataset.after}`)).toEqual(['0:43→30', '1:73→30', '2:44→30', '3:87→30', '4:44→30']);
     expect(allById('reset-change').map((c) => `${c.dataset.kind} ${c.dataset.n}`)).toEqual(['replay 13', 'replay 43', 'replay 14', 'replay 57', 'replay 14']);
@@ -187,7 +187,7 @@ describe('resetting offsets', () => {
     await fireEvent.click(byId('reset-confirm')!);
     await waitFor('reset-result');
     expect(resets().map((c) => (c[2] as { dry_run: boolean }).dry_run)).toEqual([true, true, false]);
-    expect(resets()[2][2]).toEqual({ to: 'offset', offset: '60', time: null, partitions: [0], dry_run: false, topic: null });
+    expect(resets()[2][2]).toEqual({ to: 'offset', offset: '60', time: null, shift: null, ago_secs: null, other_group: null, offsets: null, partitions: [0], dry_run: false, topic: null });
     // The group as the engine had it after this reset: P0 moved, the others not.
     expect(committedNow('billing')).toEqual(['60', '73', '44', '87', '44']);
     await fireEvent.click(byId('reset-done')!);
@@ -251,12 +251,14 @@ describe('liveness', () => {
 describe('the lag chart', () => {
   it('adds a sample at each refresh and keeps them while the app is open', async () => {
     await openGroup('billing');
+    // The history from the files is the default; "live" shows the samples.
+    await fireEvent.click(await waitFor('lag-span-live'));
     const chart = await waitFor('lag-chart');
     await until(() => Number(chart.dataset.samples) >= 1, 'a first sample');
     const before = Number(chart.dataset.samples);
     expect(chart.dataset.lastTotal).toBe('109');
     expect(qa('path[data-partition]', chart)).toHaveLength(5);
-    await mock().backend().resetGroup('billing', { to: 'latest', offset: null, time: null, partitions: [0], dry_run: false, topic: null });
+    await mock().backend().resetGroup('billing', { to: 'latest', offset: null, time: null, shift: null, ago_secs: null, other_group: null, offsets: null, partitions: [0], dry_run: false, topic: null });
     // P0 caught up: its 38 are no longer lag.
     await until(() => byId('lag-chart')!.dataset.lastTotal === '71', 'a sample after the reset');
     expect(Number(byId('lag-chart')!.dataset.samples)).toBeGreaterThanOrEqual(before + 1);

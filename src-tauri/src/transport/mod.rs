@@ -3,6 +3,7 @@
 //! [`wire`]): a JS number would silently round them above 2^53.
 
 pub mod about;
+pub mod groups;
 pub mod window;
 pub mod wire;
 
@@ -15,6 +16,7 @@ use twainmq::scan;
 use twainmq::{FileInfo, Key, Message, Outgoing, PartitionInfo, Payload, TopicDescription};
 
 pub use about::About;
+pub use groups::*;
 pub use window::*;
 pub use wire::*;
 
@@ -775,6 +777,14 @@ pub struct ResetRequest {
     pub offset: Option<Offset>,
     /// UNIX seconds, for `time`.
     pub time: Option<f64>,
+    /// Messages to move by, for `shift`.
+    pub shift: Option<Delta>,
+    /// Seconds before now, for `ago`.
+    pub ago_secs: Option<f64>,
+    /// The group whose commits to copy, for `group`.
+    pub other_group: Option<String>,
+    /// `"<partition>"` to offset (`-1`: the end), for `offsets`.
+    pub offsets: Option<BTreeMap<String, Commit>>,
     /// All partitions when absent.
     pub partitions: Option<Vec<u32>>,
     pub dry_run: bool,
@@ -794,8 +804,44 @@ impl TryFrom<&ResetRequest> for group::ResetTo {
             ResetTarget::Time => {
                 group::ResetTo::Time(r.time.ok_or_else(|| ErrorDto::new(ErrorCode::InvalidReset, "a reset to a time needs the time"))?)
             }
+            ResetTarget::Shift => group::ResetTo::Shift(
+                r.shift.ok_or_else(|| ErrorDto::new(ErrorCode::InvalidReset, "a shift needs the number of messages, e.g. -100"))?.get(),
+            ),
+            ResetTarget::Ago => {
+                let secs = r.ago_secs.filter(|s| s.is_finite() && *s >= 0.0).ok_or_else(|| {
+                    ErrorDto::new(ErrorCode::InvalidReset, "a reset by duration needs a duration of zero seconds or more, e.g. 30m")
+                })?;
+                group::ResetTo::Ago(secs)
+            }
+            ResetTarget::Group => {
+                let other = r
+                    .other_group
+                    .as_deref()
+                    .ok_or_else(|| ErrorDto::new(ErrorCode::InvalidReset, "a reset to another group's offsets needs that group's name"))?;
+                group::ResetTo::Group(other.to_string())
+            }
+            ResetTarget::Offsets => group::ResetTo::Offsets(offsets_of(r.offsets.as_ref())?),
         })
     }
+}
+
+/// The offsets of an import, checked as an offsets file is (partitions are
+/// numbers, offsets are -1 or more, at least one).
+fn offsets_of(m: Option<&BTreeMap<String, Commit>>) -> Result<BTreeMap<u32, i64>, ErrorDto> {
+    let bad = |m: String| ErrorDto::new(ErrorCode::InvalidOffsets, m);
+    let m = m.ok_or_else(|| bad("an import needs the offsets: open a file `twainmq groups export` wrote".into()))?;
+    let mut out = BTreeMap::new();
+    for (p, o) in m {
+        let part = p.parse::<u32>().map_err(|_| bad(format!("{p:?} is not a partition number")))?;
+        if o.get() < -1 {
+            return Err(bad(format!("partition {p}: {o} is not an offset (a whole number, or -1 for the end)")));
+        }
+        out.insert(part, o.get());
+    }
+    if out.is_empty() {
+        return Err(bad("the offsets name no partition".into()));
+    }
+    Ok(out)
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]

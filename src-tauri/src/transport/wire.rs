@@ -98,6 +98,11 @@ decimal! {
 }
 
 decimal! {
+    /// A signed number of messages (a reset's shift).
+    Delta(i64)
+}
+
+decimal! {
     /// A demo member's handle in this app.
     Handle(u64)
 }
@@ -194,6 +199,14 @@ pub enum ResetTarget {
     Offset,
     /// To the first message at or after the request's `time`.
     Time,
+    /// The committed offset moved by the request's `shift` (±N messages).
+    Shift,
+    /// To the first message at or after `ago_secs` before now.
+    Ago,
+    /// To the committed offsets of the request's `other_group` (same topic).
+    Group,
+    /// To the request's `offsets` (from an offsets file: an import).
+    Offsets,
 }
 
 /// What a demo member is doing.
@@ -251,6 +264,12 @@ pub enum ErrorCode {
     NotAGroup,
     GroupJoinFailed,
     GroupUnknownTopic,
+    /// An offsets file (or an import's offsets) that is not what `groups export` writes.
+    InvalidOffsets,
+    /// A reset to another group's offsets, of another topic.
+    GroupOtherTopic,
+    /// A lag history over an empty or reversed span, or too many points.
+    InvalidSpan,
     Io,
     // The app's.
     InvalidOffset,
@@ -258,6 +277,8 @@ pub enum ErrorCode {
     MissingClass,
     InvalidJson,
     InvalidReset,
+    /// A lag alert threshold that is not a count or a duration of zero or more.
+    InvalidThreshold,
     ConfirmationMismatch,
     NoStore,
     NoDemo,

@@ -27,6 +27,13 @@ import type {
   RawLine,
   ResetPlanDto,
   ResetRequest,
+  HistorySpan,
+  LagHistoryDto,
+  LagAlertThresholds,
+  LagCheckDto,
+  OffsetsFile,
+  GroupDeletePreview,
+  DeletedGroup,
   SearchEvent,
   SearchQuery,
   StoreChanged,
@@ -95,6 +102,20 @@ export interface Backend {
   /** Stop a demo member gracefully (commit and leave) or kill it (no commit, no goodbye). */
   demoStopMember(handle: Handle, kill: boolean): Promise<Result<null>>;
   demoMembers(): Promise<Result<DemoMember[]>>;
+  /** A group's lag over a past span, computed by the engine from the files. */
+  lagHistory(group: string, span: HistorySpan): Promise<Result<LagHistoryDto>>;
+  /** A group's lag against alert thresholds now (the rule of `twainmq groups lag`). */
+  lagCheck(group: string, thresholds: LagAlertThresholds): Promise<Result<LagCheckDto>>;
+  /** Save a group's offsets (`groups export` JSON) via a native save dialog; the path, or null if cancelled. */
+  exportGroupOffsets(group: string): Promise<Result<string | null>>;
+  /** Pick and read an offsets file via a native open dialog (nothing applied); null if cancelled. */
+  pickOffsetsFile(): Promise<Result<OffsetsFile | null>>;
+  /** What deleting a group removes. */
+  groupDeletePreview(group: string): Promise<Result<GroupDeletePreview>>;
+  /** Delete a group once `confirmName` is its name. */
+  deleteGroup(group: string, confirmName: string): Promise<Result<DeletedGroup>>;
+  /** Show a desktop notification (lag alerts); an error when notifications are not allowed. */
+  notify(title: string, body: string): Promise<Result<null>>;
   /** Store changes pushed by the file watcher. */
   onStoreChanged(cb: (c: StoreChanged) => void): Promise<Unlisten>;
   /** Folders dragged onto the window. */

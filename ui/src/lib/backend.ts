@@ -13,6 +13,7 @@ import type { Backend, Result } from './api';
 import { Channel } from '@tauri-apps/api/core';
 import { getCurrentWebview } from '@tauri-apps/api/webview';
 import { getCurrentWebviewWindow } from '@tauri-apps/api/webviewWindow';
+import { isPermissionGranted, requestPermission, sendNotification } from '@tauri-apps/plugin-notification';
 
 export type * from './api';
 
@@ -33,6 +34,15 @@ async function guard<T>(p: () => Promise<Result<T>>): Promise<Result<T>> {
     const message = e instanceof Error ? e.message : String(e);
     return { status: 'error', error: { code: 'ipc', message: `the backend did not answer: ${message}` } };
   }
+}
+
+/** A desktop notification through tauri-plugin-notification, asking for the permission once. */
+async function notifyDesktop(title: string, body: string): Promise<Result<null>> {
+  let granted = await isPermissionGranted();
+  if (!granted) granted = (await requestPermission()) === 'granted';
+  if (!granted) return { status: 'error', error: { code: 'ipc', message: 'desktop notifications are not allowed for TwainMQ Desktop in the system settings' } };
+  sendNotification({ title, body });
+  return { status: 'ok', data: null };
 }
 
 function tauriBackend(): Backend {
@@ -79,6 +89,13 @@ function tauriBackend(): Backend {
     about: () => guard(async () => ({ status: 'ok', data: await commands.about() })),
     clearIndexCache: () => guard(() => commands.clearIndexCache()),
     onMenu: async (cb) => events.menuAction(getCurrentWebviewWindow()).listen((e) => cb(e.payload)),
+    lagHistory: (group, span) => guard(() => commands.lagHistory(group, span)),
+    lagCheck: (group, thresholds) => guard(() => commands.lagCheck(group, thresholds)),
+    exportGroupOffsets: (group) => guard(() => commands.exportGroupOffsets(group)),
+    pickOffsetsFile: () => guard(() => commands.pickOffsetsFile()),
+    groupDeletePreview: (group) => guard(() => commands.groupDeletePreview(group)),
+    deleteGroup: (group, confirm) => guard(() => commands.deleteGroup(group, confirm)),
+    notify: (title, body) => guard(() => notifyDesktop(title, body)),
     onDragDrop: async (cb) =>
       getCurrentWebview().onDragDropEvent((e) => {
         const p = e.payload;
@@ -125,6 +142,13 @@ function missingBackend(): Backend {
     demoStartMember: no,
     demoStopMember: no,
     demoMembers: no,
+    lagHistory: no,
+    lagCheck: no,
+    exportGroupOffsets: no,
+    pickOffsetsFile: no,
+    groupDeletePreview: no,
+    deleteGroup: no,
+    notify: no,
     onStoreChanged: async () => () => {},
     onDragDrop: async () => () => {},
     launchError: async () => ({ status: 'ok', data: null }),
@@ -188,6 +212,13 @@ export const triggerRound = method('triggerRound');
 export const demoStartMember = method('demoStartMember');
 export const demoStopMember = method('demoStopMember');
 export const demoMembers = method('demoMembers');
+export const lagHistory = method('lagHistory');
+export const lagCheck = method('lagCheck');
+export const exportGroupOffsets = method('exportGroupOffsets');
+export const pickOffsetsFile = method('pickOffsetsFile');
+export const groupDeletePreview = method('groupDeletePreview');
+export const deleteGroup = method('deleteGroup');
+export const notify = method('notify');
 export const onStoreChanged = method('onStoreChanged');
 export const onDragDrop = method('onDragDrop');
 export const launchError = method('launchError');

@@ -71,6 +71,27 @@ export const commands = {
 	 */
 	clearIndexCache: () => typedError<IndexCacheInfo, ErrorDto>(__TAURI_INVOKE("clear_index_cache")),
 	about: () => __TAURI_INVOKE<About>("about"),
+	/**  A group's lag over the last hour, day, week or its whole life, from the files. */
+	lagHistory: (group: string, span: HistorySpan) => typedError<LagHistoryDto, ErrorDto>(__TAURI_INVOKE("lag_history", { group, span })),
+	/**  A group's lag against alert thresholds now. */
+	lagCheck: (group: string, thresholds: LagAlertThresholds) => typedError<LagCheckDto, ErrorDto>(__TAURI_INVOKE("lag_check", { group, thresholds })),
+	/**
+	 *  Save a group's committed offsets (`twainmq groups export`'s JSON) where the
+	 *  user picks in a native save dialog; the path written, or null if cancelled.
+	 */
+	exportGroupOffsets: (group: string) => typedError<string | null, ErrorDto>(__TAURI_INVOKE("export_group_offsets", { group })),
+	/**
+	 *  Pick an offsets file in a native open dialog and read it (checked, not
+	 *  applied: the reset dialog's dry run comes next); null if cancelled.
+	 */
+	pickOffsetsFile: () => typedError<OffsetsFile | null, ErrorDto>(__TAURI_INVOKE("pick_offsets_file")),
+	/**  What deleting a group removes, for the confirmation. */
+	groupDeletePreview: (group: string) => typedError<GroupDeletePreview, ErrorDto>(__TAURI_INVOKE("group_delete_preview", { group })),
+	/**
+	 *  Delete a group (its log and committed offsets) once `confirm` is its name;
+	 *  this app's members in it are stopped first.
+	 */
+	deleteGroup: (group: string, confirm: string) => typedError<DeletedGroup, ErrorDto>(__TAURI_INVOKE("delete_group", { group, confirm })),
 };
 
 /** Events */
@@ -134,6 +155,15 @@ export type DamagedRow = {
 	problem: string,
 };
 
+/**  What a deletion removed. */
+export type DeletedGroup = {
+	group: string,
+	records: Count,
+	partitions: number,
+	/**  Demo members of this app that were stopped first. */
+	stopped_demo_members: number,
+};
+
 /**  What deleting a topic removed. */
 export type DeletedTopic = {
 	topic: string,
@@ -143,6 +173,9 @@ export type DeletedTopic = {
 	 */
 	groups: string[],
 };
+
+/**  A signed number of messages (a reset's shift). */
+export type Delta = string;
 
 /**  A member running inside the app for the balancing demo. */
 export type DemoMember = {
@@ -169,7 +202,15 @@ export type DemoMember = {
  *  `ipc`, `no_backend` and `preview` come from the webview's side (no answer, no
  *  backend, nothing recorded for the browser preview).
  */
-export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_key_type" | "invalid_partition_count" | "invalid_message_type_name" | "store_not_found" | "topic_exists" | "topic_not_found" | "group_not_found" | "corrupt_config" | "key_out_of_range" | "key_too_long" | "key_wrong_kind" | "unknown_message_type" | "message_too_long" | "partition_out_of_range" | "corrupt_line" | "wrong_payload_kind" | "typed_encode" | "typed_decode" | "bad_partitioner" | "symlink_refused" | "short_write" | "invalid_regex" | "invalid_filter" | "topic_deleted" | "not_a_file" | "group_topic_mismatch" | "group_partition_mismatch" | "not_a_group" | "group_join_failed" | "group_unknown_topic" | "io" | "invalid_offset" | "invalid_hex" | "missing_class" | "invalid_json" | "invalid_reset" | "confirmation_mismatch" | "no_store" | "no_demo" | "no_such_member" | 
+export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_key_type" | "invalid_partition_count" | "invalid_message_type_name" | "store_not_found" | "topic_exists" | "topic_not_found" | "group_not_found" | "corrupt_config" | "key_out_of_range" | "key_too_long" | "key_wrong_kind" | "unknown_message_type" | "message_too_long" | "partition_out_of_range" | "corrupt_line" | "wrong_payload_kind" | "typed_encode" | "typed_decode" | "bad_partitioner" | "symlink_refused" | "short_write" | "invalid_regex" | "invalid_filter" | "topic_deleted" | "not_a_file" | "group_topic_mismatch" | "group_partition_mismatch" | "not_a_group" | "group_join_failed" | "group_unknown_topic" | 
+/**  An offsets file (or an import's offsets) that is not what `groups export` writes. */
+"invalid_offsets" | 
+/**  A reset to another group's offsets, of another topic. */
+"group_other_topic" | 
+/**  A lag history over an empty or reversed span, or too many points. */
+"invalid_span" | "io" | "invalid_offset" | "invalid_hex" | "missing_class" | "invalid_json" | "invalid_reset" | 
+/**  A lag alert threshold that is not a count or a duration of zero or more. */
+"invalid_threshold" | "confirmation_mismatch" | "no_store" | "no_demo" | "no_such_member" | 
 /**  The search session asked for is gone (replaced by a newer search, or the store closed). */
 "no_search" | "internal" | "other" | "ipc" | "no_backend" | "preview";
 
@@ -195,6 +236,21 @@ export type FilterCheck =
 { check: "valid"; fields: string[] } | 
 /**  It does not: the place (1-based; the column in characters) and why. */
 { check: "invalid"; line: number; column: number; reason: string };
+
+/**  What deleting a group removes, counted before (shown before the typed confirmation). */
+export type GroupDeletePreview = {
+	group: string,
+	topic: string | null,
+	/**  Records in its log (members, rounds, commits): all removed. */
+	records: Count,
+	/**  Its committed offsets, all removed. */
+	committed: { [key in string]: Commit },
+	members: number[],
+	/**  Members that look live: ours stop; a running 0.2.3 member makes the group again on its next write. */
+	live_members: number[],
+	/**  Demo members of this app in the group, stopped before the deletion. */
+	demo_members: number,
+};
 
 export type GroupDetail = {
 	name: string,
@@ -237,6 +293,11 @@ export type GroupSummary = {
 /**  A demo member's handle in this app. */
 export type Handle = string;
 
+/**  Which past span a lag history covers. */
+export type HistorySpan = "hour" | "day" | "week" | 
+/**  From the group's first record on. */
+"all";
+
 /**
  *  Which topic of a name a page or description is of: an opaque token that
  *  changes when the topic is deleted and made again.
@@ -260,6 +321,80 @@ export type KeyKind = "int" | "str";
  *  or a string key itself.
  */
 export type KeyText = string;
+
+/**
+ *  A group's alert thresholds: a partition is over when more than `max_lag`
+ *  messages are not yet committed, or its oldest such message is older than
+ *  `max_age_secs` (the same rule as `twainmq groups lag --max-lag --max-age`).
+ */
+export type LagAlertThresholds = {
+	max_lag: Count | null,
+	max_age_secs: number | null,
+};
+
+export type LagBreachDto = {
+	partition: number,
+	lag: Count,
+	/**  Seconds since its oldest message not yet committed, if it has one. */
+	age_secs: number | null,
+	/**  `max_lag` and/or `max_age`. */
+	over: string[],
+};
+
+/**  A group against its thresholds now (by the store's clock). */
+export type LagCheckDto = {
+	group: string,
+	state: GroupPhaseDto,
+	total_lag: Count,
+	/**  The oldest unconsumed message's age over all partitions, seconds. */
+	oldest_age_secs: number | null,
+	/**  Only the partitions over a threshold; empty: within them. */
+	over: LagBreachDto[],
+	/**  When it was checked, UNIX seconds (the store's clock). */
+	at: number | null,
+};
+
+/**
+ *  A group's lag over a past span, computed from the files (commit
+ *  timestamps in the group log, the partitions' time indexes).
+ */
+export type LagHistoryDto = {
+	group: string,
+	topic: string,
+	span: HistorySpan,
+	from: number | null,
+	to: number | null,
+	/**
+	 *  The group's first join or round, if its log has one: before it the
+	 *  "lag" is only the topic's messages (no member read then).
+	 */
+	since: number | null,
+	/**  The sum over partitions, one point per bucket. */
+	total: LagPointDto[],
+	partitions: PartitionLagDto[],
+	/**  Rounds and resets within the span, in log order. */
+	marks: LagMarkDto[],
+};
+
+export type LagMarkDto = {
+	at: number | null,
+	kind: LagMarkKind,
+	/**  The record's offset in the group log. */
+	offset: Offset,
+};
+
+export type LagMarkKind = 
+/**  A round began (`BEGINREBAL`). */
+"round" | 
+/**  An admin commit (a reset) after the group's first record. */
+"reset";
+
+/**  One point of a lag line. */
+export type LagPointDto = {
+	/**  UNIX seconds (the end of its bucket). */
+	at: number | null,
+	lag: Count,
+};
 
 /**  A store given at launch (the command line, or a second launch) that did not open. */
 export type LaunchError = {
@@ -346,6 +481,16 @@ export type OfferDto = {
  */
 export type Offset = string;
 
+/**  An offsets file read for an import (`twainmq groups export`'s JSON). */
+export type OffsetsFile = {
+	path: string,
+	/**  The group and topic the file names, if it names them. */
+	group: string | null,
+	topic: string | null,
+	/**  `"<partition>"` to offset (`-1`: the end when taken). */
+	offsets: { [key in string]: Commit },
+};
+
 /**  A page of one partition. */
 export type Page = {
 	partition: number,
@@ -367,6 +512,11 @@ export type PartitionDetail = {
 	end: Offset,
 	bytes: Bytes,
 	files: FileDetail[],
+};
+
+export type PartitionLagDto = {
+	partition: number,
+	points: LagPointDto[],
 };
 
 export type PartitionProgressDto = {
@@ -434,6 +584,14 @@ export type ResetRequest = {
 	offset: Offset | null,
 	/**  UNIX seconds, for `time`. */
 	time: number | null,
+	/**  Messages to move by, for `shift`. */
+	shift: Delta | null,
+	/**  Seconds before now, for `ago`. */
+	ago_secs: number | null,
+	/**  The group whose commits to copy, for `group`. */
+	other_group: string | null,
+	/**  `"<partition>"` to offset (`-1`: the end), for `offsets`. */
+	offsets: { [key in string]: Commit } | null,
 	/**  All partitions when absent. */
 	partitions: number[] | null,
 	dry_run: boolean,
@@ -454,7 +612,15 @@ export type ResetTarget = "earliest" | "latest" |
 /**  To the request's `offset` (within each partition's start and end). */
 "offset" | 
 /**  To the first message at or after the request's `time`. */
-"time";
+"time" | 
+/**  The committed offset moved by the request's `shift` (±N messages). */
+"shift" | 
+/**  To the first message at or after `ago_secs` before now. */
+"ago" | 
+/**  To the committed offsets of the request's `other_group` (same topic). */
+"group" | 
+/**  To the request's `offsets` (from an offsets file: an import). */
+"offsets";
 
 export type RoundDto = {
 	/**  Where the round's record is in the group's log. */

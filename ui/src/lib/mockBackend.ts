@@ -19,8 +19,15 @@
 import type { Backend, DragDrop, Result, Unlisten } from './api';
 import type {
   About,
+  DeletedGroup,
   DeletedTopic,
   DemoMember,
+  GroupDeletePreview,
+  HistorySpan,
+  LagAlertThresholds,
+  LagCheckDto,
+  LagHistoryDto,
+  OffsetsFile,
   ErrorDto,
   FilterCheck,
   Count,
@@ -117,6 +124,11 @@ export type Recording = {
   demos: Record<string, DemoScene>;
   other_stores: Record<string, Result<StoreInfo>>;
   open_errors: Record<string, Result<null>>;
+  /** Issue 15: lag histories, lag checks, delete previews and deletions of groups. */
+  lag_histories?: { group: string; span: HistorySpan; answer: Result<LagHistoryDto> }[];
+  lag_checks?: { group: string; thresholds: LagAlertThresholds; answer: Result<LagCheckDto> }[];
+  delete_previews?: Record<string, Result<GroupDeletePreview>>;
+  delete_group?: { group: string; confirm: string; answer: Result<DeletedGroup> }[];
 };
 
 export const recording: Recording = JSON.parse(recordedText);
@@ -224,6 +236,14 @@ export class MockStore {
   pickResult: string | null = recording.root;
   /** Every call made, for tests: [name, ...args]. */
   calls: unknown[][] = [];
+  /** What the fake save dialog picks for an export (null: cancelled); the export "writes" nothing. */
+  exportPath: string | null = '/home/you/offsets.json';
+  /** What the fake open dialog gives for an import (null: cancelled). */
+  offsetsFile: OffsetsFile | null = null;
+  /** Lag checks a test sets per group (taking the place of the recorded ones). */
+  lagChecks = new Map<string, Result<LagCheckDto>>();
+  /** Every desktop notification sent, for tests. */
+  notifications: { title: string; body: string }[] = [];
   demos = new Map<Handle, DemoState>();
   private demoRuns = new Map<string, DemoRun>();
   private timers = new Set<ReturnType<typeof setTimeout>>();
@@ -750,6 +770,45 @@ export class MockStore {
       ),
       demoStopMember: call('demoStopMember', (handle: Handle, kill: boolean): Result<null> => this.stopDemo(handle, kill)),
       demoMembers: call('demoMembers', (): Result<DemoMember[]> => ok(this.listDemos())),
+      lagHistory: call('lagHistory', (group: string, span: HistorySpan): Result<LagHistoryDto> =>
+        needStore(() => {
+          const rec = recording.lag_histories?.find((h) => h.group === group && h.span === span);
+          return rec ? copy(rec.answer) : preview(`the ${span} lag history of ${group}`);
+        }),
+      ),
+      lagCheck: call('lagCheck', (group: string, thresholds: LagAlertThresholds): Result<LagCheckDto> =>
+        needStore(() => {
+          const set = this.lagChecks.get(group);
+          if (set) return copy(set);
+          const rec = recording.lag_checks?.find((c) => c.group === group && same(c.thresholds, thresholds));
+          return rec ? copy(rec.answer) : preview(`a lag check of ${group} against ${JSON.stringify(thresholds)}`);
+        }),
+      ),
+      exportGroupOffsets: call('exportGroupOffsets', (group: string): Result<string | null> =>
+        needStore(() => (this.groups.has(group) ? ok(this.exportPath) : preview(`a group ${JSON.stringify(group)}`))),
+      ),
+      pickOffsetsFile: call('pickOffsetsFile', (): Result<OffsetsFile | null> => ok(copy(this.offsetsFile))),
+      groupDeletePreview: call('groupDeletePreview', (group: string): Result<GroupDeletePreview> =>
+        needStore(() => {
+          const rec = recording.delete_previews?.[group];
+          return rec && this.groups.has(group) ? copy(rec) : preview(`deleting ${group}`);
+        }),
+      ),
+      deleteGroup: call('deleteGroup', (group: string, confirm: string): Result<DeletedGroup> =>
+        needStore(() => {
+          const rec = recording.delete_group?.find((d) => d.group === group && d.confirm === confirm);
+          if (!rec || !this.groups.has(group)) return preview(`deleting ${group} (confirmed as ${JSON.stringify(confirm)})`);
+          if (rec.answer.status === 'ok') {
+            this.groups.delete(group);
+            this.emitChange({ topics: [], groups: [group], structure: true });
+          }
+          return copy(rec.answer);
+        }),
+      ),
+      notify: call('notify', (title: string, body: string): Result<null> => {
+        this.notifications.push({ title, body });
+        return ok(null);
+      }),
       onStoreChanged: async (cb): Promise<Unlisten> => {
         this.changeListeners.add(cb);
         return () => this.changeListeners.delete(cb);
