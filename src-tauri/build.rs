@@ -31,6 +31,18 @@ fn main() {
         "demo_stop_member",
         "demo_members",
         "demo_clear_stopped",
+        "pick_save_file",
+        "pick_open_file",
+        "export_messages",
+        "import_file",
+        "csv_columns",
+        "copy_messages",
+        "cancel_transfer",
+        "topic_retention",
+        "set_retention",
+        "retention_preview",
+        "apply_retention",
+        "purge_topic",
     ]);
     if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().config_path("../tauri.conf.json").app_manifest(manifest)) {
         eprintln!("tauri build failed: {e:#}");

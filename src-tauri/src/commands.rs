@@ -36,6 +36,7 @@ pub fn open_path(app: &AppHandle, state: &AppState, path: &str) -> Result<StoreI
     // Counting the lines of every file was the slow part of opening: kept for next time.
     state.save_index();
     state.remember(&info.root);
+    crate::transfer_commands::start_auto_retention(app);
     if let Some(w) = app.get_webview_window("main") {
         let _ = w.set_title(&format!("{} — TwainMQ Desktop", info.root));
     }

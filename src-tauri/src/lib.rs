@@ -6,6 +6,8 @@ pub mod members;
 pub mod record;
 pub mod service;
 pub mod state;
+pub mod transfer_commands;
+pub mod transfer_service;
 pub mod transport;
 
 use tauri::Manager;
@@ -44,8 +46,20 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::demo_stop_member,
             commands::demo_members,
             commands::demo_clear_stopped,
+            transfer_commands::pick_save_file,
+            transfer_commands::pick_open_file,
+            transfer_commands::export_messages,
+            transfer_commands::import_file,
+            transfer_commands::csv_columns,
+            transfer_commands::copy_messages,
+            transfer_commands::cancel_transfer,
+            transfer_commands::topic_retention,
+            transfer_commands::set_retention,
+            transfer_commands::retention_preview,
+            transfer_commands::apply_retention,
+            transfer_commands::purge_topic,
         ])
-        .events(collect_events![transport::StoreChanged])
+        .events(collect_events![transport::StoreChanged, transport::RetentionApplied])
         .disable_serde_phases();
     engine::limits().into_iter().fold(builder, |b, (name, value)| b.constant(name, value))
 }
@@ -78,6 +92,7 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
             let data = app.path().app_data_dir().ok();
             let config = app.path().app_config_dir().ok();
             let cache = app.path().app_cache_dir().ok();
+            app.manage(transfer_commands::Transfers::default());
             app.manage(state::AppState {
                 recent_file: config.map(|d| d.join("recent-stores.json")),
                 demo_dir: data.map(|d| d.join("demo-store")),

@@ -251,6 +251,15 @@ pub enum ErrorCode {
     NotAGroup,
     GroupJoinFailed,
     GroupUnknownTopic,
+    BadTimestamp,
+    BadInputLine,
+    ImportStopped,
+    CopyStopped,
+    CopyIntoItself,
+    UncopyableMessage,
+    KeyTypesDiffer,
+    InvalidRetention,
+    BadExportTarget,
     Io,
     // The app's.
     InvalidOffset,
@@ -264,6 +273,8 @@ pub enum ErrorCode {
     NoSuchMember,
     /// The search session asked for is gone (replaced by a newer search, or the store closed).
     NoSearch,
+    /// An export or copy of picked rows with none picked.
+    EmptySelection,
     Internal,
     // An engine error this version of the app has no name for (the message says what).
     Other,
