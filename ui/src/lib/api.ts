@@ -29,6 +29,14 @@ import type {
   StoreInfo,
   TopicDetail,
   TopicSummary,
+  CopyRequest,
+  ExportRequest,
+  ImportRequest,
+  RetentionApplied,
+  RetentionDto,
+  RetentionPlanDto,
+  TransferEvent,
+  TransferId,
 } from './bindings';
 
 // Every type the backend speaks in, for components (they import nothing from bindings.ts).
@@ -91,6 +99,29 @@ export interface Backend {
   /** Stop a demo member gracefully (commit and leave) or kill it (no commit, no goodbye). */
   demoStopMember(handle: Handle, kill: boolean): Promise<Result<null>>;
   demoMembers(): Promise<Result<DemoMember[]>>;
+  /** A native save dialog (null: cancelled). */
+  pickSaveFile(title: string, defaultName: string, extensions: string[]): Promise<Result<string | null>>;
+  /** A native open dialog for one file (null: cancelled). */
+  pickOpenFile(title: string, extensions: string[]): Promise<Result<string | null>>;
+  /** Export a selection: progress, then done or failed, on `onEvent`. */
+  exportMessages(request: ExportRequest, onEvent: (e: TransferEvent) => void): Promise<Result<TransferId>>;
+  /** Import a file into a topic (or only check it, `dry_run`): progress, skipped lines, then done or failed. */
+  importFile(request: ImportRequest, onEvent: (e: TransferEvent) => void): Promise<Result<TransferId>>;
+  /** The header row of a CSV file. */
+  csvColumns(path: string): Promise<Result<string[]>>;
+  /** Copy a selection into another topic: progress, then done or failed. */
+  copyMessages(request: CopyRequest, onEvent: (e: TransferEvent) => void): Promise<Result<TransferId>>;
+  cancelTransfer(id: TransferId): Promise<Result<null>>;
+  topicRetention(topic: string): Promise<Result<RetentionDto | null>>;
+  /** Save (null: remove) a topic's retention; deletes nothing. */
+  setRetention(topic: string, retention: RetentionDto | null): Promise<Result<RetentionDto | null>>;
+  /** What a retention (null: the topic's own) would delete now. */
+  retentionPreview(topic: string, retention: RetentionDto | null, force: boolean): Promise<Result<RetentionPlanDto>>;
+  applyRetention(topic: string, force: boolean): Promise<Result<RetentionPlanDto>>;
+  /** A purge's plan; with `apply` (and the topic's name as `confirm`) it deletes. */
+  purgeTopic(topic: string, before: number | null, apply: boolean, force: boolean, confirm: string): Promise<Result<RetentionPlanDto>>;
+  /** What the app's own retention runs removed. */
+  onRetentionApplied(cb: (r: RetentionApplied) => void): Promise<Unlisten>;
   /** Store changes pushed by the file watcher. */
   onStoreChanged(cb: (c: StoreChanged) => void): Promise<Unlisten>;
   /** Folders dragged onto the window. */

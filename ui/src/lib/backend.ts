@@ -8,7 +8,7 @@
 // bundle (scripts/check-bundle.sh checks).
 
 import { commands, events } from './bindings';
-import type { ErrorDto, SearchEvent } from './bindings';
+import type { ErrorDto, SearchEvent, TransferEvent } from './bindings';
 import type { Backend, Result } from './api';
 import { Channel } from '@tauri-apps/api/core';
 import { getCurrentWebview } from '@tauri-apps/api/webview';
@@ -32,6 +32,12 @@ async function guard<T>(p: () => Promise<Result<T>>): Promise<Result<T>> {
     const message = e instanceof Error ? e.message : String(e);
     return { status: 'error', error: { code: 'ipc', message: `the backend did not answer: ${message}` } };
   }
+}
+
+function channel(onEvent: (e: TransferEvent) => void): Channel<TransferEvent> {
+  const c = new Channel<TransferEvent>();
+  c.onmessage = onEvent;
+  return c;
 }
 
 function tauriBackend(): Backend {
@@ -70,6 +76,19 @@ function tauriBackend(): Backend {
     demoStartMember: (topic, group, windowMs, rate) => guard(() => commands.demoStartMember(topic, group, windowMs, rate)),
     demoStopMember: (handle, kill) => guard(() => commands.demoStopMember(handle, kill)),
     demoMembers: () => guard(() => commands.demoMembers()),
+    pickSaveFile: (title, name, exts) => guard(() => commands.pickSaveFile(title, name, exts)),
+    pickOpenFile: (title, exts) => guard(() => commands.pickOpenFile(title, exts)),
+    exportMessages: (request, onEvent) => guard(() => commands.exportMessages(request, channel(onEvent))),
+    importFile: (request, onEvent) => guard(() => commands.importFile(request, channel(onEvent))),
+    csvColumns: (path) => guard(() => commands.csvColumns(path)),
+    copyMessages: (request, onEvent) => guard(() => commands.copyMessages(request, channel(onEvent))),
+    cancelTransfer: (id) => guard(() => commands.cancelTransfer(id)),
+    topicRetention: (topic) => guard(() => commands.topicRetention(topic)),
+    setRetention: (topic, r) => guard(() => commands.setRetention(topic, r)),
+    retentionPreview: (topic, r, force) => guard(() => commands.retentionPreview(topic, r, force)),
+    applyRetention: (topic, force) => guard(() => commands.applyRetention(topic, force)),
+    purgeTopic: (topic, before, apply, force, confirm) => guard(() => commands.purgeTopic(topic, before, apply, force, confirm)),
+    onRetentionApplied: async (cb) => events.retentionApplied.listen((e) => cb(e.payload)),
     onStoreChanged: async (cb) => events.storeChanged.listen((e) => cb(e.payload)),
     onDragDrop: async (cb) =>
       getCurrentWebview().onDragDropEvent((e) => {
@@ -117,6 +136,19 @@ function missingBackend(): Backend {
     demoStartMember: no,
     demoStopMember: no,
     demoMembers: no,
+    pickSaveFile: no,
+    pickOpenFile: no,
+    exportMessages: no,
+    importFile: no,
+    csvColumns: no,
+    copyMessages: no,
+    cancelTransfer: no,
+    topicRetention: no,
+    setRetention: no,
+    retentionPreview: no,
+    applyRetention: no,
+    purgeTopic: no,
+    onRetentionApplied: async () => () => {},
     onStoreChanged: async () => () => {},
     onDragDrop: async () => () => {},
   };
@@ -174,5 +206,18 @@ export const triggerRound = method('triggerRound');
 export const demoStartMember = method('demoStartMember');
 export const demoStopMember = method('demoStopMember');
 export const demoMembers = method('demoMembers');
+export const pickSaveFile = method('pickSaveFile');
+export const pickOpenFile = method('pickOpenFile');
+export const exportMessages = method('exportMessages');
+export const importFile = method('importFile');
+export const csvColumns = method('csvColumns');
+export const copyMessages = method('copyMessages');
+export const cancelTransfer = method('cancelTransfer');
+export const topicRetention = method('topicRetention');
+export const setRetention = method('setRetention');
+export const retentionPreview = method('retentionPreview');
+export const applyRetention = method('applyRetention');
+export const purgeTopic = method('purgeTopic');
+export const onRetentionApplied = method('onRetentionApplied');
 export const onStoreChanged = method('onStoreChanged');
 export const onDragDrop = method('onDragDrop');
