@@ -311,6 +311,7 @@ export class MockStore {
 
   /** The store as recorded, nothing appended or changed (tests call this between cases). */
   seed(): void {
+    this.retentionSaved?.clear();
     this.stopTimers();
     this.root = recording.root;
     this.topics.clear();
