@@ -89,7 +89,8 @@ fn an_export_then_a_dry_run_then_an_import_round_trips_a_topic() {
 fn a_bad_line_is_named_in_the_dry_run_and_stops_the_import_with_the_count_written() {
     let (tmp, store) = fixture();
     let file = tmp.path().join("in.jsonl");
-    std::fs::write(&file, "{\"key\": 1, \"payload\": \"a\"}\n{\"key\": \"x\", \"payload\": \"b\"}\n{\"key\": 3, \"payload\": \"c\"}\n").expect("write");
+    std::fs::write(&file, "{\"key\": 1, \"payload\": \"a\"}\n{\"key\": \"x\", \"payload\": \"b\"}\n{\"key\": 3, \"payload\": \"c\"}\n")
+        .expect("write");
     store.create_topic("t", &TopicSpec::new(KeyType::U16, 1)).expect("create");
     let mut req = import_req("t", &file, true);
     req.keep_timestamps = false;

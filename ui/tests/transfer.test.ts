@@ -141,3 +141,19 @@ describe('retention', () => {
     expect(retentionSummary([plan])).toBe('Retention removed 2 old files (1,234,567 messages) from events; files not yet consumed by workers were kept');
   });
 });
+
+describe('re-produce', () => {
+  it('fills the Produce tab with the message picked, editable, typed fields and class kept', async () => {
+    const { default: ProduceTab } = await import('../src/components/ProduceTab.svelte');
+    const { app } = await import('../src/lib/app.svelte');
+    const detail = await describe_('orders');
+    const { getByTestId } = render(ProduceTab, { topic: 'orders', detail, tz: 'utc' });
+    app.produceDraft = { topic: 'orders', key: '4711', kind: 'json', body: '{\n  "id": 98765432109876543210\n}', class: 'Refund' };
+    await until(has('produce-draft-note'), 'the form filled');
+    expect((getByTestId('produce-key') as HTMLInputElement).value).toBe('4711');
+    expect((getByTestId('produce-kind') as HTMLSelectElement).value).toBe('json');
+    expect((getByTestId('produce-body') as HTMLTextAreaElement).value).toBe('{\n  "id": 98765432109876543210\n}');
+    expect(app.produceDraft).toBeNull();
+    expect(mock().calls.some((c) => c[0] === 'produce'), 'nothing is sent until the person sends it').toBe(false);
+  });
+});

@@ -69,7 +69,9 @@ pub(super) fn record(fixture: &std::path::Path, norm: &mut Normalizer) -> Res<Va
     let jsonl = dir.0.join("events.jsonl");
     let csv = dir.0.join("events.csv");
     let mut imports = Vec::new();
-    for (path, dry_run, skip_bad) in [(&jsonl, true, false), (&jsonl, false, false), (&bad, true, false), (&bad, false, false), (&bad, false, true)] {
+    for (path, dry_run, skip_bad) in
+        [(&jsonl, true, false), (&jsonl, false, false), (&bad, true, false), (&bad, false, false), (&bad, false, true)]
+    {
         let format = ImportFormatDto::Jsonl;
         let request =
             ImportRequest { topic: "empty".into(), path: path.display().to_string(), format, dry_run, keep_timestamps: false, skip_bad };
