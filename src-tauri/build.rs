@@ -43,6 +43,7 @@ fn main() {
         "retention_preview",
         "apply_retention",
         "purge_topic",
+        "take_retention_notices",
     ]);
     if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().config_path("../tauri.conf.json").app_manifest(manifest)) {
         eprintln!("tauri build failed: {e:#}");

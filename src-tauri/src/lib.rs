@@ -58,6 +58,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             transfer_commands::retention_preview,
             transfer_commands::apply_retention,
             transfer_commands::purge_topic,
+            transfer_commands::take_retention_notices,
         ])
         .events(collect_events![transport::StoreChanged, transport::RetentionApplied])
         .disable_serde_phases();

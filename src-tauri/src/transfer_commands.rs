@@ -19,6 +19,10 @@ use crate::transport::*;
 
 /// How often the app applies retention while a store stays open.
 const AUTO_RETENTION_EVERY: Duration = Duration::from_secs(3600);
+/// What the app's own runs removed and the window has not taken yet: a store
+/// given on the command line opens (and is applied) before the window listens,
+/// and an event sent then is lost, so the window takes them at start too.
+static NOTICES: Mutex<Vec<RetentionPlanDto>> = Mutex::new(Vec::new());
 
 /// The running transfers' cancel flags, by id.
 #[derive(Default)]
@@ -233,6 +237,13 @@ pub async fn purge_topic(
     blocking(move || service::purge_topic(&store, &topic, before, apply, force, &confirm)).await
 }
 
+/// What the app's retention removed since the window last asked (emptied by asking).
+#[tauri::command]
+#[specta::specta]
+pub async fn take_retention_notices() -> Result<Vec<RetentionPlanDto>, ErrorDto> {
+    Ok(std::mem::take(&mut *NOTICES.lock().unwrap_or_else(|p| p.into_inner())))
+}
+
 /// Bumped at each store opened: an applier thread of an earlier opening stops.
 static OPENING: AtomicU64 = AtomicU64::new(0);
 
@@ -241,26 +252,37 @@ static OPENING: AtomicU64 = AtomicU64::new(0);
 pub fn start_auto_retention(app: &AppHandle) {
     let opening = OPENING.fetch_add(1, Ordering::SeqCst) + 1;
     let handle = app.clone();
+    let current = move || OPENING.load(Ordering::SeqCst) == opening;
+    // Asleep in short steps, so a closed or replaced store ends the thread soon; false when it did.
+    let sleep = move |total: Duration| {
+        let mut slept = Duration::ZERO;
+        while slept < total {
+            std::thread::sleep(Duration::from_millis(500));
+            slept += Duration::from_millis(500);
+            if !current() {
+                return false;
+            }
+        }
+        true
+    };
     let spawned = std::thread::Builder::new().name("retention".into()).spawn(move || loop {
-        let current = || OPENING.load(Ordering::SeqCst) == opening;
+        // A moment first, so the window's "Opened …" does not cover what this says.
+        if !sleep(Duration::from_millis(1500)) {
+            return;
+        }
         let Ok(store) = handle.state::<AppState>().store() else { return };
         if !current() {
             return;
         }
         let plans = service::auto_retention(&store);
         if !plans.is_empty() {
+            NOTICES.lock().unwrap_or_else(|p| p.into_inner()).extend(plans.iter().cloned());
             if let Err(e) = (RetentionApplied { plans }).emit(&handle) {
                 tracing::warn!(error = %e, "could not tell the window what retention removed");
             }
         }
-        // Asleep in short steps, so a closed or replaced store ends the thread soon.
-        let mut slept = Duration::ZERO;
-        while slept < AUTO_RETENTION_EVERY {
-            std::thread::sleep(Duration::from_secs(1));
-            slept += Duration::from_secs(1);
-            if !current() {
-                return;
-            }
+        if !sleep(AUTO_RETENTION_EVERY.saturating_sub(Duration::from_millis(1500))) {
+            return;
         }
     });
     if let Err(e) = spawned {

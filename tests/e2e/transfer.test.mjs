@@ -18,6 +18,8 @@ before(async () => {
   out = path.join(path.dirname(store), 'transfer-out');
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
+  // A retention set by the CLI: the app applies it once the store is open (and hourly).
+  cli(store, 'retention', 'set', 'tiny', '--days', '1');
   browser = await startApp(store);
   await (await byId(browser, 'topic-list')).waitForDisplayed({ timeout: 15000 });
 });
@@ -27,6 +29,20 @@ after(async () => {
 });
 
 const text = async (id) => (await byId(browser, id)).getText();
+
+test('applies a topic\'s retention on its own once the store is open, and says what went', async () => {
+  const said = await until(
+    browser,
+    () => browser.execute(() => document.querySelector('[data-testid="status-message"]')?.textContent ?? null),
+    'the retention notice',
+    20000,
+  );
+  assert.equal(said, 'Retention removed 3 old files (11 messages) from tiny');
+  await shot(browser, 'transfer-auto-retention');
+  // The newest file stays (empty, named for the next offset); the other topics are untouched.
+  assert.deepEqual(fs.readdirSync(path.join(store, 'tiny')).sort(), ['0-20261130_11.tmf']);
+  assert.equal(fs.readdirSync(path.join(store, 'events')).length, 16);
+});
 
 test('exports events to JSONL: the file has every message, and no partial file is left', async () => {
   await (await byId(browser, 'topic-item-events')).click();

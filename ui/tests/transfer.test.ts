@@ -157,3 +157,16 @@ describe('re-produce', () => {
     expect(mock().calls.some((c) => c[0] === 'produce'), 'nothing is sent until the person sends it').toBe(false);
   });
 });
+
+describe("the app's own retention", () => {
+  it('says what it removed, also when it ran before the window listened', async () => {
+    const { app } = await import('../src/lib/app.svelte');
+    const plan = (await mock().backend().retentionPreview('tiny', { days: '1', bytes_per_partition: null }, false)) as { status: 'ok'; data: import('../src/lib/backend').RetentionPlanDto };
+    mock().retentionNotices.push({ ...plan.data, applied: true });
+    await app.takeRetentionNotices();
+    expect(app.status).toBe('Retention removed 3 old files (11 messages) from tiny');
+    app.status = '';
+    await app.takeRetentionNotices();
+    expect(app.status, 'each notice is said once').toBe('');
+  });
+});

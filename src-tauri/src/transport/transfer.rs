@@ -309,7 +309,9 @@ impl RetentionPlanDto {
 }
 
 /// Pushed when the app applied topics' retention on its own (on open, then
-/// hourly): what it removed. Never forced: files groups hold stay.
+/// hourly): what it removed. Never forced: files groups hold stay. The same
+/// plans wait for `take_retention_notices` (an event sent before the window
+/// listens is lost).
 #[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq, tauri_specta::Event)]
 pub struct RetentionApplied {
     pub plans: Vec<RetentionPlanDto>,

@@ -120,7 +120,9 @@ export interface Backend {
   applyRetention(topic: string, force: boolean): Promise<Result<RetentionPlanDto>>;
   /** A purge's plan; with `apply` (and the topic's name as `confirm`) it deletes. */
   purgeTopic(topic: string, before: number | null, apply: boolean, force: boolean, confirm: string): Promise<Result<RetentionPlanDto>>;
-  /** What the app's own retention runs removed. */
+  /** What the app's own retention runs removed and the window has not taken yet (taking empties it). */
+  takeRetentionNotices(): Promise<Result<RetentionPlanDto[]>>;
+  /** Told when the app's own retention run removed something (then take the notices). */
   onRetentionApplied(cb: (r: RetentionApplied) => void): Promise<Unlisten>;
   /** Store changes pushed by the file watcher. */
   onStoreChanged(cb: (c: StoreChanged) => void): Promise<Unlisten>;

@@ -316,6 +316,12 @@ class App {
     this.group = name;
   }
 
+  /** Say what the app's own retention removed (runs before the window listened included). */
+  async takeRetentionNotices(): Promise<void> {
+    const r = await backend.takeRetentionNotices();
+    if (r.status === 'ok' && r.data.length > 0) this.say(retentionSummary(r.data));
+  }
+
   /** First look: a store already open (given on the command line) or the welcome screen. */
   async start(): Promise<void> {
     this.link = typeof location === 'undefined' ? {} : parseDeepLink(location.hash);
@@ -329,7 +335,7 @@ class App {
       this.say(`Live updates are off: ${e instanceof Error ? e.message : String(e)}`, true);
     }
     try {
-      await backend.onRetentionApplied((r) => this.say(retentionSummary(r.plans)));
+      await backend.onRetentionApplied(() => void this.takeRetentionNotices());
     } catch {
       /* the app's retention still runs; its removals show on the next refresh */
     }
@@ -350,6 +356,7 @@ class App {
     const r = await backend.storeInfo();
     if (r.status === 'ok') {
       this.setInfo(r.data);
+      void this.takeRetentionNotices();
       const l = this.link;
       if (l.topic && r.data.topics.some((t) => t.name === l.topic)) {
         this.topic = l.topic;

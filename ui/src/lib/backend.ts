@@ -88,6 +88,7 @@ function tauriBackend(): Backend {
     retentionPreview: (topic, r, force) => guard(() => commands.retentionPreview(topic, r, force)),
     applyRetention: (topic, force) => guard(() => commands.applyRetention(topic, force)),
     purgeTopic: (topic, before, apply, force, confirm) => guard(() => commands.purgeTopic(topic, before, apply, force, confirm)),
+    takeRetentionNotices: () => guard(() => commands.takeRetentionNotices()),
     onRetentionApplied: async (cb) => events.retentionApplied.listen((e) => cb(e.payload)),
     onStoreChanged: async (cb) => events.storeChanged.listen((e) => cb(e.payload)),
     onDragDrop: async (cb) =>
@@ -148,6 +149,7 @@ function missingBackend(): Backend {
     retentionPreview: no,
     applyRetention: no,
     purgeTopic: no,
+    takeRetentionNotices: async () => ({ status: 'ok', data: [] }),
     onRetentionApplied: async () => () => {},
     onStoreChanged: async () => () => {},
     onDragDrop: async () => () => {},
@@ -218,6 +220,7 @@ export const setRetention = method('setRetention');
 export const retentionPreview = method('retentionPreview');
 export const applyRetention = method('applyRetention');
 export const purgeTopic = method('purgeTopic');
+export const takeRetentionNotices = method('takeRetentionNotices');
 export const onRetentionApplied = method('onRetentionApplied');
 export const onStoreChanged = method('onStoreChanged');
 export const onDragDrop = method('onDragDrop');

@@ -85,6 +85,8 @@ export const commands = {
 	 *  (which needs the topic's name typed as `confirm`).
 	 */
 	purgeTopic: (topic: string, before: number | null, apply: boolean, force: boolean, confirm: string) => typedError<RetentionPlanDto, ErrorDto>(__TAURI_INVOKE("purge_topic", { topic, before, apply, force, confirm })),
+	/**  What the app's retention removed since the window last asked (emptied by asking). */
+	takeRetentionNotices: () => typedError<RetentionPlanDto[], ErrorDto>(__TAURI_INVOKE("take_retention_notices")),
 };
 
 /** Events */
@@ -533,7 +535,9 @@ export type ResetTarget = "earliest" | "latest" |
 
 /**
  *  Pushed when the app applied topics' retention on its own (on open, then
- *  hourly): what it removed. Never forced: files groups hold stay.
+ *  hourly): what it removed. Never forced: files groups hold stay. The same
+ *  plans wait for `take_retention_notices` (an event sent before the window
+ *  listens is lost).
  */
 export type RetentionApplied = {
 	plans: RetentionPlanDto[],

@@ -247,6 +247,8 @@ export class MockStore {
   private transfers = new Map<number, { cancelled: boolean }>();
   private nextTransfer = 0;
   private retentionListeners = new Set<(r: RetentionApplied) => void>();
+  /** Plans a test says the app's retention removed, until taken. */
+  retentionNotices: RetentionPlanDto[] = [];
 
   /** Stream a recorded transfer: three progress events, then its recorded end (or a cancelled end). */
   private streamTransfer(events: TransferEvent[], onEvent: (e: TransferEvent) => void): Result<TransferId> {
@@ -278,6 +280,7 @@ export class MockStore {
 
   /** Tell listeners what the app's retention removed (tests call it). */
   emitRetentionApplied(r: RetentionApplied): void {
+    this.retentionNotices.push(...copy(r.plans));
     for (const l of this.retentionListeners) l(r);
   }
   /** Every call made, for tests: [name, ...args]. */
@@ -849,6 +852,7 @@ export class MockStore {
           return copy(rec.answer);
         }),
       ),
+      takeRetentionNotices: call('takeRetentionNotices', (): Result<RetentionPlanDto[]> => ok(this.retentionNotices.splice(0))),
       onRetentionApplied: async (cb): Promise<Unlisten> => {
         this.retentionListeners.add(cb);
         return () => this.retentionListeners.delete(cb);
