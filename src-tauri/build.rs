@@ -42,6 +42,19 @@ fn main() {
         "pick_offsets_file",
         "group_delete_preview",
         "delete_group",
+        "pick_save_file",
+        "pick_open_file",
+        "export_messages",
+        "import_file",
+        "csv_columns",
+        "copy_messages",
+        "cancel_transfer",
+        "topic_retention",
+        "set_retention",
+        "retention_preview",
+        "apply_retention",
+        "purge_topic",
+        "take_retention_notices",
     ]);
     if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         eprintln!("tauri build failed: {e:#}");

@@ -40,6 +40,7 @@ pub fn open_path(app: &AppHandle, state: &AppState, label: &str, path: &str) -> 
     state.save_index();
     state.remember(&info.root);
     crate::menu::refresh_recent(app, &state.recent());
+    crate::transfer_commands::start_auto_retention(app, label);
     if let Some(w) = app.get_webview_window(label) {
         let _ = w.set_title(&format!("{} — TwainMQ Desktop", info.root));
     }

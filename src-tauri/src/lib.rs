@@ -12,6 +12,8 @@ pub mod service;
 pub mod session;
 pub mod settings_commands;
 pub mod state;
+pub mod transfer_commands;
+pub mod transfer_service;
 pub mod transport;
 pub mod windows;
 
@@ -62,8 +64,21 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             group_commands::pick_offsets_file,
             group_commands::group_delete_preview,
             group_commands::delete_group,
+            transfer_commands::pick_save_file,
+            transfer_commands::pick_open_file,
+            transfer_commands::export_messages,
+            transfer_commands::import_file,
+            transfer_commands::csv_columns,
+            transfer_commands::copy_messages,
+            transfer_commands::cancel_transfer,
+            transfer_commands::topic_retention,
+            transfer_commands::set_retention,
+            transfer_commands::retention_preview,
+            transfer_commands::apply_retention,
+            transfer_commands::purge_topic,
+            transfer_commands::take_retention_notices,
         ])
-        .events(collect_events![transport::StoreChanged, menu::MenuAction])
+        .events(collect_events![transport::StoreChanged, menu::MenuAction, transport::RetentionApplied])
         .disable_serde_phases();
     engine::limits()
         .into_iter()
@@ -111,6 +126,7 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
             };
             app.manage(session::Sessions::new(places));
             app.manage(menu::Focus::default());
+            app.manage(transfer_commands::Transfers::default());
             let main = app.state::<session::Sessions>().get("main");
             menu::refresh_recent(app.handle(), &main.recent());
             if let Some(path) = store_arg.clone() {

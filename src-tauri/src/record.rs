@@ -27,6 +27,8 @@ use twainmq::{Key, KeyType, ManualClock, Outgoing, StartFrom, Store, TopicSpec};
 use crate::service;
 use crate::transport::*;
 
+mod transfer;
+
 /// In the recording, so the bundle check can tell that recorded data was bundled.
 pub const MARKER: &str = "__TWAINMQ_RECORDED_DATA__";
 
@@ -879,6 +881,7 @@ pub fn record(fixture: &Path) -> Res<Value> {
     out.insert("rounds".into(), rounds.into());
 
     out.insert("demos".into(), record_demos(fixture, &mut norm)?);
+    out.insert("transfer".into(), transfer::record(fixture, &mut norm)?);
 
     // The welcome screen: another store, and one that is not there.
     let other = TempDir::new("other")?;

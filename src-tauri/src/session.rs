@@ -58,6 +58,11 @@ impl Sessions {
             .clone()
     }
 
+    /// The session of window `label`, if it has one (never makes one).
+    pub fn find(&self, label: &str) -> Option<Arc<AppState>> {
+        lock(&self.by_label).get(label).cloned()
+    }
+
     /// The window `label` closed: its demo members stop, its index is kept, its store closes.
     pub fn end(&self, label: &str) {
         let session = lock(&self.by_label).remove(label);

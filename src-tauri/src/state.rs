@@ -40,6 +40,10 @@ pub struct AppState {
     pub index_cache_dir: Option<PathBuf>,
     /// Group members running inside the app for the balancing demo.
     pub members: Arc<crate::members::Members>,
+    /// Bumped at each store this window opens: its retention applier of an earlier opening stops.
+    pub retention_opening: std::sync::atomic::AtomicU64,
+    /// What the app's retention removed that the window has not taken yet.
+    pub retention_notices: Mutex<Vec<crate::transport::RetentionPlanDto>>,
     /// Why the store this window was started with did not open (taken once by its page).
     pub launch_error: Mutex<Option<LaunchError>>,
 }

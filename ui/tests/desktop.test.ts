@@ -110,6 +110,21 @@ describe('the keyboard and the menu bar', () => {
     await until(() => /Jump to time: open a topic/.test(document.body.textContent ?? ''), 'status');
   });
 
+  it('File → Export and Import open the dialogs of the topic on screen', async () => {
+    const r = await openStore();
+    await until(() => mock().listeningForMenu, 'menu listener');
+    mock().menu({ id: 'export', path: null });
+    await until(() => /Export: open a topic/.test(document.body.textContent ?? ''), 'no topic yet');
+    await fireEvent.click(r.getByTestId('topic-item-orders'));
+    await until(() => !!r.queryByTestId('export-open'), 'messages tab');
+    mock().menu({ id: 'export', path: null });
+    await until(() => !!r.queryByTestId('export-dialog'), 'export dialog');
+    await fireEvent.keyDown(window, { key: 'Escape' });
+    await until(() => !r.queryByTestId('export-dialog'), 'closed');
+    await fireEvent.keyDown(window, { key: 'i', ctrlKey: true });
+    await until(() => !!r.queryByTestId('import-dialog'), 'import dialog');
+  });
+
   it('Open Recent opens the store it names', async () => {
     render(App);
     await until(() => mock().listeningForMenu, 'menu listener');

@@ -2,8 +2,8 @@
 //! with the selection flags turned into a query and reports on stderr.
 
 use std::fs::File;
-use std::io::{self, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, BufReader};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -61,47 +61,16 @@ pub(crate) fn export(store: &Store, args: &ExportArgs) -> Result<()> {
             }
         };
     };
-    let (mut file, partial) = open_output(path)?;
-    let result = transfer::export(store, &sel, format, &mut file, &stop, &mut |_| {});
-    let done = match result {
-        Ok(r) if r.finish == Finish::Done => r,
-        other => {
-            // Nothing half-written is left under the name asked for.
-            if let Some(p) = &partial {
-                let _ = std::fs::remove_file(p);
-            }
-            return match other {
-                Ok(r) => bail!("export interrupted after {} messages: {} not written", r.messages, path.display()),
-                Err(e) if closed_pipe(&e) => Ok(()),
-                Err(e) => Err(e.into()),
-            };
+    // Written beside the name asked for and renamed at the end: nothing half-written is left under it.
+    match transfer::export_file(store, &sel, format, path, &stop, &mut |_| {}) {
+        Err(e) if closed_pipe(&e) => Ok(()),
+        Err(e) => Err(e.into()),
+        Ok(r) if r.finish == Finish::Cancelled => bail!("export interrupted after {} messages: {} not written", r.messages, path.display()),
+        Ok(r) => {
+            eprintln!("exported {} messages to {}", r.messages, path.display());
+            Ok(())
         }
-    };
-    file.flush()?;
-    if let Some(p) = partial {
-        file.get_ref().sync_all().with_context(|| format!("writing {}", p.display()))?;
-        std::fs::rename(&p, path).with_context(|| format!("renaming {} to {}", p.display(), path.display()))?;
     }
-    eprintln!("exported {} messages to {}", done.messages, path.display());
-    Ok(())
-}
-
-/// The output file: a regular file is written as `NAME.partial` beside it and
-/// renamed at the end; a FIFO or device (`/dev/stdout`) is written as it is.
-fn open_output(path: &Path) -> Result<(io::BufWriter<File>, Option<PathBuf>)> {
-    let meta = std::fs::metadata(path).ok();
-    if meta.as_ref().is_some_and(std::fs::Metadata::is_dir) {
-        bail!("--output {} is a folder: give a file name", path.display());
-    }
-    if meta.as_ref().is_some_and(|m| !m.is_file()) {
-        let f = std::fs::OpenOptions::new().write(true).open(path).with_context(|| format!("opening {}", path.display()))?;
-        return Ok((io::BufWriter::with_capacity(1 << 16, f), None));
-    }
-    let mut name = path.file_name().ok_or_else(|| anyhow!("--output {} names no file", path.display()))?.to_os_string();
-    name.push(".partial");
-    let partial = path.with_file_name(name);
-    let f = File::create(&partial).with_context(|| format!("creating {}", partial.display()))?;
-    Ok((io::BufWriter::with_capacity(1 << 16, f), Some(partial)))
 }
 
 fn payload_kind(text: &str) -> Result<PayloadColumn> {

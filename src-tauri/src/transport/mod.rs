@@ -4,6 +4,7 @@
 
 pub mod about;
 pub mod groups;
+pub mod transfer;
 pub mod window;
 pub mod wire;
 
@@ -17,6 +18,7 @@ use twainmq::{FileInfo, Key, Message, Outgoing, PartitionInfo, Payload, TopicDes
 
 pub use about::About;
 pub use groups::*;
+pub use transfer::*;
 pub use window::*;
 pub use wire::*;
 

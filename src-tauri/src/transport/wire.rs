@@ -270,6 +270,15 @@ pub enum ErrorCode {
     GroupOtherTopic,
     /// A lag history over an empty or reversed span, or too many points.
     InvalidSpan,
+    BadTimestamp,
+    BadInputLine,
+    ImportStopped,
+    CopyStopped,
+    CopyIntoItself,
+    UncopyableMessage,
+    KeyTypesDiffer,
+    InvalidRetention,
+    BadExportTarget,
     Io,
     // The app's.
     InvalidOffset,
@@ -285,6 +294,8 @@ pub enum ErrorCode {
     NoSuchMember,
     /// The search session asked for is gone (replaced by a newer search, or the store closed).
     NoSearch,
+    /// An export or copy of picked rows with none picked.
+    EmptySelection,
     Internal,
     // An engine error this version of the app has no name for (the message says what).
     Other,

@@ -20,7 +20,6 @@ export type TopicHandlers = {
   copyMessage(): Promise<boolean>;
   copyJson(): Promise<boolean>;
   exportSelection?(): void;
-  importInto?(): void;
 };
 
 export type Overlay = null | 'shortcuts' | 'about' | 'settings';
@@ -116,12 +115,22 @@ export function shortcutGroups(mac = isMac): ShortcutGroup[] {
 class Actions {
   overlay = $state<Overlay>(null);
   topic: TopicHandlers | null = null;
+  /** Opens the import dialog of the topic on screen (its view registers it). */
+  importer: (() => void) | null = null;
 
   /** The Messages tab on screen registers its handlers; returns the unregister. */
   registerTopic(h: TopicHandlers): () => void {
     this.topic = h;
     return () => {
       if (this.topic === h) this.topic = null;
+    };
+  }
+
+  /** The topic view on screen registers its import dialog; returns the unregister. */
+  registerImport(open: () => void): () => void {
+    this.importer = open;
+    return () => {
+      if (this.importer === open) this.importer = null;
     };
   }
 
@@ -148,7 +157,9 @@ class Actions {
         else app.say('New topic: open a store first', true);
         return;
       case 'import':
-        return this.onTopic('Import', (h) => (h.importInto ? h.importInto() : app.say('Import: not available here', true)));
+        if (this.importer) this.importer();
+        else app.say('Import: open the topic to import into first', true);
+        return;
       case 'export':
         return this.onTopic('Export', (h) => (h.exportSelection ? h.exportSelection() : app.say('Export: not available here', true)));
       case 'settings':

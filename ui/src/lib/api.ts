@@ -40,6 +40,14 @@ import type {
   StoreInfo,
   TopicDetail,
   TopicSummary,
+  CopyRequest,
+  ExportRequest,
+  ImportRequest,
+  RetentionApplied,
+  RetentionDto,
+  RetentionPlanDto,
+  TransferEvent,
+  TransferId,
 } from './bindings';
 
 // Every type the backend speaks in, for components (they import nothing from bindings.ts).
@@ -116,6 +124,31 @@ export interface Backend {
   deleteGroup(group: string, confirmName: string): Promise<Result<DeletedGroup>>;
   /** Show a desktop notification (lag alerts); an error when notifications are not allowed. */
   notify(title: string, body: string): Promise<Result<null>>;
+  /** A native save dialog (null: cancelled). */
+  pickSaveFile(title: string, defaultName: string, extensions: string[]): Promise<Result<string | null>>;
+  /** A native open dialog for one file (null: cancelled). */
+  pickOpenFile(title: string, extensions: string[]): Promise<Result<string | null>>;
+  /** Export a selection: progress, then done or failed, on `onEvent`. */
+  exportMessages(request: ExportRequest, onEvent: (e: TransferEvent) => void): Promise<Result<TransferId>>;
+  /** Import a file into a topic (or only check it, `dry_run`): progress, skipped lines, then done or failed. */
+  importFile(request: ImportRequest, onEvent: (e: TransferEvent) => void): Promise<Result<TransferId>>;
+  /** The header row of a CSV file. */
+  csvColumns(path: string): Promise<Result<string[]>>;
+  /** Copy a selection into another topic: progress, then done or failed. */
+  copyMessages(request: CopyRequest, onEvent: (e: TransferEvent) => void): Promise<Result<TransferId>>;
+  cancelTransfer(id: TransferId): Promise<Result<null>>;
+  topicRetention(topic: string): Promise<Result<RetentionDto | null>>;
+  /** Save (null: remove) a topic's retention; deletes nothing. */
+  setRetention(topic: string, retention: RetentionDto | null): Promise<Result<RetentionDto | null>>;
+  /** What a retention (null: the topic's own) would delete now. */
+  retentionPreview(topic: string, retention: RetentionDto | null, force: boolean): Promise<Result<RetentionPlanDto>>;
+  applyRetention(topic: string, force: boolean): Promise<Result<RetentionPlanDto>>;
+  /** A purge's plan; with `apply` (and the topic's name as `confirm`) it deletes. */
+  purgeTopic(topic: string, before: number | null, apply: boolean, force: boolean, confirm: string): Promise<Result<RetentionPlanDto>>;
+  /** What the app's own retention runs removed and the window has not taken yet (taking empties it). */
+  takeRetentionNotices(): Promise<Result<RetentionPlanDto[]>>;
+  /** Told when the app's own retention run removed something (then take the notices). */
+  onRetentionApplied(cb: (r: RetentionApplied) => void): Promise<Unlisten>;
   /** Store changes pushed by the file watcher. */
   onStoreChanged(cb: (c: StoreChanged) => void): Promise<Unlisten>;
   /** Folders dragged onto the window. */

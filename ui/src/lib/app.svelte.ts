@@ -6,11 +6,15 @@ import * as backend from './backend';
 import { prefs } from './prefs.svelte';
 import type { ErrorDto, GroupSummary, Result, StoreChanged, StoreInfo } from './backend';
 import { clearHistories, rateHistory } from './history';
+import { groupDigits } from './format';
 
 /** Least time between two store refreshes (and two reloads of a topic). */
 export const MIN_REFRESH_MS = 250;
 
-export type Tab = 'messages' | 'partitions' | 'groups' | 'produce';
+export type Tab = 'messages' | 'partitions' | 'groups' | 'produce' | 'retention';
+
+/** A message to send again, put into the Produce tab's form (editable there). */
+export type ProduceDraft = { topic: string; key: string; kind: 'text' | 'json' | 'hex'; body: string; class: string | null };
 export type Dialog = null | 'create' | 'delete';
 
 export type SearchStatus = { state: 'running' | 'done' | 'cancelled' | 'failed'; fraction: number; text: string };
@@ -41,7 +45,7 @@ export function parseDeepLink(hash: string): DeepLink {
   const topic = p.get('topic');
   if (topic) link.topic = topic;
   const tab = p.get('tab');
-  if (tab === 'messages' || tab === 'partitions' || tab === 'groups' || tab === 'produce') link.tab = tab;
+  if (tab === 'messages' || tab === 'partitions' || tab === 'groups' || tab === 'produce' || tab === 'retention') link.tab = tab;
   const group = p.get('group');
   if (group) link.group = group;
   if (p.has('reset')) link.reset = true;
@@ -76,6 +80,8 @@ class App {
   group = $state<string | null>(null);
   tab = $state<Tab>('messages');
   dialog = $state<Dialog>(null);
+  /** Set by "Re-produce" in the detail pane; the Produce tab takes it into its form. */
+  produceDraft = $state<ProduceDraft | null>(null);
   /** Whether the file-watcher subscription is up. */
   live = $state(false);
   lastChange = $state<number | null>(null);
@@ -313,6 +319,12 @@ class App {
     this.group = name;
   }
 
+  /** Say what the app's own retention removed (runs before the window listened included). */
+  async takeRetentionNotices(): Promise<void> {
+    const r = await backend.takeRetentionNotices();
+    if (r.status === 'ok' && r.data.length > 0) this.say(retentionSummary(r.data));
+  }
+
   /** First look: a store already open (given on the command line) or the welcome screen. */
   async start(): Promise<void> {
     this.link = typeof location === 'undefined' ? {} : parseDeepLink(location.hash);
@@ -324,6 +336,11 @@ class App {
     } catch (e) {
       this.live = false;
       this.say(`Live updates are off: ${e instanceof Error ? e.message : String(e)}`, true);
+    }
+    try {
+      await backend.onRetentionApplied(() => void this.takeRetentionNotices());
+    } catch {
+      /* the app's retention still runs; its removals show on the next refresh */
     }
     try {
       await backend.onDragDrop((d) => {
@@ -349,6 +366,7 @@ class App {
     }
     if (r.status === 'ok') {
       this.setInfo(r.data);
+      void this.takeRetentionNotices();
       const l = this.link;
       if (l.topic && r.data.topics.some((t) => t.name === l.topic)) {
         this.topic = l.topic;
@@ -358,6 +376,16 @@ class App {
       if (l.dialog) this.dialog = l.dialog === 'delete' && !this.topic ? null : l.dialog;
     }
   }
+}
+
+/** What the app's own retention run removed, in one status line. */
+export function retentionSummary(plans: { topic: string; files_gone: number; messages_gone: string; groups_holding: string[] }[]): string {
+  const files = plans.reduce((a, p) => a + p.files_gone, 0);
+  const messages = plans.reduce((a, p) => a + BigInt(p.messages_gone), 0n);
+  const held = [...new Set(plans.flatMap((p) => p.groups_holding))];
+  const where = plans.map((p) => p.topic).join(', ');
+  const keep = held.length > 0 ? `; files not yet consumed by ${held.join(', ')} were kept` : '';
+  return `Retention removed ${files} old file${files === 1 ? '' : 's'} (${groupDigits(messages)} message${messages === 1n ? '' : 's'}) from ${where}${keep}`;
 }
 
 export const app = new App();

@@ -8,7 +8,7 @@
 // bundle (scripts/check-bundle.sh checks).
 
 import { commands, events } from './bindings';
-import type { ErrorDto, SearchEvent } from './bindings';
+import type { ErrorDto, SearchEvent, TransferEvent } from './bindings';
 import type { Backend, Result } from './api';
 import { Channel } from '@tauri-apps/api/core';
 import { getCurrentWebview } from '@tauri-apps/api/webview';
@@ -43,6 +43,12 @@ async function notifyDesktop(title: string, body: string): Promise<Result<null>>
   if (!granted) return { status: 'error', error: { code: 'ipc', message: 'desktop notifications are not allowed for TwainMQ Desktop in the system settings' } };
   sendNotification({ title, body });
   return { status: 'ok', data: null };
+}
+
+function channel(onEvent: (e: TransferEvent) => void): Channel<TransferEvent> {
+  const c = new Channel<TransferEvent>();
+  c.onmessage = onEvent;
+  return c;
 }
 
 function tauriBackend(): Backend {
@@ -96,6 +102,20 @@ function tauriBackend(): Backend {
     groupDeletePreview: (group) => guard(() => commands.groupDeletePreview(group)),
     deleteGroup: (group, confirm) => guard(() => commands.deleteGroup(group, confirm)),
     notify: (title, body) => guard(() => notifyDesktop(title, body)),
+    pickSaveFile: (title, name, exts) => guard(() => commands.pickSaveFile(title, name, exts)),
+    pickOpenFile: (title, exts) => guard(() => commands.pickOpenFile(title, exts)),
+    exportMessages: (request, onEvent) => guard(() => commands.exportMessages(request, channel(onEvent))),
+    importFile: (request, onEvent) => guard(() => commands.importFile(request, channel(onEvent))),
+    csvColumns: (path) => guard(() => commands.csvColumns(path)),
+    copyMessages: (request, onEvent) => guard(() => commands.copyMessages(request, channel(onEvent))),
+    cancelTransfer: (id) => guard(() => commands.cancelTransfer(id)),
+    topicRetention: (topic) => guard(() => commands.topicRetention(topic)),
+    setRetention: (topic, r) => guard(() => commands.setRetention(topic, r)),
+    retentionPreview: (topic, r, force) => guard(() => commands.retentionPreview(topic, r, force)),
+    applyRetention: (topic, force) => guard(() => commands.applyRetention(topic, force)),
+    purgeTopic: (topic, before, apply, force, confirm) => guard(() => commands.purgeTopic(topic, before, apply, force, confirm)),
+    takeRetentionNotices: () => guard(() => commands.takeRetentionNotices()),
+    onRetentionApplied: async (cb) => events.retentionApplied(getCurrentWebviewWindow()).listen((e) => cb(e.payload)),
     onDragDrop: async (cb) =>
       getCurrentWebview().onDragDropEvent((e) => {
         const p = e.payload;
@@ -149,6 +169,20 @@ function missingBackend(): Backend {
     groupDeletePreview: no,
     deleteGroup: no,
     notify: no,
+    pickSaveFile: no,
+    pickOpenFile: no,
+    exportMessages: no,
+    importFile: no,
+    csvColumns: no,
+    copyMessages: no,
+    cancelTransfer: no,
+    topicRetention: no,
+    setRetention: no,
+    retentionPreview: no,
+    applyRetention: no,
+    purgeTopic: no,
+    takeRetentionNotices: async () => ({ status: 'ok', data: [] }),
+    onRetentionApplied: async () => () => {},
     onStoreChanged: async () => () => {},
     onDragDrop: async () => () => {},
     launchError: async () => ({ status: 'ok', data: null }),
@@ -219,6 +253,20 @@ export const pickOffsetsFile = method('pickOffsetsFile');
 export const groupDeletePreview = method('groupDeletePreview');
 export const deleteGroup = method('deleteGroup');
 export const notify = method('notify');
+export const pickSaveFile = method('pickSaveFile');
+export const pickOpenFile = method('pickOpenFile');
+export const exportMessages = method('exportMessages');
+export const importFile = method('importFile');
+export const csvColumns = method('csvColumns');
+export const copyMessages = method('copyMessages');
+export const cancelTransfer = method('cancelTransfer');
+export const topicRetention = method('topicRetention');
+export const setRetention = method('setRetention');
+export const retentionPreview = method('retentionPreview');
+export const applyRetention = method('applyRetention');
+export const purgeTopic = method('purgeTopic');
+export const takeRetentionNotices = method('takeRetentionNotices');
+export const onRetentionApplied = method('onRetentionApplied');
 export const onStoreChanged = method('onStoreChanged');
 export const onDragDrop = method('onDragDrop');
 export const launchError = method('launchError');

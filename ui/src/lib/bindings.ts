@@ -92,11 +92,40 @@ export const commands = {
 	 *  this app's members in it are stopped first.
 	 */
 	deleteGroup: (group: string, confirm: string) => typedError<DeletedGroup, ErrorDto>(__TAURI_INVOKE("delete_group", { group, confirm })),
+	/**  A native save dialog: the path chosen, or None when cancelled. */
+	pickSaveFile: (title: string, defaultName: string, extensions: string[]) => typedError<string | null, ErrorDto>(__TAURI_INVOKE("pick_save_file", { title, defaultName, extensions })),
+	/**  A native open dialog for one file: the path chosen, or None when cancelled. */
+	pickOpenFile: (title: string, extensions: string[]) => typedError<string | null, ErrorDto>(__TAURI_INVOKE("pick_open_file", { title, extensions })),
+	/**  Export a selection to a file or a new store; progress, then done or failed, on `on_event`. */
+	exportMessages: (request: ExportRequest, onEvent: Channel<TransferEvent>) => typedError<TransferId, ErrorDto>(__TAURI_INVOKE("export_messages", { request, onEvent })),
+	/**  Import a JSONL or CSV file into a topic (or only check it: `dry_run`). */
+	importFile: (request: ImportRequest, onEvent: Channel<TransferEvent>) => typedError<TransferId, ErrorDto>(__TAURI_INVOKE("import_file", { request, onEvent })),
+	/**  The header row of a CSV file, for the column pickers. */
+	csvColumns: (path: string) => typedError<string[], ErrorDto>(__TAURI_INVOKE("csv_columns", { path })),
+	/**  Copy a selection into another topic (of this store or another). */
+	copyMessages: (request: CopyRequest, onEvent: Channel<TransferEvent>) => typedError<TransferId, ErrorDto>(__TAURI_INVOKE("copy_messages", { request, onEvent })),
+	/**  Stop a running export, import or copy (after its current batch). */
+	cancelTransfer: (id: TransferId) => typedError<null, ErrorDto>(__TAURI_INVOKE("cancel_transfer", { id })),
+	topicRetention: (topic: string) => typedError<RetentionDto | null, ErrorDto>(__TAURI_INVOKE("topic_retention", { topic })),
+	/**  Save (or with None remove) a topic's retention; nothing is deleted here. */
+	setRetention: (topic: string, retention: RetentionDto | null) => typedError<RetentionDto | null, ErrorDto>(__TAURI_INVOKE("set_retention", { topic, retention })),
+	/**  What a retention (the topic's own when None) would delete now; deletes nothing. */
+	retentionPreview: (topic: string, retention: RetentionDto | null, force: boolean) => typedError<RetentionPlanDto, ErrorDto>(__TAURI_INVOKE("retention_preview", { topic, retention, force })),
+	/**  Apply the topic's saved retention now; `force` also deletes files groups have not consumed. */
+	applyRetention: (topic: string, force: boolean) => typedError<RetentionPlanDto, ErrorDto>(__TAURI_INVOKE("apply_retention", { topic, force })),
+	/**
+	 *  Purge a topic's messages (before a time, or all); a preview unless `apply`
+	 *  (which needs the topic's name typed as `confirm`).
+	 */
+	purgeTopic: (topic: string, before: number | null, apply: boolean, force: boolean, confirm: string) => typedError<RetentionPlanDto, ErrorDto>(__TAURI_INVOKE("purge_topic", { topic, before, apply, force, confirm })),
+	/**  What the app's retention removed since the window last asked (emptied by asking). */
+	takeRetentionNotices: () => typedError<RetentionPlanDto[], ErrorDto>(__TAURI_INVOKE("take_retention_notices")),
 };
 
 /** Events */
 export const events = {
 	menuAction: makeEvent<MenuAction, MenuAction>("menu-action"),
+	retentionApplied: makeEvent<RetentionApplied, RetentionApplied>("retention-applied"),
 	storeChanged: makeEvent<StoreChanged, StoreChanged>("store-changed"),
 };
 
@@ -134,6 +163,12 @@ export type About = {
 	compat: string,
 };
 
+/**  A bad input line of an import: its number (from 1) and what is wrong. */
+export type BadLine = {
+	line: Count,
+	problem: string,
+};
+
 /**  A size in bytes. */
 export type Bytes = string;
 
@@ -143,8 +178,30 @@ export type Bytes = string;
  */
 export type Commit = string;
 
+export type CopyRequest = {
+	topic: string,
+	selection: SelectionDto,
+	/**  Another store's folder (none: this store). */
+	target_store: string | null,
+	target_topic: string,
+	keep_timestamps: boolean,
+	/**  At most this many messages a second. */
+	rate: Count | null,
+};
+
 /**  A number of messages, lines or hits. */
 export type Count = string;
+
+/**  What a CSV payload cell holds. */
+export type CsvPayloadKind = 
+/**  As `export` writes it: the `kind` column says (text when there is none). */
+"auto" | "text" | 
+/**  JSON, checked, sent as text. */
+"json" | 
+/**  Bytes as hex. */
+"hex" | 
+/**  A typed message's fields (a JSON object) of the request's `class`. */
+"typed";
 
 /**  A line that is not a message, shown in place so nothing vanishes silently. */
 export type DamagedRow = {
@@ -208,16 +265,37 @@ export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_k
 /**  A reset to another group's offsets, of another topic. */
 "group_other_topic" | 
 /**  A lag history over an empty or reversed span, or too many points. */
-"invalid_span" | "io" | "invalid_offset" | "invalid_hex" | "missing_class" | "invalid_json" | "invalid_reset" | 
+"invalid_span" | "bad_timestamp" | "bad_input_line" | "import_stopped" | "copy_stopped" | "copy_into_itself" | "uncopyable_message" | "key_types_differ" | "invalid_retention" | "bad_export_target" | "io" | "invalid_offset" | "invalid_hex" | "missing_class" | "invalid_json" | "invalid_reset" | 
 /**  A lag alert threshold that is not a count or a duration of zero or more. */
 "invalid_threshold" | "confirmation_mismatch" | "no_store" | "no_demo" | "no_such_member" | 
 /**  The search session asked for is gone (replaced by a newer search, or the store closed). */
-"no_search" | "internal" | "other" | "ipc" | "no_backend" | "preview";
+"no_search" | 
+/**  An export or copy of picked rows with none picked. */
+"empty_selection" | "internal" | "other" | "ipc" | "no_backend" | "preview";
 
 /**  Every command error: a stable code to branch on and a message to show. */
 export type ErrorDto = {
 	code: ErrorCode,
 	message: string,
+};
+
+/**  What an export writes. */
+export type ExportFormatDto = 
+/**  One JSON object a line, as `consume --json` prints them. */
+"jsonl" | 
+/**  A header row, then a row a message. */
+"csv" | 
+/**  A new TwainMQ store (a folder) holding one topic. */
+"store";
+
+export type ExportRequest = {
+	topic: string,
+	selection: SelectionDto,
+	format: ExportFormatDto,
+	/**  The file written (`jsonl`, `csv`), or the folder of the new store (`store`). */
+	path: string,
+	/**  The topic's name in the new store (`store` only; default: the topic's own). */
+	store_topic: string | null,
 };
 
 export type FileDetail = {
@@ -297,6 +375,31 @@ export type Handle = string;
 export type HistorySpan = "hour" | "day" | "week" | 
 /**  From the group's first record on. */
 "all";
+
+export type ImportFormatDto = { format: "jsonl" } | { format: "csv"; key: string; payload: string; kind: CsvPayloadKind; class: string | null; timestamp: string };
+
+/**  What an import did, or in a dry run would do. */
+export type ImportReportDto = {
+	dry_run: boolean,
+	/**  Input lines read (blank lines and a CSV header included). */
+	lines: Count,
+	/**  Messages written (a dry run: that would be). */
+	messages: Count,
+	/**  Of those, how many each partition gets, by partition. */
+	partitions: Count[],
+	bad_lines: Count,
+	first_bad: BadLine | null,
+};
+
+export type ImportRequest = {
+	topic: string,
+	path: string,
+	format: ImportFormatDto,
+	/**  Read and check everything, write nothing. */
+	dry_run: boolean,
+	keep_timestamps: boolean,
+	skip_bad: boolean,
+};
 
 /**
  *  Which topic of a name a page or description is of: an opaque token that
@@ -439,6 +542,12 @@ export type MenuAction = {
 /**  The menu items the UI acts on. */
 export type MenuId = "open-store" | "open-recent" | "new-topic" | "import" | "export" | "settings" | "copy-message" | "copy-json" | "find" | "theme" | "time-zone" | "follow-tail" | "detail-pane" | "topic-list" | "jump-offset" | "jump-time" | "shortcuts" | "about";
 
+/**  One message, by its place. */
+export type MessageRef = {
+	partition: number,
+	offset: Offset,
+};
+
 /**  One message as the table and detail pane show it. */
 export type MessageRow = {
 	partition: number,
@@ -458,6 +567,15 @@ export type MessageRow = {
 	fields_pretty: string | null,
 	/**  Payload size in bytes (text: UTF-8 bytes). */
 	size: number,
+};
+
+/**
+ *  Where a partition starts once a plan has run, when that is not offset 0:
+ *  0.2.3 readers asked for an earlier offset start there.
+ */
+export type NewStart = {
+	partition: number,
+	first: Offset,
 };
 
 export type NewTopic = {
@@ -538,6 +656,18 @@ export type PayloadKind =
 "bytes" | 
 /**  A typed message: a class and its fields (`fields_json`). */
 "dataclass";
+
+export type PlannedFileDto = {
+	partition: number,
+	name: string,
+	first: Offset,
+	messages: Count,
+	bytes: Bytes,
+	/**  Groups that have not committed past its last message. */
+	unconsumed_by: string[],
+	/**  Whether it goes (false: a group holds it and the plan is not forced). */
+	deleted: boolean,
+};
 
 /**  What the person sends in the Produce tab. */
 export type ProduceKind = "text" | 
@@ -622,6 +752,44 @@ export type ResetTarget = "earliest" | "latest" |
 /**  To the request's `offsets` (from an offsets file: an import). */
 "offsets";
 
+/**
+ *  Pushed when the app applied topics' retention on its own (on open, then
+ *  hourly): what it removed. Never forced: files groups hold stay. The same
+ *  plans wait for `take_retention_notices` (an event sent before the window
+ *  listens is lost).
+ */
+export type RetentionApplied = {
+	plans: RetentionPlanDto[],
+};
+
+/**  A topic's retention: either limit or both. */
+export type RetentionDto = {
+	/**  Keep the files of the last this many UTC days. */
+	days: Count | null,
+	/**  Keep at most this many bytes in each partition (never less than its newest file). */
+	bytes_per_partition: Bytes | null,
+};
+
+/**  A retention or purge plan: what goes (or went), what stays for which group. */
+export type RetentionPlanDto = {
+	topic: string,
+	/**  Whether the files marked deleted were deleted (false: a preview). */
+	applied: boolean,
+	/**  The files the rule reaches, oldest first per partition. */
+	files: PlannedFileDto[],
+	/**  Empty files made first (a purge of everything), so offsets go on where they were. */
+	created: string[],
+	files_gone: number,
+	messages_gone: Count,
+	bytes_gone: Bytes,
+	/**  Groups whose unconsumed messages go (a forced plan). */
+	groups_losing: string[],
+	/**  Groups whose unconsumed messages keep files (they go only when forced). */
+	groups_holding: string[],
+	/**  Partitions whose first file, after the plan, is not at offset 0. */
+	new_starts: NewStart[],
+};
+
 export type RoundDto = {
 	/**  Where the round's record is in the group's log. */
 	begin_offset: Offset,
@@ -688,6 +856,17 @@ export type SearchRows = {
 	/**  The session's hits readable so far (all of them once it has ended). */
 	hits: Count,
 };
+
+/**  Which messages an export or copy takes. */
+export type SelectionDto = 
+/**  Every message of the topic (of these partitions, when given). */
+{ kind: "all"; partitions: number[] | null } | 
+/**  The messages a query matches (its time range, key, text, filter, partitions). */
+{ kind: "query"; query: SearchQuery } | 
+/**  The hits of a search session, in the order it lists them. */
+{ kind: "search"; id: SearchId } | 
+/**  Exactly these messages, in this order (the rows picked in the table). */
+{ kind: "picked"; messages: MessageRef[] };
 
 /**  Pushed when files in the open store change (from the file watcher). */
 export type StoreChanged = {
@@ -764,6 +943,34 @@ export type TopicSummary = {
 	/**  Set when the topic's config cannot be read. */
 	error: string | null,
 };
+
+/**  How a transfer ended. */
+export type TransferDone = {
+	/**  Messages written out (export), into the topic (import, copy); a dry run: that would be. */
+	messages: Count,
+	/**
+	 *  Stopped on request. A cancelled export leaves no file; a cancelled
+	 *  import or copy keeps what it had written (`messages`).
+	 */
+	cancelled: boolean,
+	/**  Where they went: the file, the store folder and topic, or the topic. */
+	target: string,
+	/**  An import's report. */
+	import: ImportReportDto | null,
+};
+
+/**
+ *  What a running transfer says: progress (at most every 100 ms), skipped
+ *  lines (an import with skip_bad, a dry run), then done or failed.
+ */
+export type TransferEvent = { event: "progress"; done: Count; 
+/**  None when not known ahead (an import's lines are not counted first). */
+total: Count | null } | { event: "skipped"; bad: BadLine } | { event: "done"; done: TransferDone } | { event: "failed"; error: ErrorDto; 
+/**  Messages in the target when it stopped (an import or copy), when the engine says. */
+written: Count | null };
+
+/**  A running export, import or copy, for `cancel_transfer`. */
+export type TransferId = number;
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

@@ -9,6 +9,10 @@
 //  - rows a test appends (appendNow) are added at a partition's end, and
 //    counted in the topic's summary (they are in no file and add no bytes);
 //  - searches stream the recorded hits in steps, with progress in between;
+//  - exports, imports and copies stream the recorded end of the recorded
+//    request (after a few progress events of their own); an import changes
+//    no topic here (the mock has no partitioner); retention previews and
+//    purge previews answer the recorded requests, and saving a setting keeps it;
 //  - writes (produce, create, delete, reset, rounds, demo members) answer
 //    only the requests that were recorded, and then show the state recorded
 //    after them; any other write answers code "preview".
@@ -57,6 +61,14 @@ import type {
   StoreInfo,
   TopicDetail,
   TopicSummary,
+  CopyRequest,
+  ExportRequest,
+  ImportRequest,
+  RetentionApplied,
+  RetentionDto,
+  RetentionPlanDto,
+  TransferEvent,
+  TransferId,
 } from './bindings';
 import { MAX_PAGE } from './bindings';
 import recordedText from './recorded/store.json?raw';
@@ -129,6 +141,17 @@ export type Recording = {
   lag_checks?: { group: string; thresholds: LagAlertThresholds; answer: Result<LagCheckDto> }[];
   delete_previews?: Record<string, Result<GroupDeletePreview>>;
   delete_group?: { group: string; confirm: string; answer: Result<DeletedGroup> }[];
+  transfer: TransferRecording;
+};
+
+/** See src-tauri/src/record/transfer.rs. */
+export type TransferRecording = {
+  exports: { request: ExportRequest; events: TransferEvent[] }[];
+  imports: { request: ImportRequest; events: TransferEvent[] }[];
+  csv_columns: { path: string; answer: Result<string[]> }[];
+  retention: Record<string, Result<RetentionDto | null>>;
+  previews: { topic: string; retention: RetentionDto | null; force: boolean; answer: Result<RetentionPlanDto> }[];
+  purges: { topic: string; before: number | null; force: boolean; answer: Result<RetentionPlanDto> }[];
 };
 
 export const recording: Recording = JSON.parse(recordedText);
@@ -234,6 +257,49 @@ export class MockStore {
   recent: string[] = [recording.root, ...Object.keys(recording.other_stores), ...Object.keys(recording.open_errors)];
   /** Folder the fake pickFolder returns (null: the person cancelled). */
   pickResult: string | null = recording.root;
+  /** What the save and open dialogs answer (null: cancelled). */
+  pickFileResult: string | null = null;
+  /** Retention settings saved in this session, by topic. */
+  retentionSaved = new Map<string, RetentionDto | null>();
+  private transfers = new Map<number, { cancelled: boolean }>();
+  private nextTransfer = 0;
+  private retentionListeners = new Set<(r: RetentionApplied) => void>();
+  /** Plans a test says the app's retention removed, until taken. */
+  retentionNotices: RetentionPlanDto[] = [];
+
+  /** Stream a recorded transfer: three progress events, then its recorded end (or a cancelled end). */
+  private streamTransfer(events: TransferEvent[], onEvent: (e: TransferEvent) => void): Result<TransferId> {
+    const id = ++this.nextTransfer;
+    const state = { cancelled: false };
+    this.transfers.set(id, state);
+    const end = events[events.length - 1];
+    const total = end?.event === 'done' ? BigInt(end.done.messages) : 0n;
+    const steps = [1n, 2n, 3n];
+    let i = 0;
+    const tick = () => {
+      if (state.cancelled) {
+        const done = end?.event === 'done' ? end.done : { messages: '0', cancelled: true, target: '', import: null };
+        onEvent({ event: 'done', done: { ...copy(done), cancelled: true, messages: ((total * BigInt(i)) / 4n).toString() } });
+        return;
+      }
+      if (i < steps.length) {
+        onEvent({ event: 'progress', done: ((total * steps[i]) / 4n).toString(), total: total.toString() });
+        i++;
+        this.later(this.searchDelay, tick);
+        return;
+      }
+      for (const e of events) onEvent(copy(e));
+      this.transfers.delete(id);
+    };
+    this.later(5, tick);
+    return ok(id);
+  }
+
+  /** Tell listeners what the app's retention removed (tests call it). */
+  emitRetentionApplied(r: RetentionApplied): void {
+    this.retentionNotices.push(...copy(r.plans));
+    for (const l of this.retentionListeners) l(r);
+  }
   /** Every call made, for tests: [name, ...args]. */
   calls: unknown[][] = [];
   /** What the fake save dialog picks for an export (null: cancelled); the export "writes" nothing. */
@@ -276,6 +342,7 @@ export class MockStore {
 
   /** The store as recorded, nothing appended or changed (tests call this between cases). */
   seed(): void {
+    this.retentionSaved?.clear();
     this.stopTimers();
     this.root = recording.root;
     this.topics.clear();
@@ -809,6 +876,64 @@ export class MockStore {
         this.notifications.push({ title, body });
         return ok(null);
       }),
+      pickSaveFile: call('pickSaveFile', (): Result<string | null> => ok(this.pickFileResult)),
+      pickOpenFile: call('pickOpenFile', (): Result<string | null> => ok(this.pickFileResult)),
+      exportMessages: call('exportMessages', (request: ExportRequest, onEvent: (e: TransferEvent) => void): Result<TransferId> =>
+        needStore(() => {
+          const rec = recording.transfer.exports.find((x) => same(x.request, request));
+          if (!rec) return preview(`exporting to ${request.path} (recorded: ${recording.transfer.exports.map((x) => x.request.path).join(', ')})`);
+          return this.streamTransfer(rec.events, onEvent);
+        }),
+      ),
+      importFile: call('importFile', (request: ImportRequest, onEvent: (e: TransferEvent) => void): Result<TransferId> =>
+        needStore(() => {
+          const rec = recording.transfer.imports.find((x) => same(x.request, request));
+          if (!rec) return preview(`importing ${request.path} into ${request.topic} with those options`);
+          return this.streamTransfer(rec.events, onEvent);
+        }),
+      ),
+      csvColumns: call('csvColumns', (path: string): Result<string[]> => {
+        const rec = recording.transfer.csv_columns.find((x) => x.path === path);
+        return rec ? copy(rec.answer) : preview(`the columns of ${path}`);
+      }),
+      copyMessages: call('copyMessages', (request: CopyRequest): Result<TransferId> => preview(`copying ${request.topic} to ${request.target_topic}`)),
+      cancelTransfer: call('cancelTransfer', (id: TransferId): Result<null> => {
+        const t = this.transfers.get(id);
+        if (t) t.cancelled = true;
+        return ok(null);
+      }),
+      topicRetention: call('topicRetention', (topic: string): Result<RetentionDto | null> =>
+        needStore(() => {
+          if (this.retentionSaved.has(topic)) return ok(copy(this.retentionSaved.get(topic) ?? null));
+          const rec = recording.transfer.retention[topic];
+          return rec ? copy(rec) : preview(`the retention of ${topic}`);
+        }),
+      ),
+      setRetention: call('setRetention', (topic: string, r: RetentionDto | null): Result<RetentionDto | null> =>
+        needStore(() => {
+          this.retentionSaved.set(topic, copy(r));
+          return ok(copy(r));
+        }),
+      ),
+      retentionPreview: call('retentionPreview', (topic: string, r: RetentionDto | null, force: boolean): Result<RetentionPlanDto> =>
+        needStore(() => {
+          const rec = recording.transfer.previews.find((x) => x.topic === topic && same(x.retention, r) && x.force === force);
+          return rec ? copy(rec.answer) : preview(`a retention preview of ${topic} for ${JSON.stringify(r)}`);
+        }),
+      ),
+      applyRetention: call('applyRetention', (topic: string): Result<RetentionPlanDto> => preview(`applying the retention of ${topic}`)),
+      purgeTopic: call('purgeTopic', (topic: string, before: number | null, apply: boolean, force: boolean): Result<RetentionPlanDto> =>
+        needStore(() => {
+          const rec = recording.transfer.purges.find((x) => x.topic === topic && x.before === before && x.force === force);
+          if (!rec || apply) return preview(`${apply ? 'purging' : 'a purge preview of'} ${topic}`);
+          return copy(rec.answer);
+        }),
+      ),
+      takeRetentionNotices: call('takeRetentionNotices', (): Result<RetentionPlanDto[]> => ok(this.retentionNotices.splice(0))),
+      onRetentionApplied: async (cb): Promise<Unlisten> => {
+        this.retentionListeners.add(cb);
+        return () => this.retentionListeners.delete(cb);
+      },
       onStoreChanged: async (cb): Promise<Unlisten> => {
         this.changeListeners.add(cb);
         return () => this.changeListeners.delete(cb);

@@ -139,6 +139,16 @@ impl Store {
         self.run_plan(topic, Rule::Retention(r, self.today()), dry_run, force)
     }
 
+    /// What `retention` would delete from the topic now (a dry run of a
+    /// setting that need not be the topic's yet: the app previews a setting
+    /// before it is saved).
+    ///
+    /// # Errors
+    /// Topic, group and I/O errors.
+    pub fn preview_retention(&self, topic: &str, retention: Retention, force: bool) -> Result<RetentionPlan> {
+        self.plan(topic, Rule::Retention(retention, self.today()), force)
+    }
+
     /// Empty a topic without deleting it: every day file goes (with `before`,
     /// only those whose last message is stamped before it, never the newest);
     /// the topic, its config, its groups and its offsets stay: for a purge of

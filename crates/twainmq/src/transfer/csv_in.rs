@@ -70,6 +70,18 @@ pub(super) fn read_csv(
     }
 }
 
+/// The column names of a CSV file's header row (the first row), for picking
+/// the key and payload columns before an import. Names that are not UTF-8
+/// are shown with U+FFFD in place of their bad bytes.
+///
+/// # Errors
+/// [`TransferError::BadLine`] when the first row is not CSV.
+pub fn csv_columns(input: &mut dyn BufRead) -> Result<Vec<String>> {
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).flexible(true).from_reader(input);
+    let headers = reader.byte_headers().map_err(|e| csv_error(&e))?;
+    Ok(headers.iter().map(|h| String::from_utf8_lossy(h).into_owned()).collect())
+}
+
 fn csv_error(e: &csv::Error) -> Error {
     let line = e.position().map_or(1, csv::Position::line);
     TransferError::BadLine { line, problem: format!("not CSV: {e}") }.into()

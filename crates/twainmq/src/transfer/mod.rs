@@ -14,6 +14,7 @@ mod copy;
 mod csv_in;
 mod export;
 mod import;
+mod output;
 mod records;
 mod send;
 
@@ -22,8 +23,10 @@ use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 pub use copy::{copy, CopyOptions, CopyReport};
+pub use csv_in::csv_columns;
 pub use export::{export, export_to_store, ExportFormat, ExportReport};
 pub use import::{import, ImportFormat, ImportOptions, ImportReport, PayloadColumn, SkippedLine};
+pub use output::export_file;
 pub use records::{csv_header, message_csv_row, Record};
 
 use crate::error::Result;
