@@ -8,6 +8,8 @@ fn main() {
         "open_demo_store",
         "store_info",
         "close_store",
+        "create_store",
+        "launch_error",
         "raw_line",
         "describe_topic",
         "read_page",

@@ -20,7 +20,11 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ErrorDto> + S
 
 /// Open `path` as the current store, watch it, and name it in the window title.
 pub fn open_path(app: &AppHandle, state: &AppState, path: &str) -> Result<StoreInfo, ErrorDto> {
-    let store = state.open_store(path)?;
+    show_store(app, state, state.open_store(path)?)
+}
+
+/// Make `store` the current one, watch it, and name it in the window title.
+pub fn show_store(app: &AppHandle, state: &AppState, store: Store) -> Result<StoreInfo, ErrorDto> {
     let mut info = service::store_info(&store)?;
     let handle = app.clone();
     let watcher = StoreWatcher::new(store.root(), Duration::from_millis(60), move |c| {

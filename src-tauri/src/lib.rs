@@ -3,6 +3,7 @@
 pub mod commands;
 pub mod engine;
 pub mod members;
+pub mod open_commands;
 pub mod record;
 pub mod service;
 pub mod state;
@@ -21,6 +22,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::open_demo_store,
             commands::store_info,
             commands::close_store,
+            open_commands::create_store,
+            open_commands::launch_error,
             commands::raw_line,
             commands::describe_topic,
             commands::read_page,
@@ -88,6 +91,7 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
                 let state = app.state::<state::AppState>();
                 if let Err(e) = commands::open_path(app.handle(), &state, &path) {
                     tracing::error!(path, error = %e.message, "could not open the store given on the command line");
+                    open_commands::keep_launch_error(&state, &path, e);
                 }
             }
             Ok(())

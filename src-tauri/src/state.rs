@@ -38,6 +38,8 @@ pub struct AppState {
     pub demo_dir: Option<PathBuf>,
     /// Where line indexes of opened stores are kept between runs (None: in memory only).
     pub index_cache_dir: Option<PathBuf>,
+    /// Why the store named on the command line did not open (shown once by the window).
+    pub launch_error: Mutex<Option<crate::transport::LaunchError>>,
     /// Group members running inside the app for the balancing demo.
     pub members: Arc<crate::members::Members>,
 }
@@ -62,9 +64,20 @@ impl AppState {
             .ok_or_else(|| ErrorDto::new(ErrorCode::NoStore, "no store is open: open a folder first"))
     }
 
-    /// A store at `path`, with its line index kept between runs when there is a place for it.
+    /// The store at `path`, with its line index kept between runs when there is a place for it.
+    /// A folder holding no store is refused (`empty_folder`, `not_a_store`): a folder opened by
+    /// mistake must not look like a live, empty store; [`AppState::create_store`] makes one.
     pub fn open_store(&self, path: &str) -> Result<Store, ErrorDto> {
-        let store = Store::open(path)?;
+        self.with_cache(Store::open_existing(path)?)
+    }
+
+    /// A new store at `path` (the folder made if missing), on the user's explicit request.
+    /// Nothing is written into the folder: an empty folder is an empty store.
+    pub fn create_store(&self, path: &str) -> Result<Store, ErrorDto> {
+        self.with_cache(Store::open_or_create(path)?)
+    }
+
+    fn with_cache(&self, store: Store) -> Result<Store, ErrorDto> {
         Ok(match &self.index_cache_dir {
             Some(dir) => store.with_index_cache(dir),
             None => store,

@@ -138,3 +138,22 @@ fn error_messages_say_what_to_do() {
     let e = store.producer("nope").expect_err("missing");
     assert!(e.to_string().contains("twainmq topics create nope"), "{e}");
 }
+
+#[test]
+fn open_existing_refuses_folders_without_a_store_and_says_which() {
+    let d = tempfile::tempdir().expect("tmp");
+    assert!(matches!(Store::open_existing(d.path().join("missing")), Err(Error::StoreNotFound { .. })));
+    let err = Store::open_existing(d.path()).expect_err("empty");
+    assert_eq!(err.code(), "empty_folder", "{err}");
+    std::fs::write(d.path().join("notes.txt"), b"hi").expect("write");
+    let inner = d.path().join("inner");
+    Store::open_or_create(&inner).expect("create").create_topic("t", &TopicSpec::new(KeyType::U8, 1)).expect("topic");
+    let before = snapshot(d.path());
+    let err = Store::open_existing(d.path()).expect_err("not a store");
+    assert_eq!(err.code(), "not_a_store", "{err}");
+    assert!(matches!(&err, Error::NotAStore { stores, .. } if stores == &vec![inner.clone()]), "{err:?}");
+    assert!(err.to_string().contains("inner"), "{err}");
+    assert_eq!(snapshot(d.path()), before, "refusing writes nothing");
+    let store = Store::open_existing(&inner).expect("a store");
+    assert_eq!(store.list_topics().expect("topics"), vec!["t".to_string()]);
+}

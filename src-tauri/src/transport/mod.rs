@@ -2,6 +2,7 @@
 //! type beside it. Offsets, counts and u64 keys travel as decimal strings (see
 //! [`wire`]): a JS number would silently round them above 2^53.
 
+pub mod open;
 pub mod wire;
 
 use std::collections::BTreeMap;
@@ -12,6 +13,7 @@ use twainmq::group;
 use twainmq::scan;
 use twainmq::{FileInfo, Key, Message, Outgoing, PartitionInfo, Payload, TopicDescription};
 
+pub use open::*;
 pub use wire::*;
 
 /// Every command error: a stable code to branch on and a message to show.

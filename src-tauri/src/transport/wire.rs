@@ -224,6 +224,8 @@ pub enum ErrorCode {
     InvalidPartitionCount,
     InvalidMessageTypeName,
     StoreNotFound,
+    EmptyFolder,
+    NotAStore,
     TopicExists,
     TopicNotFound,
     GroupNotFound,

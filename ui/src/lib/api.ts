@@ -15,6 +15,7 @@ import type {
   GroupDetail,
   Handle,
   KeyText,
+  LaunchError,
   NewTopic,
   Offset,
   Page,
@@ -46,6 +47,13 @@ export interface Backend {
   /** `tauri`, `mock`, or `none` (a plain browser without `?mock`). */
   kind: 'tauri' | 'mock' | 'none';
   openStore(path: string): Promise<Result<StoreInfo>>;
+  /**
+   * Make an empty or missing folder a new store and open it (the explicit "Create a store
+   * here"); a folder of other files is refused (not_a_store), an existing store just opens.
+   */
+  createStore(path: string): Promise<Result<StoreInfo>>;
+  /** Why the store named on the command line did not open (null: it did, or none was named); once. */
+  launchError(): Promise<Result<LaunchError | null>>;
   pickFolder(): Promise<Result<string | null>>;
   recentStores(): Promise<Result<string[]>>;
   openDemoStore(): Promise<Result<StoreInfo>>;

@@ -38,6 +38,8 @@ function tauriBackend(): Backend {
   return {
     kind: 'tauri',
     openStore: (path) => guard(() => commands.openStore(path)),
+    createStore: (path) => guard(() => commands.createStore(path)),
+    launchError: () => guard(() => commands.launchError()),
     pickFolder: () => guard(() => commands.pickFolder()),
     recentStores: () => guard(() => commands.recentStores()),
     openDemoStore: () => guard(() => commands.openDemoStore()),
@@ -90,6 +92,8 @@ function missingBackend(): Backend {
   return {
     kind: 'none',
     openStore: no,
+    createStore: no,
+    launchError: async () => ({ status: 'ok', data: null }),
     pickFolder: no,
     recentStores: async () => ({ status: 'ok', data: [] }),
     openDemoStore: no,
@@ -147,6 +151,8 @@ function method<K extends keyof Methods>(name: K): Methods[K] {
 }
 
 export const openStore = method('openStore');
+export const createStore = method('createStore');
+export const launchError = method('launchError');
 export const pickFolder = method('pickFolder');
 export const recentStores = method('recentStores');
 export const openDemoStore = method('openDemoStore');

@@ -14,6 +14,14 @@ export const commands = {
 	storeInfo: () => typedError<StoreInfo, ErrorDto>(__TAURI_INVOKE("store_info")),
 	/**  Close the open store (stopping its watcher and demo members): back to the welcome screen. */
 	closeStore: () => typedError<null, ErrorDto>(__TAURI_INVOKE("close_store")),
+	/**
+	 *  Make a new, empty store at `path` (the folder too when missing) and open it: the explicit
+	 *  action behind "Create a store here". A folder that holds other files is refused (a store
+	 *  is made only where nothing would be mixed with it); an existing store just opens.
+	 */
+	createStore: (path: string) => typedError<StoreInfo, ErrorDto>(__TAURI_INVOKE("create_store", { path })),
+	/**  Why the store named on the command line did not open; given once (then None). */
+	launchError: () => typedError<LaunchError | null, ErrorDto>(__TAURI_INVOKE("launch_error")),
 	/**  The raw line at an offset, with its file and line number. */
 	rawLine: (topic: string, partition: number, offset: Offset) => typedError<RawLine | null, ErrorDto>(__TAURI_INVOKE("raw_line", { topic, partition, offset })),
 	describeTopic: (topic: string) => typedError<TopicDetail, ErrorDto>(__TAURI_INVOKE("describe_topic", { topic })),
@@ -140,7 +148,7 @@ export type DemoMember = {
  *  `ipc`, `no_backend` and `preview` come from the webview's side (no answer, no
  *  backend, nothing recorded for the browser preview).
  */
-export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_key_type" | "invalid_partition_count" | "invalid_message_type_name" | "store_not_found" | "topic_exists" | "topic_not_found" | "group_not_found" | "corrupt_config" | "key_out_of_range" | "key_too_long" | "key_wrong_kind" | "unknown_message_type" | "message_too_long" | "partition_out_of_range" | "corrupt_line" | "wrong_payload_kind" | "typed_encode" | "typed_decode" | "bad_partitioner" | "symlink_refused" | "short_write" | "invalid_regex" | "invalid_filter" | "topic_deleted" | "not_a_file" | "group_topic_mismatch" | "group_partition_mismatch" | "not_a_group" | "group_join_failed" | "group_unknown_topic" | "io" | "invalid_offset" | "invalid_hex" | "missing_class" | "invalid_json" | "invalid_reset" | "confirmation_mismatch" | "no_store" | "no_demo" | "no_such_member" | 
+export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_key_type" | "invalid_partition_count" | "invalid_message_type_name" | "store_not_found" | "empty_folder" | "not_a_store" | "topic_exists" | "topic_not_found" | "group_not_found" | "corrupt_config" | "key_out_of_range" | "key_too_long" | "key_wrong_kind" | "unknown_message_type" | "message_too_long" | "partition_out_of_range" | "corrupt_line" | "wrong_payload_kind" | "typed_encode" | "typed_decode" | "bad_partitioner" | "symlink_refused" | "short_write" | "invalid_regex" | "invalid_filter" | "topic_deleted" | "not_a_file" | "group_topic_mismatch" | "group_partition_mismatch" | "not_a_group" | "group_join_failed" | "group_unknown_topic" | "io" | "invalid_offset" | "invalid_hex" | "missing_class" | "invalid_json" | "invalid_reset" | "confirmation_mismatch" | "no_store" | "no_demo" | "no_such_member" | 
 /**  The search session asked for is gone (replaced by a newer search, or the store closed). */
 "no_search" | "internal" | "other" | "ipc" | "no_backend" | "preview";
 
@@ -222,6 +230,12 @@ export type KeyKind = "int" | "str";
  *  or a string key itself.
  */
 export type KeyText = string;
+
+/**  The store named on the command line did not open: its path as given and why. */
+export type LaunchError = {
+	path: string,
+	error: ErrorDto,
+};
 
 /**  A 1-based line number in a partition file. */
 export type LineNo = string;

@@ -45,6 +45,7 @@ import type {
   SearchQuery,
   StoreChanged,
   StoreInfo,
+  LaunchError,
   TopicDetail,
   TopicSummary,
 } from './bindings';
@@ -214,7 +215,9 @@ export class MockStore {
   watching: boolean;
   /** Milliseconds now (tests may pin it). A group's `now` runs on from the recorded clock by it. */
   clock: () => number = () => Date.now();
-  recent: string[] = [recording.root, ...Object.keys(recording.other_stores), ...Object.keys(recording.open_errors)];
+  recent: string[] = [...new Set([recording.root, ...Object.keys(recording.other_stores), ...Object.keys(recording.open_errors)])];
+  /** Why the store named on the command line did not open (tests set it; given once, as the app does). */
+  launch: LaunchError | null = null;
   /** Folder the fake pickFolder returns (null: the person cancelled). */
   pickResult: string | null = recording.root;
   /** Every call made, for tests: [name, ...args]. */
@@ -226,6 +229,8 @@ export class MockStore {
   private dropListeners = new Set<(d: DragDrop) => void>();
   private searches = new Map<number, { cancelled: boolean; rows: MessageRow[]; done: boolean; settled: number }>();
   private nextSearch = 0;
+  /** Folders made stores by createStore: they open from then on. */
+  private created = new Set<string>();
   private liveTimer: ReturnType<typeof setInterval> | null = null;
 
   constructor(opts: MockOptions = {}) {
@@ -585,7 +590,8 @@ export class MockStore {
         const error = recording.open_errors[path];
         if (path === recording.root) {
           if (this.root !== recording.root) this.seed();
-        } else if (other?.status === 'ok') {
+        } else if (error?.status === 'error' && !(other?.status === 'ok' && this.created.has(path))) return failed(error.error);
+        else if (other?.status === 'ok') {
           this.topics.clear();
           this.groups.clear();
         } else if (error?.status === 'error') return failed(error.error);
@@ -594,6 +600,29 @@ export class MockStore {
         this.root = path;
         this.recent = [path, ...this.recent.filter((r) => r !== path)];
         return ok(this.info());
+      }),
+      createStore: call('createStore', (path: string): Result<StoreInfo> => {
+        // As the app: an empty or missing folder becomes an (empty) store; other refusals stand.
+        const error = recording.open_errors[path];
+        const made = recording.other_stores[Object.keys(recording.other_stores)[0]];
+        if (path !== recording.root && error?.status === 'error' && error.error.code === 'not_a_store') return failed(error.error);
+        if (path === recording.root) {
+          if (this.root !== recording.root) this.seed();
+        } else {
+          if (made?.status !== 'ok') return preview(`creating a store at ${path}`);
+          this.topics.clear();
+          this.groups.clear();
+          this.created.add(path);
+        }
+        this.open = true;
+        this.root = path;
+        this.recent = [path, ...this.recent.filter((r) => r !== path)];
+        return ok(this.info());
+      }),
+      launchError: call('launchError', () => {
+        const l = this.launch;
+        this.launch = null;
+        return ok(l);
       }),
       pickFolder: call('pickFolder', () => ok(this.pickResult)),
       recentStores: call('recentStores', () => ok([...this.recent])),
