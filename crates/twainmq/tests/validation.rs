@@ -157,3 +157,25 @@ fn open_existing_refuses_folders_without_a_store_and_says_which() {
     let store = Store::open_existing(&inner).expect("a store");
     assert_eq!(store.list_topics().expect("topics"), vec!["t".to_string()]);
 }
+
+#[test]
+fn last_message_is_the_newest_messages_own_time_not_a_file_time() {
+    let d = tempfile::tempdir().expect("tmp");
+    // Messages written "in 2020": the files' times are today's.
+    let t0 = 1_600_000_000.0;
+    let clock = twainmq::ManualClock::new((t0 * 1e6) as i64);
+    let store = Store::open(d.path()).expect("open").with_clock(std::sync::Arc::new(clock.clone()));
+    store.create_topic("t", &TopicSpec::new(KeyType::U8, 2)).expect("topic");
+    let mut p = store.producer("t").expect("producer");
+    p.send_text(1u8, "a").expect("send");
+    clock.advance(5_000_000);
+    p.send_text(1u8, "b").expect("send");
+    let desc = store.describe_topic("t").expect("describe");
+    let busy = desc.partition_details.iter().find(|x| x.end > 0).expect("a partition with messages");
+    assert_eq!(busy.last_message, Some(t0 + 5.0));
+    assert!(desc.partition_details.iter().any(|x| x.end == 0 && x.last_message.is_none()), "an empty partition has none");
+    assert_eq!(desc.last_message, Some(t0 + 5.0));
+    assert!(desc.last_write.is_some_and(|w| w > t0 + 1e6), "the file time is now, not the messages' time");
+    let totals = store.topic_summary("t", true).totals.expect("asked").expect("counted");
+    assert_eq!(totals.last_message, Some(t0 + 5.0));
+}

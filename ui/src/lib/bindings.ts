@@ -327,6 +327,8 @@ export type PartitionDetail = {
 	start: Offset,
 	end: Offset,
 	bytes: Bytes,
+	/**  UNIX seconds of the newest message's timestamp (None: no message). */
+	last_message: number | null,
 	files: FileDetail[],
 };
 
@@ -554,8 +556,10 @@ export type TopicSummary = {
 	message_types: string[],
 	messages: Count,
 	bytes: Bytes,
-	/**  UNIX seconds of the last write. */
+	/**  UNIX seconds of the latest partition file modification (a file time). */
 	last_write: number | null,
+	/**  UNIX seconds of the newest message (its own timestamp): what "last write" shows. */
+	last_message: number | null,
 	/**  Set when the topic's config cannot be read. */
 	error: string | null,
 };
