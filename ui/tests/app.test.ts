@@ -60,7 +60,7 @@ describe('the app', () => {
     await until(() => !!document.querySelector('[data-testid=welcome-error]'), 'the empty-folder message');
     // An empty folder is not shown as a live, empty store.
     expect(app.info).toBeNull();
-    expect(getByTestId('welcome-error').textContent).toMatch(/\/data\/pipeline is an empty folder.*create a store here/s);
+    expect(getByTestId('welcome-error').textContent).toMatch(/\/data\/pipeline is an empty folder.*Create a store here/s);
     await fireEvent.click(getByTestId('create-store-here'));
     await until(() => !!document.querySelector('[data-testid=topic-list]'), 'store open');
     expect(app.info?.root).toBe('/data/pipeline');

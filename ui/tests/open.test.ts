@@ -39,7 +39,8 @@ describe('opening what is not a store', () => {
     const text = getByTestId('welcome-error').textContent ?? '';
     expect(text).toMatch(/holds no TwainMQ store/);
     expect(text).toMatch(/\/home\/me\/projects\/orders-store holds one/);
-    expect(text).toMatch(/Pick the folder that holds the .twc/);
+    expect(text).toMatch(/pick the folder that holds the .twc files/);
+    expect(text).toMatch(/not one above it/);
     expect(queryByTestId('create-store-here')).toBeNull();
     expect(app.info).toBeNull();
   });

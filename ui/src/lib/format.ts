@@ -97,7 +97,7 @@ export function zoneLabel(tz: Tz, at = Date.now()): string {
 }
 
 /** What a date-time box shows while empty: the one format every such box takes. */
-export const TIME_PLACEHOLDER = 'YYYY-MM-DD hh:mm:ss';
+export const TIME_PLACEHOLDER = 'YYYY-MM-DD hh:mm';
 
 /** How to type a time, for titles and errors. */
 export function timeHelp(tz: Tz): string {

@@ -299,12 +299,14 @@ export class MockStore {
   summary(t: TopicState): TopicSummary {
     if (t.summary.error !== null) return copy(t.summary);
     const added = t.appended.reduce((n, rows) => n + rows.length, 0);
-    let last = t.summary.last_write;
+    let last = t.summary.last_message;
     for (const rows of t.appended) {
       const r = rows[rows.length - 1];
       if (r?.row === 'message' && r.timestamp !== null && (last === null || r.timestamp > last)) last = r.timestamp;
     }
-    return { ...copy(t.summary), messages: (BigInt(t.summary.messages) + BigInt(added)).toString(), last_write: last };
+    // Appending writes the files now, and a message stamped by its producer.
+    const fileNow = added > 0 ? Date.now() / 1000 : t.summary.last_write;
+    return { ...copy(t.summary), messages: (BigInt(t.summary.messages) + BigInt(added)).toString(), last_write: fileNow, last_message: last };
   }
 
   /** A partition's end: recorded, plus the rows appended to it. */

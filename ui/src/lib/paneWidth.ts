@@ -2,8 +2,8 @@
 
 const KEY = 'twainmq.detailWidth';
 export const MIN_DETAIL = 300;
-/** The width before anyone drags it: room for a 16-byte hex line at 12px. */
-export const DEFAULT_DETAIL = 560;
+/** The width before anyone drags it: the table keeps most of the room; the hex view shows 8 bytes a line. */
+export const DEFAULT_DETAIL = 420;
 
 /** `w` kept between the minimum and what leaves the table 360px of a `total`-pixel body. */
 export function clampDetail(w: number, total: number): number {
