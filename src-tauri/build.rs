@@ -8,6 +8,7 @@ fn main() {
         "open_demo_store",
         "store_info",
         "close_store",
+        "create_store",
         "raw_line",
         "describe_topic",
         "read_page",

@@ -19,10 +19,14 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ErrorDto> + S
     tauri::async_runtime::spawn_blocking(f).await.map_err(|e| ErrorDto::new(ErrorCode::Internal, format!("the task failed: {e}")))?
 }
 
-/// Open `path` as the store of window `label`, watch it (changes go to that
-/// window only), and name it in the window's title.
+/// Open `path` as the store of window `label` (see [`show_store`]).
 pub fn open_path(app: &AppHandle, state: &AppState, label: &str, path: &str) -> Result<StoreInfo, ErrorDto> {
-    let store = state.open_store(path)?;
+    show_store(app, state, label, state.open_store(path)?)
+}
+
+/// Make `store` the store of window `label`, watch it (changes go to that
+/// window only), and name it in the window's title.
+pub fn show_store(app: &AppHandle, state: &AppState, label: &str, store: Store) -> Result<StoreInfo, ErrorDto> {
     let mut info = service::store_info(&store)?;
     let handle = app.clone();
     let target = label.to_string();

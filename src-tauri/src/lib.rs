@@ -7,6 +7,7 @@ pub mod group_commands;
 pub mod group_ops;
 pub mod members;
 pub mod menu;
+pub mod open_commands;
 pub mod record;
 pub mod service;
 pub mod session;
@@ -30,6 +31,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::open_demo_store,
             commands::store_info,
             commands::close_store,
+            open_commands::create_store,
             commands::raw_line,
             commands::describe_topic,
             commands::read_page,

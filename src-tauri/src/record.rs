@@ -38,6 +38,8 @@ pub const ROOT: &str = "/home/you/twainmq/demo-store";
 pub const OTHER_ROOT: &str = "/data/pipeline";
 /// A folder that is not there.
 pub const MISSING_ROOT: &str = "/mnt/usb/old-store";
+/// A folder of other files with a store one level down (opening it names that one).
+pub const NOT_A_STORE_ROOT: &str = "/home/me/projects";
 
 /// 2026-11-28 00:00 UTC: the generated topics' first messages.
 const T0: f64 = 1_795_824_000.0;
@@ -888,10 +890,21 @@ pub fn record(fixture: &Path) -> Res<Value> {
     let missing = other.0.join("old-store");
     norm.root(&missing, MISSING_ROOT);
     norm.root(&other.0, OTHER_ROOT);
+    // Opening an empty folder is refused; "Create a store here" (create_store) makes it one.
+    let open_empty = Store::open_existing(&other.0).map(|_| ()).map_err(ErrorDto::from);
     let empty = Store::open_or_create(&other.0).map_err(err("an empty store"))?;
     out.insert("other_stores".into(), json!({ OTHER_ROOT: answer(&service::store_info(&empty)) }));
-    let open_missing = Store::open(&missing).map(|_| ()).map_err(ErrorDto::from);
-    out.insert("open_errors".into(), json!({ MISSING_ROOT: answer(&open_missing) }));
+    let open_missing = Store::open_existing(&missing).map(|_| ()).map_err(ErrorDto::from);
+    let not_a_store = TempDir::new("projects")?;
+    norm.root(&not_a_store.0, NOT_A_STORE_ROOT);
+    std::fs::write(not_a_store.0.join("notes.txt"), b"not a store").map_err(err("a folder of other files"))?;
+    let sub = Store::open_or_create(not_a_store.0.join("orders-store")).map_err(err("a store one level down"))?;
+    sub.create_topic("orders", &twainmq::TopicSpec::new(twainmq::KeyType::U32, 2)).map_err(err("a store one level down"))?;
+    let open_other_files = Store::open_existing(&not_a_store.0).map(|_| ()).map_err(ErrorDto::from);
+    out.insert(
+        "open_errors".into(),
+        json!({ MISSING_ROOT: answer(&open_missing), OTHER_ROOT: answer(&open_empty), NOT_A_STORE_ROOT: answer(&open_other_files) }),
+    );
 
     drop(scene);
     Ok(norm.value(Value::Object(out)))

@@ -68,9 +68,20 @@ impl AppState {
             .ok_or_else(|| ErrorDto::new(ErrorCode::NoStore, "no store is open: open a folder first"))
     }
 
-    /// A store at `path`, with its line index kept between runs when there is a place for it.
+    /// The store at `path`, with its line index kept between runs when there is a place for it.
+    /// A folder holding no store is refused (`empty_folder`, `not_a_store`): a folder opened by
+    /// mistake must not look like a live, empty store; [`AppState::create_store`] makes one.
     pub fn open_store(&self, path: &str) -> Result<Store, ErrorDto> {
-        let store = Store::open(path)?;
+        self.with_cache(Store::open_existing(path)?)
+    }
+
+    /// A new store at `path` (the folder made if missing), on the user's explicit request.
+    /// Nothing is written into the folder: an empty folder is an empty store.
+    pub fn create_store(&self, path: &str) -> Result<Store, ErrorDto> {
+        self.with_cache(Store::open_or_create(path)?)
+    }
+
+    fn with_cache(&self, store: Store) -> Result<Store, ErrorDto> {
         Ok(match &self.index_cache_dir {
             Some(dir) => store.with_index_cache(dir),
             None => store,

@@ -45,20 +45,29 @@ describe('the app', () => {
   });
 
   it('says what to do when a store cannot be opened', async () => {
-    const { getAllByTestId, getByTestId } = render(App);
-    await until(() => getAllByTestId('recent-store').length === 3, 'recent stores');
-    await fireEvent.click(getAllByTestId('recent-store')[2]);
+    const { getAllByTestId, getByTestId, queryByTestId } = render(App);
+    await until(() => getAllByTestId('recent-store').length === 4, 'recent stores');
+    await fireEvent.click(getAllByTestId('recent-store').find((b) => b.textContent === '/mnt/usb/old-store')!);
     await until(() => !!document.querySelector('[data-testid=welcome-error]'), 'error');
     // The engine's words, and the app's advice for its code (store_not_found).
     expect(getByTestId('welcome-error').textContent).toMatch(/no folder at \/mnt\/usb\/old-store.*pick another folder/s);
+    // A missing folder may become a new store, but only on request.
+    expect(queryByTestId('create-store-here')).not.toBeNull();
+    expect(mock().calls.some((c) => c[0] === 'createStore')).toBe(false);
   });
 
-  it('opens a folder dropped on the window', async () => {
-    render(App);
+  it('opens a folder dropped on the window only once it is asked to make it a store', async () => {
+    const { getByTestId } = render(App);
     await until(() => !!document.querySelector('[data-testid=welcome]') && mock().listeningForDrops, 'welcome, ready for drops');
     mock().drop(['/data/pipeline']);
+    await until(() => !!document.querySelector('[data-testid=welcome-error]'), 'the empty-folder message');
+    // An empty folder is not shown as a live, empty store.
+    expect(app.info).toBeNull();
+    expect(getByTestId('welcome-error').textContent).toMatch(/\/data\/pipeline is an empty folder.*Create a store here/s);
+    await fireEvent.click(getByTestId('create-store-here'));
     await until(() => !!document.querySelector('[data-testid=topic-list]'), 'store open');
     expect(app.info?.root).toBe('/data/pipeline');
+    expect(mock().calls.filter((c) => c[0] === 'createStore')).toEqual([['createStore', '/data/pipeline']]);
   });
 
   it('creates a topic (validating the name live, showing backend errors inline)', async () => {

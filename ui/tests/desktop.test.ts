@@ -16,7 +16,7 @@ beforeEach(() => {
   mock().forgetListeners();
   mock().seed();
   mock().open = false;
-  mock().launchFailure = null;
+  mock().launch = null;
   app.info = null;
   app.topic = null;
   app.group = null;
@@ -182,7 +182,7 @@ describe('launch', () => {
 
   it('says why the store given at launch did not open, instead of reopening another', async () => {
     prefs.setLaunch('last');
-    mock().launchFailure = { path: '/media/usb/store', error: { code: 'store_not_found', message: 'no folder at /media/usb/store' } };
+    mock().launch = { path: '/media/usb/store', error: { code: 'store_not_found', message: 'no folder at /media/usb/store' } };
     const r = render(App);
     await until(() => !!document.querySelector('[data-testid=welcome-error]'), 'error');
     expect(r.getByTestId('welcome-error').textContent).toMatch(/no folder at \/media\/usb\/store/);

@@ -65,7 +65,7 @@ describe('the detail pane', () => {
   it('dumps bytes as hex with an offset column and ASCII', async () => {
     const bytes: Row = { ...typed, kind: 'bytes', hex: '48656c6c6f00ff', class: null, type_id: null, fields_json: null, fields_pretty: null };
     const { getByTestId } = render(DetailPane, { row: bytes, tz: 'utc', view: 'hex' });
-    expect(getByTestId('detail-hex').textContent).toMatch(/00000000\s*48 65 6c 6c 6f 00 ff\s*Hello··/);
+    expect(getByTestId('detail-hex').textContent).toMatch(/0000\s*48 65 6c 6c 6f 00 ff\s*Hello··/);
   });
 
   it('shows the raw line with its file and line number, fetched for the row', async () => {

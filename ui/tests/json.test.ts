@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasUnsafeIntegers, objectFields, prettyJson, rowAsJson } from '../src/lib/json';
+import { hasUnsafeIntegers, objectFields, prettyJson, readableJson, rowAsJson } from '../src/lib/json';
 import type { Row } from '../src/lib/backend';
 
 const typed: Row = {
@@ -34,10 +34,16 @@ describe('JSON as text', () => {
   });
   it('splits typed fields with their exact source text', () => {
     expect(objectFields(typed.fields_json!)).toEqual([
-      { name: 'id', raw: '123456789012345678901234567890', kind: 'number' },
-      { name: 'price', raw: '19.90', kind: 'number' },
-      { name: 'n', raw: 'NaN', kind: 'literal' },
+      { name: 'id', raw: '123456789012345678901234567890', text: '123456789012345678901234567890', kind: 'number' },
+      { name: 'price', raw: '19.90', text: '19.90', kind: 'number' },
+      { name: 'n', raw: 'NaN', text: 'NaN', kind: 'literal' },
     ]);
+  });
+  it('shows strings decoded (no \\u escapes of printable characters), numbers exact', () => {
+    const src = '{"text":"\\u00fcn\\u00efc\\u00f6d\\u00e9","tags":["emoji \\ud83d\\ude80","tab\\tq\\"x"],"big":123456789012345678901234567890,"lone":"\\ud800"}';
+    expect(readableJson(src)).toBe('{"text":"ünïcödé","tags":["emoji 🚀","tab\\tq\\"x"],"big":123456789012345678901234567890,"lone":"\\ud800"}');
+    expect(objectFields(src)!.map((f) => f.text)).toEqual(['"ünïcödé"', '["emoji 🚀","tab\\tq\\"x"]', '123456789012345678901234567890', '"\\ud800"']);
+    expect(readableJson('not json \\u00fc')).toBe('not json \\u00fc');
   });
   it('copy as JSON keeps offsets, u64 keys and big field integers exact', () => {
     const s = rowAsJson(typed);

@@ -182,7 +182,7 @@ describe('search', () => {
     expect(getByTestId('search-count').textContent).toMatch(/130 matches · 143 of 143 scanned/);
     expect(getByTestId('search-banner').textContent).toMatch(/2026-11-29 00:00:00\.000 – 2026-11-30 00:00:00\.000/);
     await until(() => rows().length > 0, 'hits');
-    expect(rows().every((r) => /^\s*\d+\s*\d+\s*11-29 /.test(r.textContent!))).toBe(true);
+    expect(rows().every((r) => /^\s*\d+\s*\d+\s*2026-11-29 /.test(r.textContent!))).toBe(true);
   });
 
   it('shows a backend error (a bad regex) inline', async () => {

@@ -75,6 +75,27 @@ pub enum Error {
         path: PathBuf,
     },
 
+    /// [`Store::open_existing`](crate::Store::open_existing) of a folder that is empty: a store
+    /// is made there only on request ([`Store::open_or_create`](crate::Store::open_or_create)).
+    #[error("{path} is an empty folder, not a TwainMQ store yet: create a store there to start one, or pick the folder that holds the .twc topic files")]
+    EmptyFolder {
+        /// The folder as given.
+        path: PathBuf,
+    },
+
+    /// [`Store::open_existing`](crate::Store::open_existing) of a folder that holds files but no
+    /// `*.twc` (no topic and no consumer group).
+    #[error(
+        "{path} holds no TwainMQ store (no .twc topic or group files){}: pick the folder that holds the .twc files",
+        hint_stores(stores)
+    )]
+    NotAStore {
+        /// The folder as given.
+        path: PathBuf,
+        /// Its sub-folders that do hold a store (at most a few), as likely meant instead.
+        stores: Vec<PathBuf>,
+    },
+
     /// Creating a topic whose config file or folder already exists (0.2.3 also
     /// takes a lone folder for an existing topic).
     #[error("topic {topic:?} already exists in {root}: pick another name, or delete it first")]
@@ -376,6 +397,8 @@ impl Error {
             Error::InvalidPartitionCount { .. } => "invalid_partition_count",
             Error::InvalidMessageTypeName { .. } => "invalid_message_type_name",
             Error::StoreNotFound { .. } => "store_not_found",
+            Error::EmptyFolder { .. } => "empty_folder",
+            Error::NotAStore { .. } => "not_a_store",
             Error::TopicExists { .. } => "topic_exists",
             Error::TopicNotFound { .. } => "topic_not_found",
             Error::GroupNotFound { .. } => "group_not_found",
@@ -436,6 +459,20 @@ impl Error {
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, cause: std::io::Error) -> Self {
         Error::Io { op, path: path.into(), cause }
     }
+}
+
+/// ", such as …/sub" naming the sub-folders that hold a store, or nothing.
+fn hint_stores(stores: &[PathBuf]) -> String {
+    if stores.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = stores.iter().map(|p| p.display().to_string()).collect();
+    format!(
+        "; its sub-folder{} {} {}",
+        if names.len() == 1 { "" } else { "s" },
+        names.join(", "),
+        if names.len() == 1 { "holds one" } else { "hold stores" }
+    )
 }
 
 /// The engine's result type.

@@ -138,3 +138,44 @@ fn error_messages_say_what_to_do() {
     let e = store.producer("nope").expect_err("missing");
     assert!(e.to_string().contains("twainmq topics create nope"), "{e}");
 }
+
+#[test]
+fn open_existing_refuses_folders_without_a_store_and_says_which() {
+    let d = tempfile::tempdir().expect("tmp");
+    assert!(matches!(Store::open_existing(d.path().join("missing")), Err(Error::StoreNotFound { .. })));
+    let err = Store::open_existing(d.path()).expect_err("empty");
+    assert_eq!(err.code(), "empty_folder", "{err}");
+    std::fs::write(d.path().join("notes.txt"), b"hi").expect("write");
+    let inner = d.path().join("inner");
+    Store::open_or_create(&inner).expect("create").create_topic("t", &TopicSpec::new(KeyType::U8, 1)).expect("topic");
+    let before = snapshot(d.path());
+    let err = Store::open_existing(d.path()).expect_err("not a store");
+    assert_eq!(err.code(), "not_a_store", "{err}");
+    assert!(matches!(&err, Error::NotAStore { stores, .. } if stores == &vec![inner.clone()]), "{err:?}");
+    assert!(err.to_string().contains("inner"), "{err}");
+    assert_eq!(snapshot(d.path()), before, "refusing writes nothing");
+    let store = Store::open_existing(&inner).expect("a store");
+    assert_eq!(store.list_topics().expect("topics"), vec!["t".to_string()]);
+}
+
+#[test]
+fn last_message_is_the_newest_messages_own_time_not_a_file_time() {
+    let d = tempfile::tempdir().expect("tmp");
+    // Messages written "in 2020": the files' times are today's.
+    let t0 = 1_600_000_000.0;
+    let clock = twainmq::ManualClock::new((t0 * 1e6) as i64);
+    let store = Store::open(d.path()).expect("open").with_clock(std::sync::Arc::new(clock.clone()));
+    store.create_topic("t", &TopicSpec::new(KeyType::U8, 2)).expect("topic");
+    let mut p = store.producer("t").expect("producer");
+    p.send_text(1u8, "a").expect("send");
+    clock.advance(5_000_000);
+    p.send_text(1u8, "b").expect("send");
+    let desc = store.describe_topic("t").expect("describe");
+    let busy = desc.partition_details.iter().find(|x| x.end > 0).expect("a partition with messages");
+    assert_eq!(busy.last_message, Some(t0 + 5.0));
+    assert!(desc.partition_details.iter().any(|x| x.end == 0 && x.last_message.is_none()), "an empty partition has none");
+    assert_eq!(desc.last_message, Some(t0 + 5.0));
+    assert!(desc.last_write.is_some_and(|w| w > t0 + 1e6), "the file time is now, not the messages' time");
+    let totals = store.topic_summary("t", true).totals.expect("asked").expect("counted");
+    assert_eq!(totals.last_message, Some(t0 + 5.0));
+}

@@ -50,8 +50,10 @@ pub struct TopicSummary {
     pub message_types: Vec<String>,
     pub messages: Count,
     pub bytes: Bytes,
-    /// UNIX seconds of the last write.
+    /// UNIX seconds of the latest partition file modification (a file time).
     pub last_write: Option<f64>,
+    /// UNIX seconds of the newest message (its own timestamp): what "last write" shows.
+    pub last_message: Option<f64>,
     /// Set when the topic's config cannot be read.
     pub error: Option<String>,
 }
@@ -66,6 +68,7 @@ impl From<&TopicDescription> for TopicSummary {
             messages: d.messages.into(),
             bytes: d.bytes.into(),
             last_write: d.last_write,
+            last_message: d.last_message,
             error: None,
         }
     }
@@ -82,6 +85,7 @@ impl TopicSummary {
             messages: Count(0),
             bytes: Bytes(0),
             last_write: None,
+            last_message: None,
             error: Some(e.to_string()),
         }
     }
@@ -105,6 +109,7 @@ impl From<twainmq::TopicSummary> for TopicSummary {
                 messages: Count(totals.map_or(0, |t| t.messages)),
                 bytes: Bytes(totals.map_or(0, |t| t.bytes)),
                 last_write: totals.and_then(|t| t.last_write),
+                last_message: totals.and_then(|t| t.last_message),
                 error,
             },
             Err(error) => TopicSummary {
@@ -115,6 +120,7 @@ impl From<twainmq::TopicSummary> for TopicSummary {
                 messages: Count(0),
                 bytes: Bytes(0),
                 last_write: None,
+                last_message: None,
                 error: Some(error),
             },
         }
@@ -256,6 +262,8 @@ pub struct PartitionDetail {
     pub start: Offset,
     pub end: Offset,
     pub bytes: Bytes,
+    /// UNIX seconds of the newest message's timestamp (None: no message).
+    pub last_message: Option<f64>,
     pub files: Vec<FileDetail>,
 }
 
@@ -266,6 +274,7 @@ impl From<&PartitionInfo> for PartitionDetail {
             start: p.start.into(),
             end: p.end.into(),
             bytes: p.bytes.into(),
+            last_message: p.last_message,
             files: p.files.iter().map(FileDetail::from).collect(),
         }
     }

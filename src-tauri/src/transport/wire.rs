@@ -237,6 +237,8 @@ pub enum ErrorCode {
     InvalidPartitionCount,
     InvalidMessageTypeName,
     StoreNotFound,
+    EmptyFolder,
+    NotAStore,
     TopicExists,
     TopicNotFound,
     GroupNotFound,

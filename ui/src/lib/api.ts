@@ -65,6 +65,13 @@ export interface Backend {
   /** `tauri`, `mock`, or `none` (a plain browser without `?mock`). */
   kind: 'tauri' | 'mock' | 'none';
   openStore(path: string): Promise<Result<StoreInfo>>;
+  /**
+   * Make an empty or missing folder a new store and open it (the explicit "Create a store
+   * here"); a folder of other files is refused (not_a_store), an existing store just opens.
+   */
+  createStore(path: string): Promise<Result<StoreInfo>>;
+  /** Why the store named on the command line did not open (null: it did, or none was named); once. */
+  launchError(): Promise<Result<LaunchError | null>>;
   pickFolder(): Promise<Result<string | null>>;
   recentStores(): Promise<Result<string[]>>;
   openDemoStore(): Promise<Result<StoreInfo>>;
@@ -153,8 +160,6 @@ export interface Backend {
   onStoreChanged(cb: (c: StoreChanged) => void): Promise<Unlisten>;
   /** Folders dragged onto the window. */
   onDragDrop(cb: (d: DragDrop) => void): Promise<Unlisten>;
-  /** Why the store this window was started with did not open (once; then null). */
-  launchError(): Promise<Result<LaunchError | null>>;
   /** A new window, with `path` (when given) open in it. */
   newWindow(path: string | null): Promise<Result<null>>;
   /** The line-index cache: where, how many stores, how big. */

@@ -72,7 +72,7 @@ export function parseDeepLink(hash: string): DeepLink {
 class App {
   info = $state<StoreInfo | null>(null);
   /** Shown on the welcome screen when opening failed. */
-  openError = $state<{ what: string; error: ErrorDto } | null>(null);
+  openError = $state<{ what: string; error: ErrorDto; path?: string } | null>(null);
   opening = $state(false);
   recent = $state<string[]>([]);
   topic = $state<string | null>(null);
@@ -180,10 +180,10 @@ class App {
   }
 
   /** Show a store that opened, keeping the chosen topic when it still exists. */
-  private opened(what: string, r: Result<StoreInfo>): boolean {
+  private opened(what: string, r: Result<StoreInfo>, path?: string): boolean {
     this.opening = false;
     if (r.status === 'error') {
-      this.openError = { what, error: r.error };
+      this.openError = { what, error: r.error, path };
       if (this.info) this.say(`Could not open ${what}: ${r.error.message}`, true);
       return false;
     }
@@ -203,7 +203,13 @@ class App {
 
   async openPath(path: string): Promise<boolean> {
     this.opening = true;
-    return this.opened(path, await backend.openStore(path));
+    return this.opened(path, await backend.openStore(path), path);
+  }
+
+  /** The explicit "Create a store here": an empty (or missing) folder becomes a new, empty store. */
+  async createStoreAt(path: string): Promise<boolean> {
+    this.opening = true;
+    return this.opened(path, await backend.createStore(path), path);
   }
 
   async openFolder(): Promise<void> {
@@ -356,8 +362,9 @@ class App {
     }
     setInterval(() => (this.now = Date.now()), 5000);
     const recent = this.loadRecent();
+    // The store named at launch did not open: say why, in the window (and open no other).
     const launch = await backend.launchError();
-    if (launch.status === 'ok' && launch.data) this.openError = { what: launch.data.path, error: launch.data.error };
+    if (launch.status === 'ok' && launch.data) this.openError = { what: launch.data.path, error: launch.data.error, path: launch.data.path };
     let r = await backend.storeInfo();
     // Nothing given at launch: the last store, when the settings say so (not in a window opened empty).
     if (r.status === 'error' && r.error.code === 'no_store' && !this.openError && !this.link.fresh && prefs.launch === 'last') {

@@ -55,6 +55,8 @@ function tauriBackend(): Backend {
   return {
     kind: 'tauri',
     openStore: (path) => guard(() => commands.openStore(path)),
+    createStore: (path) => guard(() => commands.createStore(path)),
+    launchError: () => guard(() => commands.launchError()),
     pickFolder: () => guard(() => commands.pickFolder()),
     recentStores: () => guard(() => commands.recentStores()),
     openDemoStore: () => guard(() => commands.openDemoStore()),
@@ -89,7 +91,6 @@ function tauriBackend(): Backend {
     demoMembers: () => guard(() => commands.demoMembers()),
     // This window's events only: each window has its own store.
     onStoreChanged: async (cb) => events.storeChanged(getCurrentWebviewWindow()).listen((e) => cb(e.payload)),
-    launchError: () => guard(() => commands.launchError()),
     newWindow: (path) => guard(() => commands.newWindow(path)),
     indexCacheInfo: () => guard(() => commands.indexCacheInfo()),
     about: () => guard(async () => ({ status: 'ok', data: await commands.about() })),
@@ -135,6 +136,8 @@ function missingBackend(): Backend {
   return {
     kind: 'none',
     openStore: no,
+    createStore: no,
+    launchError: async () => ({ status: 'ok', data: null }),
     pickFolder: no,
     recentStores: async () => ({ status: 'ok', data: [] }),
     openDemoStore: no,
@@ -185,7 +188,6 @@ function missingBackend(): Backend {
     onRetentionApplied: async () => () => {},
     onStoreChanged: async () => () => {},
     onDragDrop: async () => () => {},
-    launchError: async () => ({ status: 'ok', data: null }),
     newWindow: no,
     indexCacheInfo: no,
     about: no,
@@ -219,6 +221,8 @@ function method<K extends keyof Methods>(name: K): Methods[K] {
 }
 
 export const openStore = method('openStore');
+export const createStore = method('createStore');
+export const launchError = method('launchError');
 export const pickFolder = method('pickFolder');
 export const recentStores = method('recentStores');
 export const openDemoStore = method('openDemoStore');
@@ -269,7 +273,6 @@ export const takeRetentionNotices = method('takeRetentionNotices');
 export const onRetentionApplied = method('onRetentionApplied');
 export const onStoreChanged = method('onStoreChanged');
 export const onDragDrop = method('onDragDrop');
-export const launchError = method('launchError');
 export const newWindow = method('newWindow');
 export const onMenu = method('onMenu');
 export const indexCacheInfo = method('indexCacheInfo');

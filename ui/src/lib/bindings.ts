@@ -14,6 +14,12 @@ export const commands = {
 	storeInfo: () => typedError<StoreInfo, ErrorDto>(__TAURI_INVOKE("store_info")),
 	/**  Close the open store (stopping its watcher and demo members): back to the welcome screen. */
 	closeStore: () => typedError<null, ErrorDto>(__TAURI_INVOKE("close_store")),
+	/**
+	 *  Make a new, empty store at `path` (the folder too when missing) and open it: the explicit
+	 *  action behind "Create a store here". A folder that holds other files is refused (a store
+	 *  is made only where nothing would be mixed with it); an existing store just opens.
+	 */
+	createStore: (path: string) => typedError<StoreInfo, ErrorDto>(__TAURI_INVOKE("create_store", { path })),
 	/**  The raw line at an offset, with its file and line number. */
 	rawLine: (topic: string, partition: number, offset: Offset) => typedError<RawLine | null, ErrorDto>(__TAURI_INVOKE("raw_line", { topic, partition, offset })),
 	describeTopic: (topic: string) => typedError<TopicDetail, ErrorDto>(__TAURI_INVOKE("describe_topic", { topic })),
@@ -259,7 +265,7 @@ export type DemoMember = {
  *  `ipc`, `no_backend` and `preview` come from the webview's side (no answer, no
  *  backend, nothing recorded for the browser preview).
  */
-export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_key_type" | "invalid_partition_count" | "invalid_message_type_name" | "store_not_found" | "topic_exists" | "topic_not_found" | "group_not_found" | "corrupt_config" | "key_out_of_range" | "key_too_long" | "key_wrong_kind" | "unknown_message_type" | "message_too_long" | "partition_out_of_range" | "corrupt_line" | "wrong_payload_kind" | "typed_encode" | "typed_decode" | "bad_partitioner" | "symlink_refused" | "short_write" | "invalid_regex" | "invalid_filter" | "topic_deleted" | "not_a_file" | "group_topic_mismatch" | "group_partition_mismatch" | "not_a_group" | "group_join_failed" | "group_unknown_topic" | 
+export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_key_type" | "invalid_partition_count" | "invalid_message_type_name" | "store_not_found" | "empty_folder" | "not_a_store" | "topic_exists" | "topic_not_found" | "group_not_found" | "corrupt_config" | "key_out_of_range" | "key_too_long" | "key_wrong_kind" | "unknown_message_type" | "message_too_long" | "partition_out_of_range" | "corrupt_line" | "wrong_payload_kind" | "typed_encode" | "typed_decode" | "bad_partitioner" | "symlink_refused" | "short_write" | "invalid_regex" | "invalid_filter" | "topic_deleted" | "not_a_file" | "group_topic_mismatch" | "group_partition_mismatch" | "not_a_group" | "group_join_failed" | "group_unknown_topic" | 
 /**  An offsets file (or an import's offsets) that is not what `groups export` writes. */
 "invalid_offsets" | 
 /**  A reset to another group's offsets, of another topic. */
@@ -629,6 +635,8 @@ export type PartitionDetail = {
 	start: Offset,
 	end: Offset,
 	bytes: Bytes,
+	/**  UNIX seconds of the newest message's timestamp (None: no message). */
+	last_message: number | null,
 	files: FileDetail[],
 };
 
@@ -938,8 +946,10 @@ export type TopicSummary = {
 	message_types: string[],
 	messages: Count,
 	bytes: Bytes,
-	/**  UNIX seconds of the last write. */
+	/**  UNIX seconds of the latest partition file modification (a file time). */
 	last_write: number | null,
+	/**  UNIX seconds of the newest message (its own timestamp): what "last write" shows. */
+	last_message: number | null,
 	/**  Set when the topic's config cannot be read. */
 	error: string | null,
 };

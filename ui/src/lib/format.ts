@@ -96,6 +96,14 @@ export function zoneLabel(tz: Tz, at = Date.now()): string {
   return `local, UTC${sign}${pad(Math.floor(a / 60))}:${pad(a % 60)}`;
 }
 
+/** What a date-time box shows while empty: the one format every such box takes. */
+export const TIME_PLACEHOLDER = 'YYYY-MM-DD hh:mm';
+
+/** How to type a time, for titles and errors. */
+export function timeHelp(tz: Tz): string {
+  return `YYYY-MM-DD hh:mm[:ss[.mmm]] in ${tz === 'utc' ? 'UTC' : 'local time'} (the toolbar's choice), or RFC 3339 with Z or an offset, e.g. 2026-11-30T08:00:00Z`;
+}
+
 /**
  * Parse a time typed by a person: "2026-11-29 21:30[:02[.123]]" in the chosen
  * zone, an ISO time with Z or an offset, or UNIX seconds. Null when unreadable.
@@ -109,7 +117,10 @@ export function parseTime(text: string, tz: Tz): number | null {
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '0', zone] = m;
   const fracMs = Number(('0.' + frac).slice(0, 8)) * 1000;
   const fields = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)] as const;
-  if (fields[1] > 11 || fields[2] < 1 || fields[2] > 31 || fields[3] > 23 || fields[4] > 59 || fields[5] > 60) return null;
+  if (fields[1] > 11 || fields[2] < 1 || fields[2] > 31 || fields[3] > 23 || fields[4] > 59 || fields[5] > 59) return null;
+  // No rolling over: 2026-02-31 is a typo, not March 3rd.
+  const check = new Date(Date.UTC(fields[0], fields[1], fields[2]));
+  if (check.getUTCMonth() !== fields[1] || check.getUTCDate() !== fields[2]) return null;
   let ms: number;
   if (zone) {
     ms = Date.UTC(...fields) + fracMs;
@@ -138,24 +149,35 @@ export const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 export type HexLine = { offset: string; hex: string; ascii: string };
 
-/** A classic hex dump: 16 bytes a line, offset, hex in two groups of 8, printable ASCII. */
-export function hexDump(bytes: Uint8Array, maxBytes = 65536): HexLine[] {
+/**
+ * A classic hex dump: `perLine` bytes a line (16, or 8 for a narrow pane) in
+ * groups of 8, the offset (as few hex digits as the size needs, at least 4),
+ * and printable ASCII. Every line's hex column has the same width, so the
+ * ASCII column stays aligned on the last line too.
+ */
+export function hexDump(bytes: Uint8Array, maxBytes = 65536, perLine: 8 | 16 = 16): HexLine[] {
   const lines: HexLine[] = [];
   const n = Math.min(bytes.length, maxBytes);
-  for (let at = 0; at < n; at += 16) {
-    const chunk = bytes.subarray(at, Math.min(at + 16, n));
-    let hex = '';
+  const digits = Math.max(4, Math.max(0, n - 1).toString(16).length);
+  for (let at = 0; at < n; at += perLine) {
+    const chunk = bytes.subarray(at, Math.min(at + perLine, n));
+    const hex: string[] = [];
     let ascii = '';
-    for (let i = 0; i < 16; i++) {
-      if (i === 8) hex += ' ';
+    for (let i = 0; i < perLine; i++) {
+      if (i > 0) hex.push(i % 8 === 0 ? '  ' : ' ');
       if (i < chunk.length) {
-        hex += chunk[i].toString(16).padStart(2, '0') + ' ';
+        hex.push(chunk[i].toString(16).padStart(2, '0'));
         ascii += chunk[i] >= 0x20 && chunk[i] < 0x7f ? String.fromCharCode(chunk[i]) : '·';
-      } else hex += '   ';
+      } else hex.push('  ');
     }
-    lines.push({ offset: at.toString(16).padStart(8, '0'), hex: hex.trimEnd(), ascii });
+    lines.push({ offset: at.toString(16).padStart(digits, '0'), hex: hex.join(''), ascii: ascii.padEnd(perLine, ' ') });
   }
   return lines;
+}
+
+/** Characters of one hex dump line: offset, two gaps of 2, the bytes, the ASCII. */
+export function hexLineChars(perLine: 8 | 16, offsetDigits = 4): number {
+  return offsetDigits + 2 + (perLine * 3 - 1 + Math.floor((perLine - 1) / 8)) + 2 + perLine;
 }
 
 /** "0a 1b 2c …" for the table. */

@@ -185,6 +185,38 @@ export function compact(n: JsonNode): string {
   }
 }
 
+/** A string literal as a person reads it: \u escapes of printable characters decoded (ü, 🚀), quotes and control characters still escaped. */
+function readableString(raw: string): string {
+  if (!raw.includes('\\u')) return raw;
+  try {
+    // A string literal parses to a string exactly (no number is involved); stringify escapes
+    // only quotes, backslashes, control characters and lone surrogates.
+    return JSON.stringify(JSON.parse(raw) as string);
+  } catch {
+    return raw;
+  }
+}
+
+/** Compact JSON with its strings readable (see readableString); numbers exactly as written. */
+export function readable(n: JsonNode): string {
+  switch (n.t) {
+    case 'object':
+      return '{' + n.entries.map((e) => readableString(e.rawKey) + ':' + readable(e.value)).join(',') + '}';
+    case 'array':
+      return '[' + n.items.map(readable).join(',') + ']';
+    case 'string':
+      return readableString(n.raw);
+    default:
+      return n.raw;
+  }
+}
+
+/** `text` compact with readable strings; `text` itself when it is not JSON. */
+export function readableJson(text: string): string {
+  const tree = parseJsonTree(text);
+  return tree ? readable(tree) : text;
+}
+
 /** `text` indented two spaces a level, every scalar exactly as written; null when not JSON. */
 export function prettyJson(text: string, indent = '  '): string | null {
   const tree = parseJsonTree(text);
@@ -219,10 +251,10 @@ export function hasUnsafeIntegers(text: string): boolean {
 }
 
 /** Top-level fields of a JSON object as (name, compact source text); null when not an object. */
-export function objectFields(text: string): { name: string; raw: string; kind: JsonNode['t'] }[] | null {
+export function objectFields(text: string): { name: string; raw: string; text: string; kind: JsonNode['t'] }[] | null {
   const tree = parseJsonTree(text);
   if (!tree || tree.t !== 'object') return null;
-  return tree.entries.map((e) => ({ name: e.key, raw: compact(e.value), kind: e.value.t }));
+  return tree.entries.map((e) => ({ name: e.key, raw: compact(e.value), text: readable(e.value), kind: e.value.t }));
 }
 
 /** A JSON string literal. */

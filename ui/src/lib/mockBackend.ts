@@ -254,7 +254,9 @@ export class MockStore {
   watching: boolean;
   /** Milliseconds now (tests may pin it). A group's `now` runs on from the recorded clock by it. */
   clock: () => number = () => Date.now();
-  recent: string[] = [recording.root, ...Object.keys(recording.other_stores), ...Object.keys(recording.open_errors)];
+  recent: string[] = [...new Set([recording.root, ...Object.keys(recording.other_stores), ...Object.keys(recording.open_errors)])];
+  /** Why the store named on the command line did not open (tests set it; given once, as the app does). */
+  launch: LaunchError | null = null;
   /** Folder the fake pickFolder returns (null: the person cancelled). */
   pickResult: string | null = recording.root;
   /** What the save and open dialogs answer (null: cancelled). */
@@ -316,10 +318,10 @@ export class MockStore {
   private changeListeners = new Set<(c: StoreChanged) => void>();
   private dropListeners = new Set<(d: DragDrop) => void>();
   private menuListeners = new Set<(a: MenuAction) => void>();
-  /** What the next launchError() answers (then null): a store given at launch that did not open. */
-  launchFailure: LaunchError | null = null;
   private searches = new Map<number, { cancelled: boolean; rows: MessageRow[]; done: boolean; settled: number }>();
   private nextSearch = 0;
+  /** Folders made stores by createStore: they open from then on. */
+  private created = new Set<string>();
   private liveTimer: ReturnType<typeof setInterval> | null = null;
 
   constructor(opts: MockOptions = {}) {
@@ -390,12 +392,14 @@ export class MockStore {
   summary(t: TopicState): TopicSummary {
     if (t.summary.error !== null) return copy(t.summary);
     const added = t.appended.reduce((n, rows) => n + rows.length, 0);
-    let last = t.summary.last_write;
+    let last = t.summary.last_message;
     for (const rows of t.appended) {
       const r = rows[rows.length - 1];
       if (r?.row === 'message' && r.timestamp !== null && (last === null || r.timestamp > last)) last = r.timestamp;
     }
-    return { ...copy(t.summary), messages: (BigInt(t.summary.messages) + BigInt(added)).toString(), last_write: last };
+    // Appending writes the files now, and a message stamped by its producer.
+    const fileNow = added > 0 ? Date.now() / 1000 : t.summary.last_write;
+    return { ...copy(t.summary), messages: (BigInt(t.summary.messages) + BigInt(added)).toString(), last_write: fileNow, last_message: last };
   }
 
   /** A partition's end: recorded, plus the rows appended to it. */
@@ -690,7 +694,8 @@ export class MockStore {
         const error = recording.open_errors[path];
         if (path === recording.root) {
           if (this.root !== recording.root) this.seed();
-        } else if (other?.status === 'ok') {
+        } else if (error?.status === 'error' && !(other?.status === 'ok' && this.created.has(path))) return failed(error.error);
+        else if (other?.status === 'ok') {
           this.topics.clear();
           this.groups.clear();
         } else if (error?.status === 'error') return failed(error.error);
@@ -699,6 +704,29 @@ export class MockStore {
         this.root = path;
         this.recent = [path, ...this.recent.filter((r) => r !== path)];
         return ok(this.info());
+      }),
+      createStore: call('createStore', (path: string): Result<StoreInfo> => {
+        // As the app: an empty or missing folder becomes an (empty) store; other refusals stand.
+        const error = recording.open_errors[path];
+        const made = recording.other_stores[Object.keys(recording.other_stores)[0]];
+        if (path !== recording.root && error?.status === 'error' && error.error.code === 'not_a_store') return failed(error.error);
+        if (path === recording.root) {
+          if (this.root !== recording.root) this.seed();
+        } else {
+          if (made?.status !== 'ok') return preview(`creating a store at ${path}`);
+          this.topics.clear();
+          this.groups.clear();
+          this.created.add(path);
+        }
+        this.open = true;
+        this.root = path;
+        this.recent = [path, ...this.recent.filter((r) => r !== path)];
+        return ok(this.info());
+      }),
+      launchError: call('launchError', () => {
+        const l = this.launch;
+        this.launch = null;
+        return ok(l);
       }),
       pickFolder: call('pickFolder', () => ok(this.pickResult)),
       recentStores: call('recentStores', () => ok([...this.recent])),
@@ -942,11 +970,6 @@ export class MockStore {
         this.dropListeners.add(cb);
         return () => this.dropListeners.delete(cb);
       },
-      launchError: call('launchError', () => {
-        const f = this.launchFailure;
-        this.launchFailure = null;
-        return ok(f);
-      }),
       newWindow: call('newWindow', () => preview('a new window')),
       about: call('about', () => ok(recording.versions)),
       indexCacheInfo: call('indexCacheInfo', () => ok({ path: '/home/you/.cache/dev.twainmq.desktop/line-index', files: 1, bytes: '2048' })),

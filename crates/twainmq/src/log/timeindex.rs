@@ -35,6 +35,11 @@ impl TimeBlocks {
         self.marks.get(k).copied()
     }
 
+    /// The largest timestamp in the file (None: no readable line).
+    pub(crate) fn newest(&self) -> Option<f64> {
+        self.reach.last().copied().filter(|t| t.is_finite())
+    }
+
     /// The line number from which every line is after `t` (the file's end
     /// when none is): a scan for lines at or before `t` can stop there.
     pub(crate) fn all_after(&self, t: f64) -> u64 {

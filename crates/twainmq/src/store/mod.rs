@@ -62,6 +62,43 @@ impl Store {
         Ok(Store { log: LogDir::new(root.to_path_buf()), groups: GroupLogs::default() })
     }
 
+    /// Open the store in `root`, refusing a folder that holds no store: what an
+    /// app opening a folder someone picked wants (a folder opened by mistake
+    /// must not look like a live, empty store). A store is a folder with at
+    /// least one `*.twc` (a topic's config or a consumer group's log); make one
+    /// elsewhere on request with [`Store::open_or_create`].
+    ///
+    /// # Errors
+    /// [`Error::StoreNotFound`] when `root` is not a folder, [`Error::EmptyFolder`] when it
+    /// holds nothing, [`Error::NotAStore`] when it holds files but no `*.twc`, [`Error::Io`]
+    /// when it cannot be listed.
+    pub fn open_existing(root: impl AsRef<Path>) -> Result<Store> {
+        let store = Store::open(root)?;
+        if !store.log.twc_stems()?.is_empty() {
+            return Ok(store);
+        }
+        let root = store.root();
+        let entries = fs::read_dir(root).map_err(|e| Error::io("list", root, e))?;
+        let mut any = false;
+        let mut dirs = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io("list", root, e))?;
+            any = true;
+            // Only real folders (never through a link).
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                dirs.push(entry.path());
+            }
+        }
+        if !any {
+            return Err(Error::EmptyFolder { path: root.to_path_buf() });
+        }
+        // One level down, the first few (by name) of the first 64 folders: a hint, not a search.
+        dirs.sort();
+        let stores: Vec<PathBuf> =
+            dirs.into_iter().take(64).filter(|d| LogDir::new(d.clone()).twc_stems().is_ok_and(|s| !s.is_empty())).take(3).collect();
+        Err(Error::NotAStore { path: root.to_path_buf(), stores })
+    }
+
     /// Open the store at `root`, creating the folder (and its parents) if missing.
     ///
     /// # Errors

@@ -27,8 +27,10 @@ pub struct TopicTotals {
     pub messages: u64,
     /// Bytes in every partition file.
     pub bytes: u64,
-    /// The latest modification time of any partition file, UNIX seconds.
+    /// The latest modification time of any partition file, UNIX seconds (a file time).
     pub last_write: Option<f64>,
+    /// The newest message's timestamp, UNIX seconds (see [`crate::PartitionInfo::last_message`]).
+    pub last_message: Option<f64>,
 }
 
 /// A consumer group's row in a listing.
@@ -67,7 +69,7 @@ impl Store {
         let totals = match (&config, totals) {
             (Ok(_), true) => Some(
                 self.describe_topic(topic)
-                    .map(|d| TopicTotals { messages: d.messages, bytes: d.bytes, last_write: d.last_write })
+                    .map(|d| TopicTotals { messages: d.messages, bytes: d.bytes, last_write: d.last_write, last_message: d.last_message })
                     .map_err(|e| e.to_string()),
             ),
             _ => None,

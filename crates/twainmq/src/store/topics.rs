@@ -41,6 +41,9 @@ pub struct PartitionInfo {
     pub end: u64,
     /// Size of its files together, in bytes.
     pub bytes: u64,
+    /// The newest message's timestamp (the largest in its newest file holding
+    /// messages: producers' clocks may disagree), UNIX seconds; None when empty.
+    pub last_message: Option<f64>,
     /// Its files, in reading order.
     pub files: Vec<FileInfo>,
 }
@@ -60,8 +63,11 @@ pub struct TopicDescription {
     pub messages: u64,
     /// Size of all its partition files, in bytes.
     pub bytes: u64,
-    /// Latest modification of any partition file, UNIX seconds.
+    /// Latest modification of any partition file, UNIX seconds (a file time: copying
+    /// or touching a file moves it; see `last_message` for the messages' own time).
     pub last_write: Option<f64>,
+    /// The newest message's timestamp over every partition, UNIX seconds.
+    pub last_message: Option<f64>,
     /// Each partition, in order.
     pub partition_details: Vec<PartitionInfo>,
     /// Entries in the topic folder that are not partition files (0.2.3 may misread them).
@@ -78,6 +84,27 @@ fn file_name(p: &Path) -> String {
     p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
+/// The newest message's timestamp of a partition: the largest timestamp of its
+/// newest file that holds complete lines (through the time index, which reads
+/// only what was appended since the last look).
+fn newest_message(
+    store: &Store,
+    config: &crate::format::config::TopicConfig,
+    pfiles: &[files::PartitionFile],
+    infos: &[FileInfo],
+) -> Result<Option<f64>> {
+    let kc = config.key_type.encoded_len();
+    for (f, info) in pfiles.iter().zip(infos).rev() {
+        if info.lines == 0 {
+            continue;
+        }
+        if let Some(t) = store.log().index().times(&f.path, kc)?.newest() {
+            return Ok(Some(t));
+        }
+    }
+    Ok(None)
+}
+
 impl Store {
     /// Files, line counts and offsets of every partition.
     ///
@@ -89,7 +116,7 @@ impl Store {
         let dir = self.topic_dir(topic);
         let listing = files::list_topic_dir(&dir, config.partitions)?;
         let mut details = Vec::with_capacity(listing.partitions.len());
-        let (mut messages, mut bytes, mut last_write) = (0u64, 0u64, None::<f64>);
+        let (mut messages, mut bytes, mut last_write, mut topic_last) = (0u64, 0u64, None::<f64>, None::<f64>);
         // The listing has one entry per partition, 0 to config.partitions - 1.
         for (p, pfiles) in (0..config.partitions).zip(&listing.partitions) {
             let mut infos = Vec::with_capacity(pfiles.len());
@@ -112,9 +139,13 @@ impl Store {
             let start = infos.first().map_or(0, |f| f.first);
             let end = infos.last().map_or(0, |f| f.first.saturating_add(f.lines));
             let pbytes: u64 = infos.iter().map(|f| f.bytes).sum();
+            let last_message = newest_message(self, &config, pfiles, &infos)?;
+            if let Some(t) = last_message {
+                topic_last = Some(topic_last.map_or(t, |l: f64| l.max(t)));
+            }
             messages += infos.iter().map(|f| f.lines).sum::<u64>();
             bytes += pbytes;
-            details.push(PartitionInfo { partition: p, start, end, bytes: pbytes, files: infos });
+            details.push(PartitionInfo { partition: p, start, end, bytes: pbytes, last_message, files: infos });
         }
         Ok(TopicDescription {
             name: topic.to_string(),
@@ -124,6 +155,7 @@ impl Store {
             messages,
             bytes,
             last_write,
+            last_message: topic_last,
             partition_details: details,
             unknown_files: listing.unknown.iter().map(|p| file_name(p)).collect(),
             extra_config: config.extra.clone(),

@@ -1,0 +1,55 @@
+// Opening what is not a store: the window says so and what to do; a store is made only on request.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, render } from '@testing-library/svelte';
+import App from '../src/App.svelte';
+import { app } from '../src/lib/app.svelte';
+import { mock, recording, until } from './helpers';
+
+vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend')).mockModule());
+
+beforeEach(() => {
+  mock().forgetListeners();
+  mock().seed();
+  mock().open = false;
+  app.info = null;
+  app.openError = null;
+  mock().calls = [];
+});
+afterEach(() => cleanup());
+
+describe('opening what is not a store', () => {
+  it('shows why the store named on the command line did not open, with the fix', async () => {
+    const err = recording.open_errors['/data/pipeline'];
+    if (err.status !== 'error') throw new Error('recorded as an error');
+    mock().launch = { path: '/data/pipeline', error: err.error };
+    const { getByTestId } = render(App);
+    await until(() => !!document.querySelector('[data-testid=welcome-error]'), 'the launch error');
+    const text = getByTestId('welcome-error').textContent ?? '';
+    expect(text).toMatch(/Could not open \/data\/pipeline/);
+    expect(text).toMatch(/empty folder/);
+    expect(getByTestId('create-store-here')).toBeTruthy();
+    expect(app.info).toBeNull();
+  });
+
+  it('names the sub-folder that holds a store, and offers no store in a folder of other files', async () => {
+    const { getAllByTestId, getByTestId, queryByTestId } = render(App);
+    await until(() => getAllByTestId('recent-store').length > 0, 'recent stores');
+    await fireEvent.click(getAllByTestId('recent-store').find((b) => b.textContent === '/home/me/projects')!);
+    await until(() => !!document.querySelector('[data-testid=welcome-error]'), 'error');
+    const text = getByTestId('welcome-error').textContent ?? '';
+    expect(text).toMatch(/holds no TwainMQ store/);
+    expect(text).toMatch(/\/home\/me\/projects\/orders-store holds one/);
+    expect(text).toMatch(/pick the folder that holds the .twc files/);
+    expect(text).toMatch(/not one above it/);
+    expect(queryByTestId('create-store-here')).toBeNull();
+    expect(app.info).toBeNull();
+  });
+
+  it('says nothing when the command line named no store', async () => {
+    mock().launch = null;
+    render(App);
+    await until(() => !!document.querySelector('[data-testid=welcome]'), 'welcome');
+    await until(() => mock().calls.some((c) => c[0] === 'launchError'), 'asked');
+    expect(document.querySelector('[data-testid=welcome-error]')).toBeNull();
+  });
+});
