@@ -6,6 +6,7 @@ import { prefs } from '../src/lib/prefs.svelte';
 import { accelLabel, accelMatches, actionForKey, actions, shortcutGroups } from '../src/lib/actions.svelte';
 import { MENU_ACCELERATORS } from '../src/lib/bindings';
 import { mock, recording, until } from './helpers';
+import { typeAhead } from '../src/lib/sidebar';
 
 vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend')).mockModule());
 
@@ -187,5 +188,28 @@ describe('launch', () => {
     await until(() => !!document.querySelector('[data-testid=welcome-error]'), 'error');
     expect(r.getByTestId('welcome-error').textContent).toMatch(/no folder at \/media\/usb\/store/);
     expect(app.info).toBeNull();
+  });
+});
+
+describe('type-ahead in the topic list', () => {
+  const names = ['alpha', 'beta', 'billing', 'bravo', 'orders'];
+  it('goes to the first name starting with the letters typed, from the current one on', () => {
+    expect(typeAhead(names, 'b', 0)).toBe(1);
+    expect(typeAhead(names, 'bi', 1)).toBe(2);
+    expect(typeAhead(names, 'br', 0)).toBe(3);
+    expect(typeAhead(names, 'o', 4)).toBe(4);
+    expect(typeAhead(names, 'z', 0)).toBe(-1);
+  });
+  it('steps through the names of one letter typed again, round the end', () => {
+    expect(typeAhead(names, 'bb', 1)).toBe(2);
+    expect(typeAhead(names, 'bbb', 3)).toBe(1);
+  });
+  it('selects the topic typed in the real list', async () => {
+    const r = await openStore();
+    const first = r.getByTestId('topic-list').querySelector<HTMLElement>('[role="option"]');
+    first?.focus();
+    await fireEvent.keyDown(first!, { key: 'o' });
+    await fireEvent.keyDown(document.activeElement ?? first!, { key: 'r' });
+    await until(() => app.topic === 'orders', 'orders selected');
   });
 });

@@ -140,3 +140,36 @@ fn bad_retention_settings_are_refused() {
     store.set_retention("t", None).expect("remove");
     assert_eq!(store.retention("t").expect("get"), None);
 }
+
+/// A group as 0.2.3 makes it names no topic; with two topics of its partition
+/// count its topic cannot be told. Retention of either must keep what it has
+/// not committed past (taking it to read neither would delete it unforced).
+#[test]
+fn a_group_of_unknown_topic_keeps_its_unconsumed_files_in_every_candidate() {
+    let (dir, store, _clock) = four_days();
+    store.create_topic("u", &TopicSpec::new(KeyType::U8, 1)).expect("second topic, same partitions");
+    store.ensure_group("t", "g", StartFrom::Start).expect("group");
+    store.reset_group("g", ResetTo::Offset(15), None, false).expect("commit 15");
+    // Make it a 0.2.3 group: its config without our "topic" key.
+    let cfg = std::fs::read_dir(dir.path())
+        .expect("list")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.extension().is_some_and(|x| x == "twc")
+                && p.file_stem().is_some_and(|s| s.to_string_lossy().contains('g') && s != "t" && s != "u")
+        })
+        .expect("the group's config");
+    let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&cfg).expect("read")).expect("json");
+    assert!(json.as_object_mut().expect("object").remove("topic").is_some(), "our groups record their topic");
+    std::fs::write(&cfg, serde_json::to_vec(&json).expect("json")).expect("write");
+    assert!(store.groups_reading("t").expect("groups").is_empty(), "its topic is ambiguous now");
+
+    store.set_retention("t", Some(Retention { days: Some(1), bytes_per_partition: None })).expect("set");
+    let plan = store.apply_retention("t", false, false).expect("apply");
+    assert_eq!(
+        plan.files.iter().map(|f| (f.first, f.deleted, f.unconsumed_by.clone())).collect::<Vec<_>>(),
+        vec![(0, true, vec![]), (10, false, vec!["g".to_string()])]
+    );
+    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![10, 20, 30]);
+}

@@ -38,3 +38,22 @@ export function saveSections(s: Sections): void {
     /* no storage (private mode): the sections open again next time */
   }
 }
+
+/**
+ * Type-ahead in a list: the index of the item to go to for the letters typed
+ * so far (`typed`, lower case), starting the search at `from`: the first name,
+ * going down and round, that starts with them. The same letter typed again
+ * (`"aa"`) steps through the names starting with it. -1: none.
+ */
+export function typeAhead(names: readonly string[], typed: string, from: number): number {
+  if (typed === '' || names.length === 0) return -1;
+  const same = [...typed].every((c) => c === typed[0]);
+  const prefix = same ? typed[0] : typed;
+  // A new search starts at the current item (it may already match); a repeated letter moves on.
+  const start = same && typed.length > 1 ? from + 1 : Math.max(from, 0);
+  for (let k = 0; k < names.length; k++) {
+    const i = (start + k) % names.length;
+    if (names[i].toLowerCase().startsWith(prefix)) return i;
+  }
+  return -1;
+}

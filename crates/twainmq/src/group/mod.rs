@@ -43,4 +43,4 @@ pub(crate) use cache::{read_log, GroupLogs, Groups};
 pub(crate) use describe::{describe_on, trigger_round};
 pub(crate) use history::lag_history;
 pub(crate) use reset::reset_on;
-pub(crate) use setup::{ensure, group_topic_of, groups_reading};
+pub(crate) use setup::{ensure, group_topic_of, groups_maybe_reading, groups_reading};

@@ -133,6 +133,35 @@ pub(crate) fn groups_reading(g: &Groups, topic: &str) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// The groups that may read `topic`: those of [`groups_reading`], and also
+/// those 0.2.3 made (no recorded topic) for which `topic` is one of several
+/// topics of their partition count. Retention keeps what any of them has not
+/// committed past: a group whose topic cannot be told is not taken to read
+/// none (which would let its unconsumed messages go unforced).
+///
+/// # Errors
+/// [`Error::Io`] when the store cannot be listed.
+pub(crate) fn groups_maybe_reading(g: &Groups, topic: &str) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for group in g.log.list_groups()? {
+        if name::validate_group(&group).is_err() {
+            continue;
+        }
+        let gtopic = name::group_topic(&group);
+        let Ok(config) = crate::format::config::TopicConfig::load(&gtopic, &g.log.config_path(&gtopic)) else { continue };
+        let reads = match config.extra.get("topic").and_then(|v| v.as_str()) {
+            Some(recorded) => recorded == topic,
+            None => read_log(g, &group).and_then(|log| group_topic_of(g, &group, &log)).is_ok_and(|(found, candidates)| {
+                found.as_deref() == Some(topic) || (found.is_none() && candidates.iter().any(|c| c == topic))
+            }),
+        };
+        if reads {
+            out.push(group);
+        }
+    }
+    Ok(out)
+}
+
 /// `topic`, the topic of `group`, checked as a topic name: a config edited by
 /// hand may record anything, and nothing is read through a name like `../x`.
 ///

@@ -189,9 +189,10 @@ impl Store {
 
     fn plan(&self, topic: &str, rule: Rule, force: bool) -> Result<RetentionPlan> {
         let d = self.describe_topic(topic)?;
-        // Each group's committed offset per partition (-1: "from the end", all consumed).
+        // Each group's committed offset per partition (-1: "from the end", all consumed),
+        // counting a 0.2.3 group whose topic is ambiguous as a reader of this one.
         let mut commits: Vec<(String, Vec<Option<i64>>)> = Vec::new();
-        for g in self.groups_reading(topic)? {
+        for g in crate::group::groups_maybe_reading(&self.groups(), topic)? {
             let gd = self.describe_group_on(&g, Some(topic))?;
             commits.push((g, gd.partitions.iter().map(|p| p.committed).collect()));
         }
