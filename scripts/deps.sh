@@ -19,9 +19,10 @@ need_cmd node nodejs
 need_cmd npm npm
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then pkgs+=(python3-venv); fi
 [ -e /usr/include/zlib.h ] || pkgs+=(zlib1g-dev)
-# Tauri 2 on Linux, and the end-to-end harness (Xvfb, WebKitWebDriver, screenshots).
+# Tauri 2 on Linux, and the end-to-end harness (Xvfb, WebKitWebDriver, screenshots, a private
+# D-Bus session bus for the single-instance test).
 for p in libwebkit2gtk-4.1-dev libsoup-3.0-dev libjavascriptcoregtk-4.1-dev librsvg2-dev \
-         libayatana-appindicator3-dev libssl-dev xvfb xauth webkit2gtk-driver imagemagick x11-utils file \
+         libayatana-appindicator3-dev libssl-dev xvfb xauth webkit2gtk-driver imagemagick x11-utils file dbus-daemon \
          fonts-wqy-zenhei fonts-noto-color-emoji; do
   need_pkg "$p"
 done

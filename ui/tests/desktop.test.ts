@@ -155,6 +155,20 @@ describe('settings', () => {
   });
 });
 
+describe('settings: lag alerts', () => {
+  it('lists the groups with thresholds, and removes one', async () => {
+    const r = await openStore();
+    const { lagAlerts } = await import('../src/lib/alerts.svelte');
+    lagAlerts.set('billing', { maxLag: '100', maxAgeSecs: null });
+    actions.run('settings');
+    await until(() => !!r.queryByTestId('settings-alert-billing'), 'billing listed');
+    expect(r.getByTestId('settings-alert-billing').textContent).toMatch(/100/);
+    await fireEvent.click(r.getByTestId('settings-alert-remove-billing'));
+    await until(() => !!r.queryByTestId('settings-alerts-none'), 'none left');
+    expect(lagAlerts.thresholds('billing')).toBeNull();
+  });
+});
+
 describe('launch', () => {
   it('reopens the last store when the setting says so', async () => {
     prefs.setLaunch('last');
