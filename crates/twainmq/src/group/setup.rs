@@ -113,24 +113,7 @@ pub(crate) fn group_topic_of(g: &Groups, group: &str, log: &GroupLog) -> Result<
 /// # Errors
 /// [`Error::Io`] when the store cannot be listed.
 pub(crate) fn groups_reading(g: &Groups, topic: &str) -> Result<Vec<String>> {
-    let mut out = Vec::new();
-    for group in g.log.list_groups()? {
-        if name::validate_group(&group).is_err() {
-            continue;
-        }
-        let gtopic = name::group_topic(&group);
-        let Ok(config) = crate::format::config::TopicConfig::load(&gtopic, &g.log.config_path(&gtopic)) else { continue };
-        let reads = match config.extra.get("topic").and_then(|v| v.as_str()) {
-            Some(recorded) => recorded == topic,
-            None => {
-                read_log(g, &group).and_then(|log| group_topic_of(g, &group, &log)).is_ok_and(|(found, _)| found.as_deref() == Some(topic))
-            }
-        };
-        if reads {
-            out.push(group);
-        }
-    }
-    Ok(out)
+    groups_of(g, topic, false)
 }
 
 /// The groups that may read `topic`: those of [`groups_reading`], and also
@@ -142,6 +125,12 @@ pub(crate) fn groups_reading(g: &Groups, topic: &str) -> Result<Vec<String>> {
 /// # Errors
 /// [`Error::Io`] when the store cannot be listed.
 pub(crate) fn groups_maybe_reading(g: &Groups, topic: &str) -> Result<Vec<String>> {
+    groups_of(g, topic, true)
+}
+
+/// The groups recorded as reading `topic`, or inferred to; with `ambiguous`,
+/// also the 0.2.3 groups for which it is one candidate of several.
+fn groups_of(g: &Groups, topic: &str, ambiguous: bool) -> Result<Vec<String>> {
     let mut out = Vec::new();
     for group in g.log.list_groups()? {
         if name::validate_group(&group).is_err() {
@@ -152,7 +141,7 @@ pub(crate) fn groups_maybe_reading(g: &Groups, topic: &str) -> Result<Vec<String
         let reads = match config.extra.get("topic").and_then(|v| v.as_str()) {
             Some(recorded) => recorded == topic,
             None => read_log(g, &group).and_then(|log| group_topic_of(g, &group, &log)).is_ok_and(|(found, candidates)| {
-                found.as_deref() == Some(topic) || (found.is_none() && candidates.iter().any(|c| c == topic))
+                found.as_deref() == Some(topic) || (ambiguous && found.is_none() && candidates.iter().any(|c| c == topic))
             }),
         };
         if reads {
