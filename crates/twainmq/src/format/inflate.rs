@@ -51,6 +51,26 @@ pub const PADDING: usize = 16;
 static LITLEN: [(u16, u8); 512] = fixed_litlen_table();
 static DIST: [u8; 32] = fixed_dist_table();
 
+/// Not an 8-bit literal (in [`LIT8`]): 255 is a 9-bit literal, never in that table.
+const NOT_LIT8: u8 = 255;
+
+/// The 8-bit literal (0 to 143) whose code is these 8 input bits, or [`NOT_LIT8`]
+/// (the bits begin a 7-bit, 9-bit or 8-bit length code).
+// Literals are below 144 (`try_from` is not const).
+#[allow(clippy::cast_possible_truncation)]
+const fn lit8_table() -> [u8; 256] {
+    let mut t = [NOT_LIT8; 256];
+    let mut s = 0u32;
+    while s < 144 {
+        let (code, len) = fixed_code(s);
+        t[reversed(code, len) as usize] = s as u8;
+        s += 1;
+    }
+    t
+}
+
+static LIT8: [u8; 256] = lit8_table();
+
 /// A bit reader that keeps 56 to 63 bits ready and refills without a branch
 /// per byte (libdeflate's scheme): re-reading bits it already holds is
 /// harmless, because they are the same bits.
@@ -70,6 +90,16 @@ impl Bits<'_> {
         self.p += 7 - (self.n as usize >> 3);
         self.n |= 56;
         Some(())
+    }
+    /// As [`Bits::refill`], declining a stream that has run past its end:
+    /// checked at refills only (not per symbol), because past the end the
+    /// padding is zeros, which the fixed code reads as end-of-block (7 zero
+    /// bits), and the check after the block declines a stream that ran past
+    /// its end.
+    #[inline(always)]
+    fn refill_within(&mut self, end_bit: usize) -> Option<()> {
+        self.refill()?;
+        (self.position() <= end_bit + 64).then_some(())
     }
     /// The next `bits` bits, not consumed. Callers take the extra bits of a
     /// length or distance: at most 13, so the value is below 2^13.
@@ -174,16 +204,35 @@ fn decode(input: &[u8], len: usize, buf: &mut [u8]) -> Result<usize, Fail> {
                 b.seek_byte(at + 4 + n);
             }
             1 => loop {
-                // A whole symbol is at most 9 + 5 + 5 + 13 = 32 bits; refilling
-                // only below that keeps the refill off most literals' path.
-                if b.n < 32 {
-                    b.refill().ok_or(Fail::Decline)?;
-                    // Checked at refills only (not per symbol): past the end
-                    // the padding is zeros, which the fixed code reads as
-                    // end-of-block (7 zero bits), and the check after the
-                    // block declines a stream that ran past its end.
-                    if b.position() > end_bit + 64 {
-                        return Err(Fail::Decline);
+                // Up to 63 bits are kept ready: a run of 8-bit literals below
+                // reads 7 bytes of them, a whole symbol takes at most
+                // 9 + 5 + 5 + 13 = 32.
+                if b.n < 56 {
+                    b.refill_within(end_bit).ok_or(Fail::Decline)?;
+                }
+                // Text is mostly 8-bit literals (every byte below 144, so all
+                // of ASCII), and each of those is the next 8 bits: up to seven
+                // are read with lookups independent of each other, not one
+                // after another as a symbol's length decides where the next is.
+                if let Some(dst) = buf.get_mut(o..o + 8) {
+                    let w = b.buf;
+                    let mut k = 0u32;
+                    while k < 7 {
+                        let c = LIT8[((w >> (8 * k)) & 255) as usize];
+                        if c == NOT_LIT8 {
+                            break;
+                        }
+                        dst[k as usize] = c;
+                        k += 1;
+                    }
+                    o += k as usize;
+                    // k <= 7, so 8k bits <= 56 <= the bits held.
+                    b.consume(8 * k);
+                    if k == 7 {
+                        continue;
+                    }
+                    if b.n < 32 {
+                        b.refill_within(end_bit).ok_or(Fail::Decline)?;
                     }
                 }
                 let (sym, clen) = LITLEN[(b.buf & 511) as usize];
@@ -232,7 +281,23 @@ fn decode(input: &[u8], len: usize, buf: &mut [u8]) -> Result<usize, Fail> {
                     return Err(Fail::NoRoom);
                 }
                 let from = o - dist;
-                if dist >= n {
+                if dist >= 8 && o + n + 8 <= buf.len() {
+                    // Eight bytes at a time, each read from bytes already
+                    // written (dist >= 8), running up to 7 bytes past the
+                    // match's end into room that later output overwrites:
+                    // short matches are most, and a call to memmove for each
+                    // cost more than the copy.
+                    let mut i = 0;
+                    while i < n {
+                        let mut chunk = [0u8; 8];
+                        chunk.copy_from_slice(&buf[from + i..from + i + 8]);
+                        buf[o + i..o + i + 8].copy_from_slice(&chunk);
+                        i += 8;
+                    }
+                } else if dist == 1 {
+                    let byte = buf[from];
+                    buf[o..o + n].fill(byte);
+                } else if dist >= n {
                     buf.copy_within(from..from + n, o);
                 } else {
                     // An overlapping copy repeats the last `dist` bytes: copy
@@ -356,6 +421,41 @@ mod tests {
             if let Some(out) = fast(&z) {
                 prop_assert_eq!(out, data);
             }
+        }
+
+        /// Text: runs of 8-bit literals longer and shorter than the seven
+        /// read at once, 9-bit literals (`é`), and matches at distances 1,
+        /// under 8 and over 8, decoded with room to spare and with a buffer
+        /// of exactly the output's size (where copies cannot run past a
+        /// match's end and runs cannot be read 8 bytes at a time).
+        #[test]
+        fn text_decodes_as_written_with_or_without_room_to_spare(
+            words in proptest::collection::vec(proptest::sample::select(vec![
+                "the ", "DE", "\"country\":\"", "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn", "{\"id\":", "é", "abab", "0123456789abcdef0123", "\n",
+            ]), 0..120),
+            level in 0u32..10,
+        ) {
+            let data: Vec<u8> = words.concat().into_bytes();
+            let mut enc = crate::format::deflate::FastDeflate::default();
+            let mut z = Vec::new();
+            enc.compress(&data, &mut z);
+            let zl = zlib_deflate(&data, level);
+            for stream in [z, zl] {
+                let mut input = stream.clone();
+                input.extend_from_slice(&[0; PADDING]);
+                for limit in [1 << 20, data.len()] {
+                    let mut out = Vec::new();
+                    if fixed_or_stored(&input, stream.len(), &mut out, limit).is_some() {
+                        prop_assert_eq!(&out, &data);
+                    } else {
+                        // Declined only for a dynamic block (zlib's choice for longer text), never for ours.
+                        prop_assert_eq!(zlib(&stream), Some(data.clone()));
+                    }
+                }
+            }
+            let mut z = Vec::new();
+            enc.compress(&data, &mut z);
+            prop_assert_eq!(fast(&z), Some(data));
         }
 
         #[test]
