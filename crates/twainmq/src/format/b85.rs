@@ -171,6 +171,20 @@ pub fn decode_to_slice(text: &[u8], out: &mut [u8]) -> Result<usize, B85Error> {
     Ok(len)
 }
 
+/// Decode exactly two hunks (10 characters) to a `u64`, big-endian: the
+/// timestamp of every line, read once per line by counts, time indexes and
+/// scans, without the general decoder's loop.
+///
+/// # Errors
+/// [`B85Error`] as for [`decode_into`]; `BadLength` when `text` is not 10 characters.
+#[inline]
+pub fn decode_u64(text: &[u8]) -> Result<u64, B85Error> {
+    let Some(t) = text.get(..10).filter(|_| text.len() == 10) else { return Err(B85Error::BadLength { len: text.len() }) };
+    let hi = decode_hunk(&t[..5], 0)?;
+    let lo = decode_hunk(&t[5..], 5)?;
+    Ok(u64::from(hi) << 32 | u64::from(lo))
+}
+
 /// One 5-character hunk. Valid digits are below 0x80 and `INVALID` is not, so
 /// one test of the OR of the five looks-ups rejects any bad character.
 #[inline(always)]

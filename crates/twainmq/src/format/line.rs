@@ -139,11 +139,7 @@ pub fn encode_timestamp(ts: f64, out: &mut Vec<u8>) {
 /// # Errors
 /// When the characters are not base85.
 pub fn decode_timestamp(text: &[u8]) -> Result<f64, b85::B85Error> {
-    let mut buf = [0u8; 8];
-    if b85::decode_to_slice(text, &mut buf)? != 8 {
-        return Err(b85::B85Error::BadLength { len: text.len() });
-    }
-    Ok(f64::from_bits(u64::from_be_bytes(buf)))
+    b85::decode_u64(text).map(f64::from_bits)
 }
 
 impl Codec {

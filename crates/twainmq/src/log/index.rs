@@ -354,6 +354,11 @@ impl Heads {
     /// Line `n` ends after `rest`: note its timestamp in its block.
     fn line_ends(&mut self, rest: &[u8], n: u64, block_max: &mut Vec<f64>, block_min: &mut Vec<f64>) {
         let Some(kc) = self.kc else { return };
+        // Most lines lie whole in one read: their head is read where it is, not copied.
+        if self.head.is_empty() && !self.broken {
+            crate::log::timeindex::note(crate::log::timeindex::line_timestamp(rest, kc), n, block_max, block_min);
+            return;
+        }
         self.take(rest);
         let ts = if self.broken { None } else { crate::log::timeindex::line_timestamp(&self.head, kc) };
         crate::log::timeindex::note(ts, n, block_max, block_min);
