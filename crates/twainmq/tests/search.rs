@@ -112,6 +112,42 @@ fn time_bounds_are_inclusive_and_exact_at_midnight_and_between_files() {
     }
 }
 
+/// A CEL filter's own bounds on `timestamp` skip to its window through the
+/// time index (fewer lines read) and find exactly what a scan of every line
+/// finds, at a message's own microsecond and at midnight.
+#[test]
+fn a_filters_time_bounds_skip_with_the_time_index_and_miss_nothing() {
+    let (_dir, store) = store(6_000);
+    let all = everything(&store);
+    let rfc = |t: f64| {
+        let micros = (t * 1e6).round() as i64;
+        chrono::DateTime::from_timestamp_micros(micros).expect("a time").to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+    };
+    let probe = all[2_345].timestamp;
+    let midnight = MIDNIGHT as f64;
+    type Keep = Box<dyn Fn(&Message) -> bool>;
+    let cases: Vec<(String, Keep)> = vec![
+        (format!(r#"timestamp >= timestamp("{}")"#, rfc(midnight)), Box::new(move |m| m.timestamp >= midnight)),
+        (format!(r#"timestamp("{}") > timestamp"#, rfc(midnight)), Box::new(move |m| m.timestamp < midnight)),
+        (format!(r#"timestamp == timestamp("{}")"#, rfc(probe)), Box::new(move |m| rfc(m.timestamp) == rfc(probe))),
+        (
+            format!(r#"timestamp > timestamp("{}") && timestamp <= timestamp("{}") && text.contains("TIMEOUT")"#, rfc(midnight - 10.0), rfc(midnight + 10.0)),
+            Box::new(move |m| m.timestamp > midnight - 10.0 && m.timestamp <= midnight + 10.0 && m.text().is_some_and(|t| t.contains("TIMEOUT"))),
+        ),
+        // Under an `||` a bound is no bound: every line is read.
+        (format!(r#"timestamp < timestamp("{}") || key == 3"#, rfc(midnight - 50.0)), Box::new(move |m| m.timestamp < midnight - 50.0 || m.key == twainmq::Key::Int(3))),
+    ];
+    for (expr, keep) in &cases {
+        let filter = twainmq::Filter::compile(expr).expect("compiles");
+        let q = Query { filter: Some(filter.clone()), ..Query::default() };
+        let mut total = 0;
+        let (_, hits) = scan::find(&store, "t", &q, &AtomicBool::new(false), |p| total = p.total).expect("find");
+        same(&ids(&hits.ordered()), &model(&all, keep), expr);
+        let bounded = filter.time_bounds() != (None, None);
+        assert_eq!(total < 6_000, bounded, "{expr}: {total} lines to read");
+    }
+}
+
 #[test]
 fn a_cancelled_search_stops_promptly_and_says_so() {
     let (_dir, store) = store(200_000);

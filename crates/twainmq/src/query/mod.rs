@@ -64,7 +64,7 @@ use crate::format::key::Key;
 use crate::format::message::Message;
 use crate::query::eval::Cx;
 use crate::query::fields::{Head, Msg, Var, Vars};
-use crate::query::plan::{Plan, Tri};
+use crate::query::plan::{Node, Plan, Tri};
 
 /// A compiled CEL filter over one message. Cheap to clone and shared by
 /// threads.
@@ -195,6 +195,27 @@ impl Filter {
         self.inner.vars & !Var::HEAD != 0
     }
 
+    /// The times the filter's `&&`s bound `timestamp` to (`timestamp >= T`,
+    /// `timestamp < T`, `timestamp == T`, either way round), as UNIX seconds
+    /// `(since, until)`, widened by a millisecond: no message outside them
+    /// matches, so a scan skips to them with the time index and still tests
+    /// every message inside with [`Filter::matches`]. `None` where the filter
+    /// sets no bound (a bound under an `||`, a `!` or a `?:` is not one).
+    ///
+    /// # Examples
+    /// ```
+    /// use twainmq::Filter;
+    /// let f = Filter::compile(r#"timestamp >= timestamp("2026-11-30T00:00:00Z") && value.ok"#)?;
+    /// assert_eq!(f.time_bounds(), (Some(1_795_996_800.0 - 0.001), None));
+    /// assert_eq!(Filter::compile("key == 1 || timestamp < timestamp(0)")?.time_bounds(), (None, None));
+    /// # Ok::<(), twainmq::Error>(())
+    /// ```
+    pub fn time_bounds(&self) -> (Option<f64>, Option<f64>) {
+        let mut bounds = (None, None);
+        time_bounds(&self.inner.plan.root, &mut bounds);
+        bounds
+    }
+
     /// The paths under `value` the filter reads, in order of appearance, as
     /// `country`, `a.b`, `items[0]`: for completion.
     pub fn value_fields(&self) -> Vec<String> {
@@ -205,6 +226,50 @@ impl Filter {
 impl fmt::Debug for Filter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("Filter").field(&self.inner.source).finish()
+    }
+}
+
+/// How far a time bound is widened: a message's timestamp is compared in
+/// CEL rounded to the microsecond, and a millisecond covers that rounding
+/// (and the bound's own conversion to seconds) many times over.
+const BOUND_SLACK: f64 = 1e-3;
+
+/// Narrow `bounds` by the tests `node` requires to be true.
+fn time_bounds(node: &Node, bounds: &mut (Option<f64>, Option<f64>)) {
+    use crate::query::plan::{CmpOp, Operand, Test};
+    use crate::query::value::V;
+    match node {
+        // Only a true outcome matches, and `&&` is true only when every side is.
+        Node::And(nodes) => nodes.iter().for_each(|n| time_bounds(n, bounds)),
+        Node::Leaf(leaf) => {
+            let Test::Cmp(op, a, b) = &leaf.test else { return };
+            // `T < timestamp` is `timestamp > T`.
+            let (op, t) = match (a, b) {
+                (Operand::Var(Var::Timestamp), Operand::Const(V::Ts(t))) => (*op, t),
+                (Operand::Const(V::Ts(t)), Operand::Var(Var::Timestamp)) => match op {
+                    CmpOp::Lt => (CmpOp::Gt, t),
+                    CmpOp::Le => (CmpOp::Ge, t),
+                    CmpOp::Gt => (CmpOp::Lt, t),
+                    CmpOp::Ge => (CmpOp::Le, t),
+                    other => (*other, t),
+                },
+                _ => return,
+            };
+            let secs = t.timestamp() as f64 + f64::from(t.timestamp_subsec_nanos()) / 1e9;
+            let (since, until) = (secs - BOUND_SLACK, secs + BOUND_SLACK);
+            let raise = |b: &mut Option<f64>| *b = Some(b.map_or(since, |x: f64| x.max(since)));
+            let lower = |b: &mut Option<f64>| *b = Some(b.map_or(until, |x: f64| x.min(until)));
+            match op {
+                CmpOp::Gt | CmpOp::Ge => raise(&mut bounds.0),
+                CmpOp::Lt | CmpOp::Le => lower(&mut bounds.1),
+                CmpOp::Eq => {
+                    raise(&mut bounds.0);
+                    lower(&mut bounds.1);
+                }
+                CmpOp::Ne => {}
+            }
+        }
+        _ => {}
     }
 }
 

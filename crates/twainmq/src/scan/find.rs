@@ -196,6 +196,14 @@ pub fn find_streaming(
     mut on_progress: impl FnMut(Progress),
     mut on_settled: impl FnMut(&[HitRef]),
 ) -> Result<(Finish, Hits)> {
+    // A filter's own time bounds (`timestamp >= T && ...`) narrow the query's:
+    // the time index then skips what they exclude (the filter still tests the rest).
+    let (fsince, funtil) = query.filter.as_ref().map_or((None, None), crate::query::Filter::time_bounds);
+    let tighter = |a: Option<f64>, b: Option<f64>, pick: fn(f64, f64) -> f64| match (a, b) {
+        (Some(a), Some(b)) => Some(pick(a, b)),
+        (a, b) => a.or(b),
+    };
+    let query = &Query { since: tighter(query.since, fsince, f64::max), until: tighter(query.until, funtil, f64::min), ..query.clone() };
     let config = store.topic_config(topic)?;
     // The topic searched: if another process deletes (or makes again) the topic
     // under the scan, its hits are of files no longer there, and the search fails.
