@@ -60,7 +60,8 @@ f, c, p = s["field_filter_msgs_per_s"], s["consume_json_msgs_per_s"], py["filter
 print(f'{s["messages"]:,} messages written in {s["write_s"]:.1f} s on {s["threads"]} threads')
 print(f'field filter  value.country == "DE" && value.amount > 100: {f:>12,.0f} msg/s  ({f / c:.2f} x consume --json {c:,.0f} msg/s, goal 1.6; {f / p:.0f} x a Python filter over 0.2.3 {p:,.0f} msg/s, goal 20; goal 4M msg/s)')
 print(f'key filter    key in [1, 2, 3]:                          {s["key_filter_lines_per_s"]:>12,.0f} lines/s (goal 15M)')
-print(f'time window   10% of the topic:                          {s["time_window_ms"]:>9.0f} ms for {s["time_window_hits"]:,} hits')
+print(f'time window   10% of the topic, --since/--until:         {s["time_window_ms"]:>9.0f} ms for {s["time_window_hits"]:,} hits ({s["time_window_cold_ms"]:.0f} ms the first time, building the time index)')
+print(f'time filter   the same window in CEL (timestamp >= ... && timestamp <= ...): {s["time_filter_ms"]:.0f} ms for {s["time_filter_hits"]:,} hits, {s["time_filter_lines_per_s"]:,.0f} lines/s of the topic (goal 15M)')
 print(f'text search   (every payload inflated):                  {s["text_msgs_per_s"]:>12,.0f} msg/s')
 print(f'timeline      newest 100 (End) {s["timeline_end_page_ms"]:.1f} ms warm, {s["timeline_end_page_cold_ms"]:.0f} ms with no index (goal 200 cold); 100 from a time {s["timeline_jump_ms"]:.1f} ms (goal 50)')
 PY

@@ -322,7 +322,7 @@ function perfRecord(pids, label, seconds) {
 /** Helpers kept on window.__bench: IPC timing, waits that end on the frame showing the result, a recorder. */
 function installPageHelpers() {
   if (window.__bench) return true;
-  const B = (window.__bench = { ipc: {} });
+  const B = (window.__bench = { ipc: {}, ipcLog: [] });
   // Count and time every command the UI sends: Tauri's IPC posts each command to ipc://localhost/<command>
   // with the global fetch (window.__TAURI_INTERNALS__.invoke itself cannot be wrapped: it is read-only).
   try {
@@ -337,6 +337,9 @@ function installPageHelpers() {
       const rec = B.ipc[cmd] || (B.ipc[cmd] = { n: 0, ms: 0, max: 0 });
       const end = () => {
         const d = performance.now() - t;
+        // The last commands with their start and end, to see what a wait was spent on.
+        B.ipcLog.push([cmd, t, t + d]);
+        if (B.ipcLog.length > 500) B.ipcLog.shift();
         rec.n++;
         rec.ms += d;
         if (d > rec.max) rec.max = d;
@@ -880,7 +883,9 @@ async function main() {
         }, 110000).then((r) => {
           const rec = B.stopRecorder();
           const count = document.querySelector('[data-testid="search-banner"] .count')?.textContent ?? '';
-          done({ ok: r.ok, ms: r.ok ? r.tFrame - t0 : null, first_hit_ms: firstHit, count, state: document.querySelector('[data-testid="search-progress"]')?.getAttribute('data-state'), gaps: rec.gaps, ipc: rec.ipc });
+          // The commands that ended before the first hit showed (their start and end, from the click).
+          const early = B.ipcLog.filter(([, a, b]) => a >= t0 && firstHit !== null && b - t0 <= firstHit + 1).map(([c, a, b]) => [c, Math.round(a - t0), Math.round(b - t0)]);
+          done({ ok: r.ok, ms: r.ok ? r.tFrame - t0 : null, first_hit_ms: firstHit, first_hit_ipc: early, count, state: document.querySelector('[data-testid="search-progress"]')?.getAttribute('data-state'), gaps: rec.gaps, ipc: rec.ipc });
         });
       }, text);
     log('search, full scan');
@@ -890,12 +895,13 @@ async function main() {
     const s2 = await search(COMMON);
     await shot(browser, 'bench-search-common');
     const scannedOf = (c) => Number((/([\d,]+) scanned/.exec(c)?.[1] ?? '0').replace(/,/g, ''));
-    const hitsOf = (c) => Number((/([\d,]+) hits/.exec(c)?.[1] ?? '0').replace(/,/g, ''));
+    const hitsOf = (c) => Number((/([\d,]+) matches/.exec(c)?.[1] ?? '0').replace(/,/g, ''));
     const sRes = (s) => ({
       ok: s.ok,
       state: s.state,
       ms: round(s.ms),
       first_hit_ms: round(s.first_hit_ms),
+      first_hit_ipc: s.first_hit_ipc,
       hits: hitsOf(s.count),
       scanned: scannedOf(s.count),
       msgs_per_s: s.ms ? Math.round(scannedOf(s.count) / (s.ms / 1000)) : null,

@@ -90,6 +90,25 @@ fn finds_every_hit_in_timeline_order_and_reads_them_back() {
     same(&ids(&run(&store, &q)), &model(&all, |m| m.partition != 1 && m.text().is_some_and(|t| t.contains("order 1"))), "partitions");
 }
 
+/// Hits read back in the order asked, near ones (read on to, the lines
+/// between passed over) and far ones (sought) alike; one asked twice comes
+/// once, where first asked; one no longer there is left out.
+#[test]
+fn hits_read_back_near_and_far_in_the_order_asked() {
+    let (_dir, store) = store(30_000);
+    let all = everything(&store);
+    let at = |i: usize| HitRef { partition: all[i].partition, offset: all[i].offset, timestamp: all[i].timestamp };
+    let mut asked: Vec<HitRef> = [29_999, 5, 6, 40, 7_000, 7_003, 15_000, 1, 6].into_iter().map(at).collect();
+    asked.push(HitRef { partition: 1, offset: 1_000_000, timestamp: 0.0 });
+    let read = scan::read_hits(&store, "t", &asked).expect("read");
+    let want: Vec<(u32, u64, String)> = [29_999, 5, 6, 40, 7_000, 7_003, 15_000, 1]
+        .into_iter()
+        .map(|i| (all[i].partition, all[i].offset, all[i].text().unwrap_or_default().to_string()))
+        .collect();
+    let got: Vec<(u32, u64, String)> = read.iter().map(|m| (m.partition, m.offset, m.text().unwrap_or_default().to_string())).collect();
+    assert_eq!(got, want);
+}
+
 #[test]
 fn time_bounds_are_inclusive_and_exact_at_midnight_and_between_files() {
     let (_dir, store) = store(6_000);

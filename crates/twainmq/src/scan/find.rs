@@ -161,6 +161,8 @@ struct Shared<'a> {
     hits: AtomicU64,
 }
 
+/// Lines between two hits that [`read_hits`] reads on over rather than seeking.
+const READ_ON: u64 = 2048;
 /// Lines a worker reads between looks at the cancel flag.
 const BUDGET: u32 = 4096;
 /// Smallest range a partition is cut into for another worker.
@@ -182,7 +184,7 @@ pub fn find(store: &Store, topic: &str, query: &Query, cancel: &AtomicBool, on_p
 /// end or was cancelled (then the ranges never read are missing from both).
 ///
 /// So that the first hits settle early, every partition is read from its
-/// start in ranges that grow (16 Ki lines, then doubling), taken round the
+/// start in ranges that grow (4 Ki lines, then doubling), taken round the
 /// partitions in turn: the timeline is swept from its beginning on all
 /// partitions together.
 ///
@@ -313,7 +315,7 @@ pub fn find_streaming(
 
 /// The first range of each partition: small, so that the first hits settle
 /// within milliseconds.
-const FIRST_RANGE: u64 = 1 << 14;
+const FIRST_RANGE: u64 = 1 << 12;
 
 /// Cut the partitions' ranges into tasks: from each partition's start,
 /// ranges of [`FIRST_RANGE`] lines doubling up to an even share of the work
@@ -442,8 +444,10 @@ fn scan_task(s: &Shared<'_>, task: &Task) -> Result<TaskHits> {
     Ok(out)
 }
 
-/// The messages `hits` refer to, in the order given. A hit whose line is no
-/// longer there (the topic was cut or replaced since) is left out.
+/// The messages `hits` refer to, in the order given (a hit given twice comes
+/// once, where first given). A hit whose line is no longer there (the topic
+/// was cut or replaced since) or is damaged is left out. Only the hits'
+/// lines are decoded: the lines between near hits are passed over.
 ///
 /// # Errors
 /// Topic and I/O errors.
@@ -457,28 +461,27 @@ pub fn read_hits(store: &Store, topic: &str, hits: &[HitRef]) -> Result<Vec<Mess
         offsets.sort_unstable();
         offsets.dedup();
         let mut r = store.partition_reader(topic, p, StartFrom::Offset(offsets[0]))?;
-        for o in offsets {
-            // Close hits are read on; far ones are sought (through the line index).
-            if o < r.position() || o - r.position() > 256 {
+        let mut i = 0;
+        while let Some(&o) = offsets.get(i) {
+            // Close hits are read on to (the lines between are passed over
+            // undecoded, a newline search each); far ones are sought through the line index.
+            if o < r.position() || o - r.position() > READ_ON {
                 r.seek_to(StartFrom::Offset(o))?;
             }
-            loop {
-                match r.poll() {
-                    Ok(Some(m)) if m.offset < o => continue,
-                    Ok(Some(m)) => {
-                        if m.offset == o {
-                            found.insert((p, o), m);
-                        }
-                        break;
-                    }
-                    Ok(None) => break,
-                    Err(Error::CorruptLine { .. }) => {
-                        if r.position() > o {
-                            break;
-                        }
-                    }
-                    Err(e) => return Err(e),
+            let mut only = |offset: u64, _: &[u8]| offset == o;
+            match r.poll_scan(o + 1, &mut only, BUDGET) {
+                Ok(Scanned::Message(m)) if m.offset == o => {
+                    found.insert((p, o), m);
+                    i += 1;
                 }
+                // Not there (the topic was cut or replaced since), or damaged: left out.
+                Ok(Scanned::End) => i += 1,
+                Ok(Scanned::Message(_) | Scanned::Skipped) | Err(Error::CorruptLine { .. }) => {
+                    if r.position() > o {
+                        i += 1;
+                    }
+                }
+                Err(e) => return Err(e),
             }
         }
     }
