@@ -149,6 +149,9 @@ pub async fn search(state: Session, topic: String, query: SearchQuery, on_event:
     std::thread::Builder::new()
         .name(format!("search-{id}"))
         .spawn(move || {
+            // The scan's workers give way to the app's event loop and the web
+            // view: the first hits' page is read and drawn while the scan runs.
+            twainmq::scan::in_background();
             service::search(
                 &store,
                 &session.topic,

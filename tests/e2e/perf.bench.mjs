@@ -889,10 +889,16 @@ async function main() {
         });
       }, text);
     log('search, full scan');
+    // CPU of the app's processes while each search runs (the scan is the app's; the web
+    // process draws the progress, and the frame recorder's own animation frames).
+    let meter = cpuMeter();
     const s1 = await search(NEEDLE);
+    s1.cpu = meter.stop();
     await shot(browser, 'bench-search-needle');
     log('search, many hits');
+    meter = cpuMeter();
     const s2 = await search(COMMON);
+    s2.cpu = meter.stop();
     await shot(browser, 'bench-search-common');
     const scannedOf = (c) => Number((/([\d,]+) scanned/.exec(c)?.[1] ?? '0').replace(/,/g, ''));
     const hitsOf = (c) => Number((/([\d,]+) matches/.exec(c)?.[1] ?? '0').replace(/,/g, ''));
@@ -902,6 +908,7 @@ async function main() {
       ms: round(s.ms),
       first_hit_ms: round(s.first_hit_ms),
       first_hit_ipc: s.first_hit_ipc,
+      cpu: s.cpu,
       hits: hitsOf(s.count),
       scanned: scannedOf(s.count),
       msgs_per_s: s.ms ? Math.round(scannedOf(s.count) / (s.ms / 1000)) : null,

@@ -10,6 +10,16 @@ mod find;
 mod matcher;
 mod settle;
 
+/// Lower the calling thread to background priority, for a thread that does
+/// nothing but search (an app's search thread): the workers [`find`] starts
+/// from it inherit that priority, so a program's interactive threads (its
+/// event loop, its renderer) run first while the scan holds every core, and
+/// an idle machine still gives the scan all of them. Returns whether the
+/// system lowered it: on Linux; elsewhere nothing changes and it is `false`.
+pub fn in_background() -> bool {
+    crate::sys::priority::lower_this_thread()
+}
+
 pub(crate) use find::Head;
 pub use find::{find, find_streaming, read_hits, HitRef, Hits};
 use matcher::Matcher;
