@@ -171,6 +171,19 @@ pub fn decode_to_slice(text: &[u8], out: &mut [u8]) -> Result<usize, B85Error> {
     Ok(len)
 }
 
+/// Decode exactly one hunk (5 characters) to a `u32`, big-endian: a `u32`
+/// key, on every line of a key filter's scan.
+///
+/// # Errors
+/// [`B85Error`] as for [`decode_into`]; `BadLength` when `text` is not 5 characters.
+#[inline]
+pub fn decode_u32(text: &[u8]) -> Result<u32, B85Error> {
+    match text.get(..5).filter(|_| text.len() == 5) {
+        Some(t) => decode_hunk(t, 0),
+        None => Err(B85Error::BadLength { len: text.len() }),
+    }
+}
+
 /// Decode exactly two hunks (10 characters) to a `u64`, big-endian: the
 /// timestamp of every line, read once per line by counts, time indexes and
 /// scans, without the general decoder's loop.
