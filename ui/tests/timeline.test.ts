@@ -71,6 +71,32 @@ describe('all partitions as one timeline', () => {
     expect(mock().calls.some((c) => c[0] === 'offsetAtTime')).toBe(false);
   });
 
+  it('a jump to the same time again still fills the rows above the one it selects', async () => {
+    const detail = await describe_('orders');
+    const { getByTestId } = render(MessagesTab, { topic: 'orders', detail, tz: 'utc' });
+    await until(() => rows().length > 0, 'rows');
+    // A full page from there (the place is more than a page from the end).
+    const [t] = timeline('orders').times[5];
+    const want = timeline('orders').order[50];
+    const selectedRow = () => document.querySelector<HTMLElement>('[aria-selected=true] [data-testid=message-row]');
+    for (let i = 0; i < 2; i++) {
+      await fireEvent.input(getByTestId('jump-time-input'), { target: { value: String(t) } });
+      await fireEvent.click(getByTestId('jump-time-go'));
+      // The jump's page is read and the window replaced by it before anything is looked at.
+      await settle();
+      // The page read at the time starts at the row selected: the rows above it come by growing the window.
+      await until(() => selectedRow()?.dataset.offset === want[1] && !document.querySelector('[data-testid="message-row-pending"]'), `jump ${i + 1}: the row at that time, none pending above it`);
+    }
+    const order = timeline('orders').order.map(([p, o]) => `${p}:${o}`);
+    const shown = rows().map(key);
+    const at = order.indexOf(shown[0]);
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(at).toBeLessThan(50);
+    expect(shown).toEqual(order.slice(at, at + shown.length));
+    await settle();
+    expect(document.querySelectorAll('[data-testid="message-row-pending"]')).toHaveLength(0);
+  });
+
   it('follows the tail of every partition, interleaved, keeping the view at the bottom', async () => {
     const detail = await describe_('chat');
     const view = render(MessagesTab, { topic: 'chat', detail, tz: 'utc' });
