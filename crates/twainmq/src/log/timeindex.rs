@@ -136,11 +136,16 @@ impl LineIndex {
                 let chunk = &buf[..got];
                 let mut line_at = 0;
                 for nl in memchr::memchr_iter(b'\n', chunk) {
-                    if head.len() < head_len {
-                        let take = (head_len - head.len()).min(nl - line_at);
+                    let ts = if broken {
+                        None
+                    } else if head.is_empty() {
+                        // The whole line is in this read: its head is read where it is, not copied.
+                        line_timestamp(&chunk[line_at..nl], kc)
+                    } else {
+                        let take = (head_len.saturating_sub(head.len())).min(nl - line_at);
                         head.extend_from_slice(&chunk[line_at..line_at + take]);
-                    }
-                    let ts = if broken { None } else { line_timestamp(&head, kc) };
+                        line_timestamp(&head, kc)
+                    };
                     note(ts, n, &mut block_max, &mut block_min);
                     n += 1;
                     head.clear();
