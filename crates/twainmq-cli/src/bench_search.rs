@@ -135,7 +135,13 @@ fn run(store: &Store, messages: u64, partitions: u32) -> Result<SearchReport> {
         chrono::DateTime::from_timestamp_micros(micros).map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)).unwrap_or_default()
     };
     let t = Instant::now();
-    let (_, hits) = scan::find(store, &topic, &q(&format!(r#"timestamp >= timestamp("{}") && timestamp <= timestamp("{}")"#, rfc(lo), rfc(hi)))?, &stop, |_| {})?;
+    let (_, hits) = scan::find(
+        store,
+        &topic,
+        &q(&format!(r#"timestamp >= timestamp("{}") && timestamp <= timestamp("{}")"#, rfc(lo), rfc(hi)))?,
+        &stop,
+        |_| {},
+    )?;
     let time_filter = (secs(t) * 1e3, hits.len());
     let t = Instant::now();
     scan::find(store, &topic, &Query { text: Some("\"country\":\"jp\"".into()), ..Query::default() }, &stop, |_| {})?;

@@ -150,11 +150,20 @@ fn a_filters_time_bounds_skip_with_the_time_index_and_miss_nothing() {
         (format!(r#"timestamp("{}") > timestamp"#, rfc(midnight)), Box::new(move |m| m.timestamp < midnight)),
         (format!(r#"timestamp == timestamp("{}")"#, rfc(probe)), Box::new(move |m| rfc(m.timestamp) == rfc(probe))),
         (
-            format!(r#"timestamp > timestamp("{}") && timestamp <= timestamp("{}") && text.contains("TIMEOUT")"#, rfc(midnight - 10.0), rfc(midnight + 10.0)),
-            Box::new(move |m| m.timestamp > midnight - 10.0 && m.timestamp <= midnight + 10.0 && m.text().is_some_and(|t| t.contains("TIMEOUT"))),
+            format!(
+                r#"timestamp > timestamp("{}") && timestamp <= timestamp("{}") && text.contains("TIMEOUT")"#,
+                rfc(midnight - 10.0),
+                rfc(midnight + 10.0)
+            ),
+            Box::new(move |m| {
+                m.timestamp > midnight - 10.0 && m.timestamp <= midnight + 10.0 && m.text().is_some_and(|t| t.contains("TIMEOUT"))
+            }),
         ),
         // Under an `||` a bound is no bound: every line is read.
-        (format!(r#"timestamp < timestamp("{}") || key == 3"#, rfc(midnight - 50.0)), Box::new(move |m| m.timestamp < midnight - 50.0 || m.key == twainmq::Key::Int(3))),
+        (
+            format!(r#"timestamp < timestamp("{}") || key == 3"#, rfc(midnight - 50.0)),
+            Box::new(move |m| m.timestamp < midnight - 50.0 || m.key == twainmq::Key::Int(3)),
+        ),
     ];
     for (expr, keep) in &cases {
         let filter = twainmq::Filter::compile(expr).expect("compiles");
