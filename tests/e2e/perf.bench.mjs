@@ -672,17 +672,21 @@ async function loadPhase(browser, store, { follow, label, startAt, each = false 
   F.cpu_percent_of_one_core = cpu.stop();
   if (perf) F.perf_data = await perf;
   const after = describe(store, TOPIC);
-  // Catch-up: from the producer's exit until the footer counts every message.
-  const catchUp = await browser.executeAsync((want, follow, done) => {
+  // Catch-up: from the producer's exit until the footer counts every message of what is shown
+  // (the topic, or the one partition the actions above may have switched to).
+  const perPartition = after.partition_details.map((d) => d.end - d.start);
+  const catchUp = await browser.executeAsync((total, perPartition, done) => {
     const B = window.__bench;
     const t0 = performance.now();
+    const shown = document.querySelector('[data-testid="partition-filter"]')?.value ?? 'all';
+    const want = shown === 'all' ? total : perPartition[Number(shown)];
     const shows = () => {
       const t = document.querySelector('[data-testid="row-range"]')?.textContent ?? '';
       const m = /of\s+([\d,]+)/.exec(t);
       return m && m[1].replace(/,/g, '') === String(want);
     };
     B.waitFor(shows, 10000).then((r) => done(r.ok ? r.tFrame - t0 : null));
-  }, after.messages, follow);
+  }, after.messages, perPartition);
   const rec = await browser.execute(() => window.__bench.stopRecorder());
   const landed = after.messages - before.messages;
   const ev = (kind) => rec.events.filter((e) => e.kind === kind && !e.lost);
