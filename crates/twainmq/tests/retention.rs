@@ -78,19 +78,25 @@ fn bytes_retention_keeps_the_newest_files_under_the_limit() {
     assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![20, 30]);
 }
 
+/// Retention of one day, not forced, on `four_days` with g committed at 15:
+/// the consumed file 0..10 goes, 10..20 (holding 15..19) stays for g.
+fn applies_keeping_what_g_has_not_read(store: &Store) {
+    let plan = store.apply_retention("t", false, false).expect("apply");
+    assert_eq!(
+        plan.files.iter().map(|f| (f.first, f.deleted, f.unconsumed_by.clone())).collect::<Vec<_>>(),
+        vec![(0, true, vec![]), (10, false, vec!["g".to_string()])]
+    );
+    assert_eq!(files(store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![10, 20, 30]);
+}
+
 #[test]
 fn files_a_group_has_not_consumed_stay_unless_forced() {
     let (_d, store, _clock) = four_days();
     store.ensure_group("t", "g", StartFrom::Start).expect("group");
     store.reset_group("g", ResetTo::Offset(15), None, false).expect("commit 15");
     store.set_retention("t", Some(Retention { days: Some(1), bytes_per_partition: None })).expect("set");
-    let plan = store.apply_retention("t", false, false).expect("apply");
     // File 0..10 is consumed; 10..20 holds 15..19, which g has not read.
-    assert_eq!(
-        plan.files.iter().map(|f| (f.first, f.deleted, f.unconsumed_by.clone())).collect::<Vec<_>>(),
-        vec![(0, true, vec![]), (10, false, vec!["g".to_string()])]
-    );
-    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![10, 20, 30]);
+    applies_keeping_what_g_has_not_read(&store);
     let plan = store.apply_retention("t", false, true).expect("forced");
     assert_eq!(plan.files.iter().map(|f| (f.first, f.deleted)).collect::<Vec<_>>(), vec![(10, true)]);
     assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![20, 30]);
@@ -166,10 +172,5 @@ fn a_group_of_unknown_topic_keeps_its_unconsumed_files_in_every_candidate() {
     assert!(store.groups_reading("t").expect("groups").is_empty(), "its topic is ambiguous now");
 
     store.set_retention("t", Some(Retention { days: Some(1), bytes_per_partition: None })).expect("set");
-    let plan = store.apply_retention("t", false, false).expect("apply");
-    assert_eq!(
-        plan.files.iter().map(|f| (f.first, f.deleted, f.unconsumed_by.clone())).collect::<Vec<_>>(),
-        vec![(0, true, vec![]), (10, false, vec!["g".to_string()])]
-    );
-    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![10, 20, 30]);
+    applies_keeping_what_g_has_not_read(&store);
 }
