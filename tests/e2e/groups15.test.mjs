@@ -54,6 +54,35 @@ async function setTheme(want) {
 
 const groupState = () => attr('[data-testid="group-view-state"]', 'data-phase');
 
+/** What the screen and the group log say about `group`: for a wait that timed out. */
+async function groupSeen(group) {
+  const demos = await browser.execute(() =>
+    [...document.querySelectorAll('[data-testid="demo-member"]')].map((m) => `${m.getAttribute('data-handle')}:${m.getAttribute('data-status')}: ${m.textContent}`),
+  );
+  const demoError = await browser.execute(() => document.querySelector('[data-testid="demo-error"]')?.textContent ?? null);
+  const addEnabled = await browser.execute(() => !document.querySelector('[data-testid="demo-add"]')?.disabled);
+  let log;
+  try {
+    log = cli(store, 'groups', 'describe', group, '--json');
+  } catch (e) {
+    log = `describe failed: ${e}`;
+  }
+  let records;
+  try {
+    records = cli(store, 'consume', '--json', '--', `--group--${group}`)
+      .trim()
+      .split('\n')
+      .map((l) => {
+        const r = JSON.parse(l);
+        return `${r.offset} k${r.key} ${r.timestamp.toFixed(3)} ${r.payload.class?.replace('~~TWAIN~~', '')} ${JSON.stringify(r.payload.fields)}`;
+      });
+  } catch (e) {
+    records = `the group log could not be read: ${e}`;
+  }
+  const now = (Date.now() / 1000).toFixed(3);
+  return JSON.stringify({ now, phase: await groupState(), members: await members(), former: await members('former-member'), demos, demoError, addEnabled, describe: log, records }, null, 1);
+}
+
 before(async () => {
   store = fixtureStore('groups15');
   // A day of traffic on `day`: 40 messages an hour, and a member of group
@@ -88,7 +117,7 @@ test('killed demo members: the round they cannot end is stuck; after another mem
   await setValue(await byId(browser, 'demo-window'), '800');
   await setValue(await byId(browser, 'demo-rate'), '25');
   await (await byId(browser, 'demo-add')).click();
-  await until(browser, async () => (await members()).filter((m) => m.status === 'live').length === 2, 'two live members', 20000);
+  await until(browser, async () => (await members()).filter((m) => m.status === 'live').length === 2, 'two live members', 20000, () => groupSeen('e2e_gone'));
   // Both killed: no commit, no goodbye.
   const handles = await browser.execute(() => [...document.querySelectorAll('[data-testid="demo-member"]')].map((m) => m.getAttribute('data-handle')));
   assert.equal(handles.length, 2);
@@ -96,7 +125,7 @@ test('killed demo members: the round they cannot end is stuck; after another mem
   await until(browser, async () => (await browser.execute(() => [...document.querySelectorAll('[data-testid="demo-member"]')].every((m) => m.getAttribute('data-status') === 'killed'))), 'killed', 10000);
   // A round from outside: no live member offers, nobody ends it.
   await (await byId(browser, 'demo-round')).click();
-  await until(browser, async () => (await groupState()) === 'stuck', 'the group stuck', 20000);
+  await until(browser, async () => (await groupState()) === 'stuck', 'the group stuck', 20000, () => groupSeen('e2e_gone'));
   const banner = await (await byId(browser, 'round-banner')).getText();
   assert.match(banner, /stuck: the window closed .* no live member ended the round; the next member to join starts a new one/);
   assert.deepEqual((await members()).map((m) => m.status), ['stale', 'stale'], 'they owe the round an offer');
@@ -105,12 +134,12 @@ test('killed demo members: the round they cannot end is stuck; after another mem
 
   // A new member starts a round and takes every partition: the killed ones are former members.
   await (await byId(browser, 'demo-add')).click();
-  await until(browser, async () => (await members('former-member')).length === 2, 'the killed members listed apart', 25000);
+  await until(browser, async () => (await members('former-member')).length === 2, 'the killed members listed apart', 25000, () => groupSeen('e2e_gone'));
   assert.equal((await members()).length, 1);
   // It leaves cleanly: nobody is live, the group is empty.
   const stop = await browser.$('[data-testid="demo-member"][data-status="running"] [data-testid="demo-stop"]');
   await stop.click();
-  await until(browser, async () => (await groupState()) === 'empty', 'the group empty', 20000);
+  await until(browser, async () => (await groupState()) === 'empty', 'the group empty', 20000, () => groupSeen('e2e_gone'));
   const former = await members('former-member');
   assert.equal(former.length, 3, JSON.stringify(former));
   assert.ok(former.every((m) => /gave it no partition|left/.test(m.text)), JSON.stringify(former));

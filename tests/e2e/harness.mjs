@@ -38,10 +38,24 @@ export async function startApp(store) {
 
 export const byId = (browser, id) => browser.$(`[data-testid="${id}"]`);
 
-/** Wait for `fn` to return a truthy value. */
-export async function until(browser, fn, what, timeout = 5000) {
+/**
+ * Wait for `fn` to return a truthy value. On a timeout, `explain` (if given) says
+ * what was seen instead, so a failure in CI can be understood from its log alone.
+ */
+export async function until(browser, fn, what, timeout = 5000, explain = null) {
   let last;
-  await browser.waitUntil(async () => (last = await fn()), { timeout, interval: 50, timeoutMsg: `timed out waiting for ${what}` });
+  try {
+    await browser.waitUntil(async () => (last = await fn()), { timeout, interval: 50, timeoutMsg: `timed out waiting for ${what}` });
+  } catch (e) {
+    if (!explain) throw e;
+    let seen;
+    try {
+      seen = await explain();
+    } catch (x) {
+      seen = `(could not say what was seen: ${x})`;
+    }
+    throw new Error(`${e.message}; seen instead: ${seen}`);
+  }
   return last;
 }
 
