@@ -21,6 +21,11 @@ use crate::log::watch::Wake;
 /// [`GroupOptions::auto_round`] says.
 const MIN_AUTO_ROUND: Duration = Duration::from_millis(100);
 
+/// A member left out of a round opens another at most once this many windows...
+const REJOIN_WINDOWS: u32 = 10;
+/// ... and never more often than this.
+const MIN_REJOIN_EVERY: Duration = Duration::from_secs(1);
+
 /// A member of a consumer group: joins, takes part in rounds, reads the
 /// partitions assigned to it, commits.
 ///
@@ -53,6 +58,8 @@ pub struct GroupMember {
     wrote_end: bool,
     last_heartbeat: Option<Instant>,
     last_round: Instant,
+    /// When this member last opened a round because it was left out of one.
+    last_rejoin: Option<Instant>,
     closed: bool,
     wake: Option<Wake>,
 }
@@ -147,6 +154,7 @@ impl GroupMember {
             wrote_end: false,
             last_heartbeat: None,
             last_round: Instant::now(),
+            last_rejoin: None,
             closed: false,
             wake: None,
         };
@@ -250,6 +258,8 @@ impl GroupMember {
     fn process(&mut self) -> Result<()> {
         let mut events = Vec::new();
         read_all(&mut self.reader, &mut self.log, |key, ev| events.push((key, ev.clone())))?;
+        // The last round to end in these records counted no offer of ours.
+        let mut left_out = false;
         for (key, ev) in events {
             match ev {
                 // A commit under key 0 after we joined is an admin's (a reset): move
@@ -258,14 +268,40 @@ impl GroupMember {
                 Event::RoundBegan { .. } => {
                     self.wrote_end = false;
                     self.last_round = Instant::now();
+                    left_out = false;
                     let offer = Record::Offer { own: self.assigned.clone(), partitions: (0..self.partitions).collect() };
                     self.send(&offer)?;
                 }
-                Event::RoundEnded { assignment } => self.confirm(&assignment)?,
+                Event::RoundEnded { assignment } => {
+                    self.confirm(&assignment)?;
+                    left_out = self.log.last_completed().is_some_and(|r| !r.offers.iter().any(|o| o.id == self.id));
+                }
                 _ => {}
             }
         }
+        if left_out {
+            self.rejoin()?;
+        }
         Ok(())
+    }
+
+    /// A round ended without an offer of ours: we were late, or an `ENDREBAL`
+    /// meant for an earlier round ended it early (another member's
+    /// `BEGINREBAL` landed between the ender's last read and its write: 0.2.3
+    /// has the same race). Left alone, a live member then holds nothing until
+    /// someone opens a round, which 0.2.3 members and groups without automatic
+    /// rounds never do. So open one, unless one is already open, we are
+    /// leaving, or we did so lately (at most once per [`REJOIN_WINDOWS`]
+    /// windows, so a member that is always late cannot keep the group in
+    /// rounds).
+    fn rejoin(&mut self) -> Result<()> {
+        let every = (self.opts.window * REJOIN_WINDOWS).max(MIN_REJOIN_EVERY);
+        if self.closed || self.log.open_round().is_some() || self.last_rejoin.is_some_and(|t| t.elapsed() < every) {
+            return Ok(());
+        }
+        tracing::info!(group = %self.group, id = self.id, "a round ended without this member's offer: opening another");
+        self.last_rejoin = Some(Instant::now());
+        self.begin_round()
     }
 
     fn follow_reset(&mut self, offsets: &[(u32, i64)]) -> Result<()> {
@@ -437,5 +473,87 @@ impl Drop for GroupMember {
         if let Err(e) = self.leave(false) {
             tracing::warn!(group = %self.group, id = self.id, error = %e, "could not leave the group cleanly");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::format::key::{Key, KeyType};
+    use crate::log::clock::{Clock, ManualClock};
+    use crate::log::dir::TopicSpec;
+
+    const ALL: [u32; 4] = [0, 1, 2, 3];
+
+    fn dir_at(t_micros: i64) -> (tempfile::TempDir, LogDir, ManualClock) {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let clock = ManualClock::new(t_micros);
+        let mut dir = LogDir::new(tmp.path().to_path_buf());
+        dir.set_clock(Arc::new(clock.clone()));
+        dir.create_topic("t", &TopicSpec::new(KeyType::U16, 4), serde_json::Map::new()).expect("topic");
+        (tmp, dir, clock)
+    }
+
+    /// The group log as a fresh reader sees it.
+    fn read(dir: &LogDir) -> GroupLog {
+        let mut log = GroupLog::default();
+        read_all(&mut group_topic_reader(dir, "g").expect("reader"), &mut log, |_, _| {}).expect("read");
+        log
+    }
+
+    /// The race, written by "another member" (records only): member 9 joins and
+    /// opens a round, and an `ENDREBAL` meant for an earlier round lands right
+    /// after its offer, before our member read any of it.
+    fn race(dir: &LogDir, clock: &ManualClock, tag: u64) {
+        let now = clock.now_micros() as f64 / 1e6;
+        let mut p = dir.producer(&crate::format::name::group_topic("g")).expect("the group log");
+        for (key, r) in [
+            (9u32, Record::Joined { tag }),
+            (9, Record::BeginRound { ends_at: now + 0.1 }),
+            (9, Record::Offer { own: vec![], partitions: ALL.to_vec() }),
+            (7, Record::EndRound),
+        ] {
+            p.send(&Key::Int(key.into()), &r.to_outgoing()).expect("send");
+        }
+    }
+
+    #[test]
+    fn a_member_left_out_of_a_round_by_a_stale_end_opens_another_at_most_once_a_while() {
+        let (_tmp, dir, clock) = dir_at(1_800_000_000_000_000);
+        // A 100 ms window: such rounds at most once a second.
+        let opts = GroupOptions { window: Duration::from_millis(100), ..GroupOptions::default() };
+        let mut a = GroupMember::join_log(&dir, "t", "g", opts).expect("join");
+        clock.advance(200_000);
+        a.heartbeat().expect("ends the round");
+        assert_eq!(a.assignment(), ALL);
+
+        race(&dir, &clock, 1);
+        a.heartbeat().expect("reads the race");
+        // Member 9's round ended with its offer alone: `a` holds nothing, and opens a round at once.
+        let log = read(&dir);
+        assert_eq!(log.last_completed().expect("ended").assignment.keys().copied().collect::<Vec<_>>(), vec![9]);
+        assert!(a.assignment().is_empty());
+        assert_eq!(log.open_round().map(|r| r.started_by), Some(a.id()), "a round opened by the member left out");
+        // Member 9 never offers again: the new round gives `a` everything back.
+        clock.advance(200_000);
+        a.heartbeat().expect("ends its round");
+        assert_eq!(a.assignment(), ALL);
+
+        // Left out again at once: no round (it opened one less than a second ago).
+        race(&dir, &clock, 2);
+        a.heartbeat().expect("reads the race");
+        assert!(a.assignment().is_empty());
+        assert!(read(&dir).open_round().is_none(), "no round opened within the second");
+        // A second later, left out again: it opens one.
+        std::thread::sleep(Duration::from_millis(1100));
+        race(&dir, &clock, 3);
+        a.heartbeat().expect("reads the race");
+        assert_eq!(read(&dir).open_round().map(|r| r.started_by), Some(a.id()));
+        clock.advance(200_000);
+        a.heartbeat().expect("ends its round");
+        assert_eq!(a.assignment(), ALL);
+        a.abandon();
     }
 }
