@@ -158,6 +158,53 @@ test('a 1,000-partition topic: the Partitions tab sums up, sorts, and renders a 
   await shots('screens16-1000-partitions');
 });
 
+test('a 1,000-partition topic as one timeline: its first row, End at its newest message, a jump to a time', async () => {
+  const store = path.join(WORK, 'many');
+  const all = cli(store, 'consume', 'wide', '--by-time', '--json')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
+  assert.equal(all.length, 6000);
+  const at = (m) => `${m.partition}:${m.offset}`;
+  const order = new Map(all.map((m, i) => [at(m), i]));
+  /** The rows in the DOM are one run of the CLI's timeline, in its order: their first index in it. */
+  const slice = async () => {
+    const r = (await rows(browser)).map((x) => `${x.partition}:${x.offset}`);
+    const i = order.get(r[0]);
+    assert.ok(i !== undefined, `row ${r[0]} is on the CLI's timeline`);
+    assert.deepEqual(r, all.slice(i, i + r.length).map(at), 'the rows follow the timeline');
+    return { first: i, last: i + r.length - 1 };
+  };
+  await (await byId(browser, 'tab-messages')).click();
+  const legend = await byId(browser, 'timeline-legend');
+  await legend.waitForDisplayed({ timeout: 20000 });
+  assert.match(await legend.getText(), /one timeline, ordered by timestamp · 1,000 partitions/);
+  await until(browser, async () => (await rows(browser)).length > 5, 'rows', 20000);
+  assert.equal((await slice()).first, 0, 'the first row is the oldest message');
+  assert.match(await (await byId(browser, 'row-range')).getText(), /of 6,000 on the timeline$/);
+
+  await browser.execute(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
+  await browser.keys('End');
+  await until(browser, async () => {
+    const r = await rows(browser);
+    return r.length > 0 && `${r[r.length - 1].partition}:${r[r.length - 1].offset}` === at(all[all.length - 1]);
+  }, 'the newest message at the bottom', 20000);
+  assert.equal((await slice()).last, all.length - 1);
+  await shots('screens16-1000-partitions-end');
+
+  // A time in the middle, to the millisecond (as typed): the first message at or after it, by the CLI.
+  const iso = new Date(all[3000].timestamp * 1000).toISOString();
+  const want = JSON.parse(cli(store, 'consume', 'wide', '--by-time', '--from', iso, '--max', '1', '--json').split('\n')[0]);
+  await setValue(await byId(browser, 'jump-time-input'), iso);
+  await (await byId(browser, 'jump-time-go')).click();
+  await until(browser, async () => (await rows(browser)).some((r) => `${r.partition}:${r.offset}` === at(want)), `row ${at(want)} after the jump`, 20000);
+  // Every row is filled in (none left as a placeholder), and they follow the timeline around it.
+  await until(browser, () => browser.execute(() => document.querySelectorAll('[data-testid="message-row-pending"]').length === 0), 'the rows read', 10000);
+  const around = await slice();
+  assert.ok(around.first <= order.get(at(want)) && order.get(at(want)) <= around.last);
+  await shots('screens16-1000-partitions-jump');
+});
+
 test('a folder that holds no store says so, and makes one only when asked', async () => {
   const empty = path.join(WORK, 'empty-folder');
   fs.rmSync(empty, { recursive: true, force: true });

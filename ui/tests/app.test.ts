@@ -37,7 +37,7 @@ describe('the app', () => {
     const { getByTestId } = await openDemo();
     const list = getByTestId('topic-list');
     expect(list.textContent).toContain('firehose');
-    expect(getByTestId('topic-item-firehose').textContent).toMatch(/\b1500\b/);
+    expect(getByTestId('topic-item-firehose').textContent).toMatch(/\b1,500\b/);
     expect(getByTestId('topic-item-orders').textContent).toMatch(/u32 · 5 P/);
     // billing's lag, as the engine summed it.
     expect(getByTestId('group-item-billing').textContent).toMatch(/\b109\b/);

@@ -108,6 +108,15 @@ describe('the sidebar over a big store', () => {
     expect(JSON.parse(localStorage.getItem('twainmq.sidebar.sections')!)).toEqual({ topics: false, groups: true });
   });
 
+  it('groups the digits of counts as the rest of the app does (6,000, not 6000)', () => {
+    app.info = { root: '/s', watching: true, topics: [topic(1, { partitions: 1000, messages: '6000' }), topic(2, { messages: '12345' })], groups: [] };
+    const { getByTestId } = render(Sidebar);
+    const item = getByTestId('topic-item-topic-0001');
+    expect(item.querySelector('[data-testid=topic-count]')!.textContent).toBe('6,000');
+    expect(item.textContent).toMatch(/1,000 P ·/);
+    expect(getByTestId('topic-item-topic-0002').querySelector('[data-testid=topic-count]')!.textContent).toBe('12.3 k');
+  });
+
   it('shows last write as the newest message’s time, not the file’s', () => {
     app.info = { root: '/s', watching: true, topics: [topic(1, { last_write: NOW / 1000 - 2, last_message: NOW / 1000 - 3 * 86400 })], groups: [] };
     const { getByTestId } = render(Sidebar);

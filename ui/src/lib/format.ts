@@ -18,7 +18,7 @@ export function compactCount(dec: string | bigint): string {
   } catch {
     return String(dec);
   }
-  if (v < 10000n) return v.toString();
+  if (v < 10000n) return groupDigits(v);
   const units: [bigint, string][] = [
     [1_000_000_000_000n, 'T'],
     [1_000_000_000n, 'G'],
