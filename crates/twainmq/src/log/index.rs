@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
 use crate::log::files::LineCount;
+use crate::log::timeindex::Heads;
 use crate::sys::identity::FileIdentity;
 
 /// A mark every this many lines.
@@ -314,56 +315,6 @@ impl LineIndex {
     pub fn marks(&self, path: &Path) -> Result<Vec<u64>> {
         self.count(path)?;
         Ok(self.with(path, |e| e.marks.clone()))
-    }
-}
-
-/// The heads (key and timestamp) of the lines a count passes, when it
-/// times them too: a head may start in one read and end in the next.
-struct Heads {
-    /// The key's characters, when timing.
-    kc: Option<usize>,
-    head: Vec<u8>,
-    /// The current line crossed a hole of a sparse file before its head was whole.
-    broken: bool,
-}
-
-impl Heads {
-    fn new(kc: Option<usize>) -> Heads {
-        Heads { kc, head: Vec::with_capacity(kc.map_or(0, |k| k + crate::format::line::TS_CHARS)), broken: false }
-    }
-
-    fn want(&self) -> usize {
-        self.kc.map_or(0, |k| k + crate::format::line::TS_CHARS)
-    }
-
-    /// Bytes of the current line (up to its head's length are kept).
-    fn take(&mut self, bytes: &[u8]) {
-        let want = self.want();
-        if self.head.len() < want {
-            let n = (want - self.head.len()).min(bytes.len());
-            self.head.extend_from_slice(&bytes[..n]);
-        }
-    }
-
-    fn broken(&mut self) {
-        if self.head.len() < self.want() {
-            self.broken = true;
-        }
-    }
-
-    /// Line `n` ends after `rest`: note its timestamp in its block.
-    fn line_ends(&mut self, rest: &[u8], n: u64, block_max: &mut Vec<f64>, block_min: &mut Vec<f64>) {
-        let Some(kc) = self.kc else { return };
-        // Most lines lie whole in one read: their head is read where it is, not copied.
-        if self.head.is_empty() && !self.broken {
-            crate::log::timeindex::note(crate::log::timeindex::line_timestamp(rest, kc), n, block_max, block_min);
-            return;
-        }
-        self.take(rest);
-        let ts = if self.broken { None } else { crate::log::timeindex::line_timestamp(&self.head, kc) };
-        crate::log::timeindex::note(ts, n, block_max, block_min);
-        self.head.clear();
-        self.broken = false;
     }
 }
 

@@ -110,17 +110,14 @@ impl LineIndex {
             let mut n = block as u64 * STRIDE;
             // Read in large chunks and look only at each line's head (its key and
             // timestamp) right after each newline: about as fast as counting.
-            let head_len = kc + TS_CHARS;
-            let mut head: Vec<u8> = Vec::with_capacity(head_len);
-            // The current line crossed a hole of a sparse file before its head was whole.
-            let mut broken = false;
+            let mut heads = Heads::new(Some(kc));
             let mut buf = vec![0u8; 1 << 18];
             let mut pos = start;
             'read: while n < lines {
                 match crate::sys::open::next_data(&f, pos) {
                     Some(d) => {
                         if d != pos {
-                            broken |= head.len() < head_len;
+                            heads.broken();
                             pos = d;
                         }
                         f.seek(SeekFrom::Start(pos)).map_err(|e| Error::io("read", path, e))?;
@@ -136,29 +133,14 @@ impl LineIndex {
                 let chunk = &buf[..got];
                 let mut line_at = 0;
                 for nl in memchr::memchr_iter(b'\n', chunk) {
-                    let ts = if broken {
-                        None
-                    } else if head.is_empty() {
-                        // The whole line is in this read: its head is read where it is, not copied.
-                        line_timestamp(&chunk[line_at..nl], kc)
-                    } else {
-                        let take = (head_len.saturating_sub(head.len())).min(nl - line_at);
-                        head.extend_from_slice(&chunk[line_at..line_at + take]);
-                        line_timestamp(&head, kc)
-                    };
-                    note(ts, n, &mut block_max, &mut block_min);
+                    heads.line_ends(&chunk[line_at..nl], n, &mut block_max, &mut block_min);
                     n += 1;
-                    head.clear();
-                    broken = false;
                     line_at = nl + 1;
                     if n >= lines {
                         break 'read;
                     }
                 }
-                if head.len() < head_len {
-                    let take = (head_len - head.len()).min(got - line_at);
-                    head.extend_from_slice(&chunk[line_at..line_at + take]);
-                }
+                heads.take(&chunk[line_at..]);
                 pos += got as u64;
             }
             let (saved_max, saved_min) = (block_max.clone(), block_min.clone());
@@ -186,6 +168,58 @@ impl LineIndex {
             floor[k] = low;
         }
         Ok(TimeBlocks { marks, reach, floor })
+    }
+}
+
+/// The heads (key and timestamp) of the lines a read passes, to time them:
+/// a head may start in one read and end in the next. The line count uses it
+/// to time lines as it counts them, [`LineIndex::times`] for lines counted
+/// before.
+pub(crate) struct Heads {
+    /// The key's characters, when timing.
+    kc: Option<usize>,
+    head: Vec<u8>,
+    /// The current line crossed a hole of a sparse file before its head was whole.
+    broken: bool,
+}
+
+impl Heads {
+    pub(crate) fn new(kc: Option<usize>) -> Heads {
+        Heads { kc, head: Vec::with_capacity(kc.map_or(0, |k| k + TS_CHARS)), broken: false }
+    }
+
+    fn want(&self) -> usize {
+        self.kc.map_or(0, |k| k + TS_CHARS)
+    }
+
+    /// Bytes of the current line (up to its head's length are kept).
+    pub(crate) fn take(&mut self, bytes: &[u8]) {
+        let want = self.want();
+        if self.head.len() < want {
+            let n = (want - self.head.len()).min(bytes.len());
+            self.head.extend_from_slice(&bytes[..n]);
+        }
+    }
+
+    pub(crate) fn broken(&mut self) {
+        if self.head.len() < self.want() {
+            self.broken = true;
+        }
+    }
+
+    /// Line `n` ends after `rest`: note its timestamp in its block.
+    pub(crate) fn line_ends(&mut self, rest: &[u8], n: u64, block_max: &mut Vec<f64>, block_min: &mut Vec<f64>) {
+        let Some(kc) = self.kc else { return };
+        // Most lines lie whole in one read: their head is read where it is, not copied.
+        if self.head.is_empty() && !self.broken {
+            note(line_timestamp(rest, kc), n, block_max, block_min);
+            return;
+        }
+        self.take(rest);
+        let ts = if self.broken { None } else { line_timestamp(&self.head, kc) };
+        note(ts, n, block_max, block_min);
+        self.head.clear();
+        self.broken = false;
     }
 }
 
@@ -248,16 +282,22 @@ mod tests {
             f.write_all(&line).expect("write");
         }
         assert!(f.metadata().expect("meta").len() > 1 << 20, "at least four reads");
-        let index = LineIndex::default();
-        let tb = index.times(&path, KeyType::U8.encoded_len()).expect("times");
-        for t in [0.0, 5000.0, 6234.5, 9000.0, 12_000.0, 12_918.0, 12_919.0] {
-            let got = tb.block_reaching(t).map(|(_, line0)| {
-                let l0 = usize::try_from(line0).expect("small");
-                l0 + first_at_or_after(&times[l0..], t).expect("in the block or after")
-            });
-            assert_eq!(got, first_at_or_after(&times, t), "t = {t}");
-            let cut = usize::try_from(tb.all_after(t)).expect("small").min(times.len());
-            assert!(times[cut..].iter().all(|x| *x > t), "t = {t}");
+        // Timed as it is counted (one read), and counted first then timed (the second read).
+        for counted_first in [false, true] {
+            let index = LineIndex::default();
+            if counted_first {
+                index.count(&path).expect("count");
+            }
+            let tb = index.times(&path, KeyType::U8.encoded_len()).expect("times");
+            for t in [0.0, 5000.0, 6234.5, 9000.0, 12_000.0, 12_918.0, 12_919.0] {
+                let got = tb.block_reaching(t).map(|(_, line0)| {
+                    let l0 = usize::try_from(line0).expect("small");
+                    l0 + first_at_or_after(&times[l0..], t).expect("in the block or after")
+                });
+                assert_eq!(got, first_at_or_after(&times, t), "t = {t}, counted first: {counted_first}");
+                let cut = usize::try_from(tb.all_after(t)).expect("small").min(times.len());
+                assert!(times[cut..].iter().all(|x| *x > t), "t = {t}, counted first: {counted_first}");
+            }
         }
     }
 
