@@ -175,6 +175,19 @@ describe('the Partitions tab of a 1,000-partition topic', () => {
     expect(row.querySelector('[data-testid=segment]')!.getAttribute('title')).toMatch(/file modified 2025-11-30 10:53:20\.000 \(UTC\) \(a file time\)/);
   });
 
+  it('labels day files MM-DD while all are of this year, and with the year once one is not', async () => {
+    const detail = (await describe_('orders')) as TopicDetail;
+    const labels = () => [...document.querySelectorAll('[data-testid=segment] .d')].map((e) => e.textContent);
+    const file = (day: string, first: string) => ({ name: `0-${day}_0.tmf`, day, first, lines: '10', partial_bytes: '0', bytes: '400', modified: null });
+    const one = (days: string[]): TopicDetail => ({ ...detail, partitions: [{ ...parts(1)[0], files: days.map((d, i) => file(d, String(i * 10))) }] });
+    render(PartitionsTab, { detail: one(['20261130', '20261201']), tz: 'utc', now: NOW });
+    expect(labels()).toEqual(['11-30', '12-01']);
+    cleanup();
+    // Across New Year: 12-31 then 01-01 would not say which years.
+    render(PartitionsTab, { detail: one(['20251231', '20260101']), tz: 'utc', now: NOW });
+    expect(labels()).toEqual(['2025-12-31', '2026-01-01']);
+  });
+
   it('sorts stably and summarises exactly (u64 counts)', () => {
     const p = parts(5);
     p[2].end = '18446744073709551615';
