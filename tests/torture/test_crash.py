@@ -11,6 +11,10 @@
   exactly what is in the log. Every other incarnation runs with `--batch`, which
   promises less: each partition holds a prefix of what it was given, and the
   holes lie within one batch (1,000 lines) of the last message written.
+  A kill inside a `write` can leave part of a line (the kernel stops a write
+  between pages); the next writer ends it, so it becomes a damaged line that
+  readers skip and `check` reports. Those are accepted only when the line's
+  key is a message of a killed incarnation that is absent from the log.
 - A torn tail (half a line appended to the active file, as a crash of a
   writer that does not write a line at once would leave) never swallows the
   next message: not from a new producer, nor from one that already had the
@@ -24,6 +28,7 @@
 
 import json
 import random
+import re
 import signal
 import subprocess
 import threading
@@ -103,6 +108,49 @@ def batch_holes(inc, present, missing):
             out.append(f"incarnation {inc} (--batch): seq {seq} missing from partition {p}, which holds seq {later_in_partition[p]}")
         elif last - seq >= MAX_BATCH:
             out.append(f"incarnation {inc} (--batch): seq {seq} missing, {last - seq} before its last present message (a batch is at most {MAX_BATCH})")
+    return out
+
+
+def torn_by_kill(store, topic, problems, killed, present):
+    """The problems `check` found that a SIGKILL explains, and the others.
+
+    A kill can land while the kernel copies a write into the file (it stops
+    between pages), leaving part of a line. Producers of ours end such a tail
+    before they append, or, when their line landed on it in the same instant,
+    write that message again: either way the fragment becomes a damaged line
+    that readers skip. It is explained when its key is a message of a killed
+    incarnation that is absent from the log (so what that incarnation wrote is
+    still a prefix, which the hole checks verify)."""
+    import base64
+    import struct
+
+    explained, other = [], []
+    for pr in problems:
+        ok = False
+        if pr.get("kind") == "damaged_line":
+            with open(store / topic / pr["file"], "rb") as f:
+                lines = f.read().split(b"\n")
+            line = lines[pr["line"] - 1]
+            try:
+                key = struct.unpack(">I", base64.b85decode(line[:5]))[0]
+                ok = key // STRIDE in killed and (key // STRIDE, key % STRIDE) not in present
+            except (ValueError, struct.error):
+                ok = False
+        (explained if ok else other).append(pr)
+    return explained, other
+
+
+def warnings_left(err, torn_lines):
+    """The warnings in a reader's stderr, less those about the damaged lines a kill explains."""
+    out = []
+    for w in err.splitlines():
+        if "warning" not in w.lower():
+            continue
+        if torn_lines and re.match(r"warning: skipped \d+ damaged lines?$", w.strip()):
+            continue
+        if any(f"{t['file']}, line {t['line']})" in w for t in torn_lines):
+            continue
+        out.append(w)
     return out
 
 
@@ -243,7 +291,8 @@ def test_producer_sigkills(tmp_path, twainmq, capsys):
         follower_err = follower.stderr_text()
 
     assert set(kill_exit) == {-signal.SIGKILL}, f"producers had exited on their own before the kill: exit codes {dict(kill_exit)}"
-    problems = check_store(store)
+    killed = {s.inc for s in incs} - {s.inc for s in finals}
+    torn_lines, problems = torn_by_kill(store, topic, check_store(store), killed, present)
     fed = {s.inc: s.fed for s in incs}
     by_inc = defaultdict(list)
     for (inc, seq), c in present.items():
@@ -278,6 +327,7 @@ def test_producer_sigkills(tmp_path, twainmq, capsys):
         fed_not_written=cut, duplicates=len(dups), torn=len(torn), holes=len(holes),
         batched_incarnations=len(batched), batches_cut_across_partitions=batch_cuts,
         follower_lines=len(follow_recs), follower_bad=len(follower_bad) + len(follow_tail.bad),
+        damaged_lines_left_by_kills=len(torn_lines),
         check=problem_kinds(problems), seconds=round(time.monotonic() - t0, 1)), capsys)
 
     assert not torn, f"{len(torn)} torn/altered messages, e.g. {torn[:3]}"
@@ -287,10 +337,11 @@ def test_producer_sigkills(tmp_path, twainmq, capsys):
     for s in finals:
         assert len(by_inc.get(s.inc, [])) == s.fed, f"producer {s.inc} exited 0 but {s.fed - len(by_inc.get(s.inc, []))} of its messages are missing"
     assert not problems, f"check: {json.dumps(problems[:5])}"
-    assert "warning" not in read_err.lower(), read_err[-2000:]
+    assert len(torn_lines) <= kills, f"more damaged lines than kills: {json.dumps(torn_lines[:5])}"
+    assert not warnings_left(read_err, torn_lines), read_err[-2000:]
     assert not follow_tail.bad, f"the follower printed partial lines: {follow_tail.bad[:3]}"
     assert not follower_bad, f"the follower printed messages that were not sent: {follower_bad[:3]}"
-    assert "warning" not in follower_err.lower(), follower_err[-2000:]
+    assert not warnings_left(follower_err, torn_lines), follower_err[-2000:]
     assert not [k for k, c in follower_keys.items() if c > 1], "the follower printed a message twice"
     assert set(follower_keys) == set(present), (
         f"the follower saw {len(follower_keys)} messages, the log holds {len(present)}; "
