@@ -11,13 +11,20 @@ use twainmq::{KeyType, ManualClock, Message, Store, TimelineStart, TopicSpec};
 /// Midnight UTC, 2026-12-01.
 const MIDNIGHT: i64 = 1_796_083_200;
 
+/// An empty store whose clock starts at `start` (UNIX seconds), with topic
+/// `t` of `partitions` partitions (u16 keys).
+fn clocked_topic(start: i64, partitions: u32) -> (tempfile::TempDir, Store, ManualClock) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let clock = ManualClock::new(start * 1_000_000);
+    let store = Store::open(dir.path()).expect("open").with_clock(Arc::new(clock.clone()));
+    store.create_topic("t", &TopicSpec::new(KeyType::U16, partitions)).expect("create");
+    (dir, store, clock)
+}
+
 /// A topic of 3 partitions whose messages straddle midnight, with clocks a
 /// few seconds apart per partition (so timestamps are out of order across partitions).
 fn store(n: u32) -> (tempfile::TempDir, Store) {
-    let dir = tempfile::tempdir().expect("tmp");
-    let clock = ManualClock::new((MIDNIGHT - 60) * 1_000_000);
-    let store = Store::open(dir.path()).expect("open").with_clock(Arc::new(clock.clone()));
-    store.create_topic("t", &TopicSpec::new(KeyType::U16, 3)).expect("create");
+    let (dir, store, clock) = clocked_topic(MIDNIGHT - 60, 3);
     let mut p = store.producer("t").expect("producer");
     for i in 0..n {
         // 120 s in all, so half the messages are on each side of midnight.
@@ -196,10 +203,7 @@ fn a_filters_time_bounds_skip_with_the_time_index_and_miss_nothing() {
 /// range: the time index's skip never drops a match, and nothing panics.
 #[test]
 fn a_filters_time_bounds_hold_with_a_clock_that_jumps_back_over_midnight() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let clock = ManualClock::new((MIDNIGHT - 30) * 1_000_000);
-    let store = Store::open(dir.path()).expect("open").with_clock(Arc::new(clock.clone()));
-    store.create_topic("t", &TopicSpec::new(KeyType::U16, 2)).expect("create");
+    let (_dir, store, clock) = clocked_topic(MIDNIGHT - 30, 2);
     let mut p = store.producer("t").expect("producer");
     for i in 0..12_000i64 {
         // 30 s before midnight to 30 s after, except that every 3,000 messages the
@@ -271,10 +275,7 @@ fn a_bad_regex_is_refused_before_anything_is_read() {
 /// that jumps back inside a partition shows which place a hit gets).
 #[test]
 fn ranges_of_big_partitions_join_up_in_timeline_order() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let clock = ManualClock::new(MIDNIGHT * 1_000_000);
-    let store = Store::open(dir.path()).expect("open").with_clock(Arc::new(clock.clone()));
-    store.create_topic("t", &TopicSpec::new(KeyType::U16, 2)).expect("create");
+    let (_dir, store, clock) = clocked_topic(MIDNIGHT, 2);
     let mut p = store.producer("t").expect("producer").with_partitioner(|k, _| match k {
         twainmq::Key::Int(v) => u32::from(*v % 2 == 1),
         twainmq::Key::Str(_) => 0,
@@ -325,10 +326,7 @@ fn cel_filters_find_what_the_filter_matches() {
 /// clock that jumps back and forth by up to a minute (out of order within
 /// partitions and across them).
 fn jumpy_store(n: u32) -> (tempfile::TempDir, Store) {
-    let dir = tempfile::tempdir().expect("tmp");
-    let clock = ManualClock::new(MIDNIGHT * 1_000_000);
-    let store = Store::open(dir.path()).expect("open").with_clock(Arc::new(clock.clone()));
-    store.create_topic("t", &TopicSpec::new(KeyType::U16, 4)).expect("create");
+    let (dir, store, clock) = clocked_topic(MIDNIGHT, 4);
     let mut p = store.producer("t").expect("producer");
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut batch = Vec::with_capacity(100);
