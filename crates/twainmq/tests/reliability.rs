@@ -345,3 +345,21 @@ fn positions_never_pass_a_message_held_back_after_an_error() {
     assert_eq!(c.poll_many(10).expect("again").len(), 3);
     assert_eq!(c.positions(), vec![(0, 4)]);
 }
+
+/// `Duration::MAX` as a timeout ("wait for ever") overflowed `Instant` and
+/// panicked in every `poll_timeout`; now it waits as long as the clock can
+/// hold, and returns a message that is there at once.
+#[test]
+fn poll_timeout_of_duration_max_returns_what_is_there_without_a_panic() {
+    let (_dir, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U16, 1)).expect("create");
+    store.producer("t").expect("producer").send_text(1u16, "there").expect("send");
+    let mut c = store.consumer("t", StartFrom::Start).expect("consumer");
+    assert_eq!(c.poll_timeout(Duration::MAX).expect("poll").and_then(|m| m.text().map(str::to_string)).as_deref(), Some("there"));
+    let mut t = store.timeline("t", None, &twainmq::TimelineStart::Start).expect("timeline");
+    assert_eq!(t.poll_timeout(Duration::MAX).expect("poll").map(|m| m.offset), Some(0));
+    let opts = GroupOptions { window: Duration::from_millis(100), ..GroupOptions::default() };
+    let mut m = store.join_group("t", "g", opts).expect("join");
+    assert_eq!(m.poll_timeout(Duration::MAX).expect("poll").map(|m| m.offset), Some(0));
+    m.close().expect("close");
+}

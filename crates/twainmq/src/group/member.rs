@@ -295,7 +295,7 @@ impl GroupMember {
     /// windows, so a member that is always late cannot keep the group in
     /// rounds).
     fn rejoin(&mut self) -> Result<()> {
-        let every = (self.opts.window * REJOIN_WINDOWS).max(MIN_REJOIN_EVERY);
+        let every = self.opts.window.saturating_mul(REJOIN_WINDOWS).max(MIN_REJOIN_EVERY);
         if self.closed || self.log.open_round().is_some() || self.last_rejoin.is_some_and(|t| t.elapsed() < every) {
             return Ok(());
         }
@@ -357,7 +357,7 @@ impl GroupMember {
     /// # Errors
     /// As [`GroupMember::poll`].
     pub fn poll_timeout(&mut self, timeout: Duration) -> Result<Option<Message>> {
-        let deadline = Instant::now() + timeout;
+        let deadline = crate::log::watch::deadline_after(timeout);
         loop {
             let seen = self.wake.as_ref().map(Wake::seq);
             if let Some(m) = self.poll()? {
@@ -554,6 +554,20 @@ mod tests {
         clock.advance(200_000);
         a.heartbeat().expect("ends its round");
         assert_eq!(a.assignment(), ALL);
+        a.abandon();
+    }
+
+    /// A window at the limit of `Duration` (a caller's mistake, or a huge
+    /// setting): left out of a round, the member still opens one, no overflow.
+    #[test]
+    fn a_member_with_the_longest_window_left_out_of_a_round_does_not_overflow() {
+        let (_tmp, dir, clock) = dir_at(1_800_000_000_000_000);
+        let opts = GroupOptions { window: Duration::MAX, ..GroupOptions::default() };
+        let mut a = GroupMember::join_log(&dir, "t", "g", opts).expect("join");
+        race(&dir, &clock, 1);
+        a.heartbeat().expect("reads the race");
+        assert!(a.assignment().is_empty());
+        assert_eq!(read(&dir).open_round().map(|r| r.started_by), Some(a.id()));
         a.abandon();
     }
 }

@@ -1,7 +1,7 @@
 //! A consumer over several partitions, polling them round-robin like 0.2.3.
 
 use std::collections::VecDeque;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::format::config::TopicConfig;
@@ -150,7 +150,7 @@ impl Consumer {
     pub fn poll_timeout(&mut self, timeout: Duration) -> Result<Option<Message>> {
         let mut wake = self.wake.take();
         let dir = self.dir.clone();
-        let got = crate::log::watch::poll_until(&mut wake, &dir, Instant::now() + timeout, |_| self.poll());
+        let got = crate::log::watch::poll_until(&mut wake, &dir, crate::log::watch::deadline_after(timeout), |_| self.poll());
         self.wake = wake;
         got
     }

@@ -184,7 +184,7 @@ impl Timeline {
     pub fn poll_timeout(&mut self, timeout: Duration) -> Result<Option<Message>> {
         let mut wake = self.wake.take();
         let dir = self.dir.clone();
-        let got = crate::log::watch::poll_until(&mut wake, &dir, Instant::now() + timeout, |woke| {
+        let got = crate::log::watch::poll_until(&mut wake, &dir, crate::log::watch::deadline_after(timeout), |woke| {
             if woke {
                 // Something changed: every partition may have news.
                 self.idle.iter_mut().for_each(|i| *i = false);

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use crate::error::Result;
 
 pub use store::{StoreChange, StoreWatcher};
-pub(crate) use wake::{poll_until, Wake};
+pub(crate) use wake::{deadline_after, poll_until, Wake};
 
 /// What is watched.
 #[derive(Debug, Clone)]

@@ -72,6 +72,15 @@ impl Wake {
     }
 }
 
+/// The moment `timeout` from now. A timeout past what `Instant` can hold
+/// (`Duration::MAX`, "wait for ever") waits a century instead of panicking
+/// on the overflow.
+pub(crate) fn deadline_after(timeout: std::time::Duration) -> Instant {
+    const CENTURY: std::time::Duration = std::time::Duration::from_secs(100 * 365 * 86_400);
+    let now = Instant::now();
+    now.checked_add(timeout).or_else(|| now.checked_add(CENTURY)).unwrap_or(now)
+}
+
 /// Call `poll` until it gives a message or `deadline` passes, waiting on the
 /// change events of `dir` between calls: the one wait loop of the consumer and
 /// the timeline. The watch is made on the first wait and kept in `wake` for the
