@@ -31,6 +31,23 @@ pub enum NameProblem {
     ConfigSuffix,
     /// A new name of the form `.NAME.twc.tmp-N`, the store's temporary config files.
     TempName,
+    /// A name Windows opens as a device (`CON`, `PRN`, `AUX`, `NUL`,
+    /// `COM0`-`COM9`, `LPT0`-`LPT9`), alone or before a dot, in any case:
+    /// refused for new names everywhere (stores move between machines on
+    /// NTFS disks); on Windows a store's topic of that name is not opened.
+    WindowsDevice {
+        /// The device it names, upper-cased (`NUL`).
+        device: String,
+    },
+    /// A name ending in a dot: Windows drops trailing dots from file names, so
+    /// topic `a.` would use the folder of topic `a`.
+    TrailingDot,
+    /// A new name equal to an existing topic's or group's but for case: one
+    /// folder on a disk that ignores case (NTFS, APFS), two topics elsewhere.
+    CaseTwin {
+        /// The existing name.
+        existing: String,
+    },
 }
 
 impl std::fmt::Display for NameProblem {
@@ -48,6 +65,17 @@ impl std::fmt::Display for NameProblem {
             NameProblem::TempName => write!(
                 f,
                 "names starting with \".\" and containing \".twc.tmp\" are the store's temporary files. Pick another name"
+            ),
+            NameProblem::WindowsDevice { device } => write!(
+                f,
+                "{device} (alone or before a dot, in any case) is a device name on Windows, where such a file cannot be made or opened; stores move between machines, so pick another name"
+            ),
+            NameProblem::TrailingDot => {
+                write!(f, "Windows drops a name's trailing dots, so the topic would share another's folder there; drop the dot")
+            }
+            NameProblem::CaseTwin { existing } => write!(
+                f,
+                "the store has {existing:?}, the same name but for case: on disks that ignore case (NTFS, macOS) both would be one folder. Use {existing:?} or another name"
             ),
         }
     }

@@ -12,7 +12,11 @@
 //! - a name starting with `.` and containing `.twc.tmp` (any case): the form
 //!   of the temporary file `.{topic}.twc.tmp-{pid}` a config is written to
 //!   before its rename. Other names starting with `.` (`...`, `.events`) stay
-//!   valid: 0.2.3 accepts and lists them, and nothing of ours uses them.
+//!   valid: 0.2.3 accepts and lists them, and nothing of ours uses them;
+//! - names Windows cannot hold ([`windows_problem`]): device names (`CON`,
+//!   `nul.events`) and trailing dots, on every platform, because stores move
+//!   between machines on NTFS disks. A name equal to an existing one but for
+//!   case is refused where the store's listing is at hand (`LogDir::create_topic`).
 
 use crate::error::{Error, NameProblem};
 
@@ -85,6 +89,27 @@ fn is_temp_name(name: &str) -> bool {
     name.starts_with('.') && name.to_ascii_lowercase().contains(".twc.tmp")
 }
 
+/// The device names Windows reserves (COM0 and LPT0 are in its documentation
+/// too; the superscript forms cannot be written with our characters).
+const WINDOWS_DEVICES: &[&str] = &[
+    "CON", "PRN", "AUX", "NUL", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9", "LPT0", "LPT1", "LPT2",
+    "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+];
+
+/// Why Windows cannot hold a file or folder named `name` (one path
+/// component), if it cannot: a device name alone or before a dot (`nul`,
+/// `Con.events`), in any case; a trailing dot (or space), which Windows drops.
+pub fn windows_problem(name: &str) -> Option<NameProblem> {
+    let base = name.split('.').next().unwrap_or(name).trim_end_matches(' ');
+    if let Some(device) = WINDOWS_DEVICES.iter().find(|d| d.eq_ignore_ascii_case(base)) {
+        return Some(NameProblem::WindowsDevice { device: (*device).to_string() });
+    }
+    if name.ends_with('.') || name.ends_with(' ') {
+        return Some(NameProblem::TrailingDot);
+    }
+    None
+}
+
 /// The rules for a name about to be created, on top of those for any name.
 fn check_new(name: &str) -> Result<(), NameProblem> {
     if has_config_suffix(name) {
@@ -93,12 +118,17 @@ fn check_new(name: &str) -> Result<(), NameProblem> {
     if is_temp_name(name) {
         return Err(NameProblem::TempName);
     }
+    if let Some(problem) = windows_problem(name) {
+        return Err(problem);
+    }
     Ok(())
 }
 
 /// Check the name of a topic about to be created: [`validate_topic`], and
 /// not ending in `.twc` nor of the form of a temporary file (see the module
-/// documentation). Topics 0.2.3 made with such names can still be used.
+/// documentation), nor a name Windows cannot hold ([`windows_problem`]).
+/// Topics 0.2.3 made with such names can still be used (on Windows, those
+/// Windows cannot hold are reported, not opened).
 ///
 /// # Errors
 /// [`Error::InvalidTopicName`] saying what is wrong.
@@ -109,7 +139,9 @@ pub fn validate_new_topic(name: &str) -> Result<(), Error> {
 
 /// Check the name of a consumer group about to be created: [`validate_group`],
 /// and not ending in `.twc` (its folder `--group--NAME.twc` would be taken for
-/// the config of a group `NAME`) nor of the form of a temporary file.
+/// the config of a group `NAME`) nor of the form of a temporary file, nor a
+/// name Windows cannot hold (the same rules as topics', so a group and the
+/// files named after it travel as topics do).
 ///
 /// # Errors
 /// [`Error::InvalidGroupName`] saying what is wrong.
@@ -166,7 +198,7 @@ mod tests {
     #[test]
     fn new_topic_names() {
         // Names 0.2.3 users use stay valid, dots included.
-        for ok in ["events", "a.b-c_D9", "...", ".events", "-lead", "x.twcx", "twc", ".twcfoo", "a.tw", "a.twc.b", "x.tmp"] {
+        for ok in ["events", "a.b-c_D9", ".events", "-lead", "x.twcx", "twc", ".twcfoo", "a.tw", "a.twc.b", "x.tmp"] {
             assert_eq!(new_problem(ok), None, "{ok}");
             assert!(validate_new_group(ok).is_ok(), "{ok}");
         }
@@ -185,5 +217,42 @@ mod tests {
         assert_eq!(new_problem(""), Some(NameProblem::Empty));
         assert!(NameProblem::ConfigSuffix.to_string().contains(".twc"));
         assert!(NameProblem::TempName.to_string().contains("temporary"));
+    }
+
+    #[test]
+    fn names_windows_cannot_hold_are_refused_for_new_topics_and_groups_everywhere() {
+        let device = |d: &str| Some(NameProblem::WindowsDevice { device: d.to_string() });
+        for (name, d) in [
+            ("CON", "CON"),
+            ("con", "CON"),
+            ("Nul", "NUL"),
+            ("aux.events", "AUX"),
+            ("PRN.x.y", "PRN"),
+            ("com1", "COM1"),
+            ("COM9.log", "COM9"),
+            ("lpt5", "LPT5"),
+            ("LPT0", "LPT0"),
+            ("com0", "COM0"),
+        ] {
+            assert_eq!(new_problem(name), device(d), "{name}");
+            assert!(
+                matches!(validate_new_group(name), Err(Error::InvalidGroupName { problem: NameProblem::WindowsDevice { .. }, .. })),
+                "{name}"
+            );
+            // Still a valid name to use where the file can be opened (0.2.3 on Linux may have made it).
+            assert_eq!(problem(name), None, "{name}");
+            assert!(NameProblem::WindowsDevice { device: d.into() }.to_string().contains("Windows"));
+        }
+        for fine in ["console", "nul_", "com10", "lpt", "com", "auxiliary", "x.con", "CONx", "prn-1", "events.nul"] {
+            assert_eq!(new_problem(fine), None, "{fine}");
+            assert!(validate_new_group(fine).is_ok(), "{fine}");
+        }
+        for dotted in ["a.", "events..", "...", "x.y."] {
+            assert_eq!(new_problem(dotted), Some(NameProblem::TrailingDot), "{dotted}");
+            assert!(matches!(validate_new_group(dotted), Err(Error::InvalidGroupName { problem: NameProblem::TrailingDot, .. })));
+        }
+        assert_eq!(windows_problem("a "), Some(NameProblem::TrailingDot));
+        assert_eq!(windows_problem("--group--CON"), None, "a group's folder name is not a device");
+        assert_eq!(windows_problem("--group--g."), Some(NameProblem::TrailingDot));
     }
 }

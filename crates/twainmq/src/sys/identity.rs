@@ -1,44 +1,83 @@
 //! Which file is at a path: an identity that survives appends and changes
 //! when another file takes the path.
 
+use std::fs::File;
+use std::path::Path;
+
+use super::imp;
+
 /// Tells a file from another that took its path (deleted and made again by
 /// another process, or renamed over it), so caches keyed by path can notice.
-/// The inode alone is not enough: a file system often hands a freed inode to
-/// the next file made. With the creation time beside it (statx on Linux, NTFS,
-/// APFS) a new file differs; where the file system keeps no creation time, only
-/// the inode speaks. Appends change neither.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub(crate) struct FileIdentity {
-    #[cfg(unix)]
-    dev_ino: (u64, u64),
-    created: Option<std::time::SystemTime>,
-}
+/// Unix: device, inode and (where kept) creation time; Windows: volume serial
+/// number and 128-bit file id. Appends change neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub(crate) struct FileIdentity(imp::Identity);
 
 impl std::fmt::Display for FileIdentity {
-    /// `dev.ino.created-nanos` (`-` where unknown): stable for a file's life.
+    /// An opaque token, stable for a file's life.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        #[cfg(unix)]
-        write!(f, "{}.{}.", self.dev_ino.0, self.dev_ino.1)?;
-        match self.created.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()) {
-            Some(d) => write!(f, "{}", d.as_nanos()),
-            None => write!(f, "-"),
+        self.0.fmt(f)
+    }
+}
+
+/// Whether `path` (which need not exist yet) is `root` or lies inside it,
+/// whatever the spelling: its deepest existing ancestor is made canonical
+/// (links and `..` resolved), and each folder up from there is compared with
+/// `root` by identity, so a bind mount, another drive letter, a junction or
+/// another case of the same folder is caught too.
+pub(crate) fn is_within(path: &Path, root: &Path) -> bool {
+    let Some(root) = std::fs::canonicalize(root).ok().and_then(|r| FileIdentity::at(&r)) else { return false };
+    let mut existing = path;
+    while std::fs::symlink_metadata(existing).is_err() {
+        match existing.parent() {
+            Some(p) if !p.as_os_str().is_empty() => existing = p,
+            _ => {
+                existing = Path::new(".");
+                break;
+            }
         }
     }
+    let Ok(real) = std::fs::canonicalize(existing) else { return false };
+    real.ancestors().any(|a| FileIdentity::at(a) == Some(root))
 }
 
 impl FileIdentity {
-    /// The identity of the file or folder at `path`, never following a link.
-    pub(crate) fn at(path: &std::path::Path) -> Option<Self> {
-        std::fs::symlink_metadata(path).ok().map(|m| FileIdentity::of(&m))
+    /// The identity of the file or folder at `path`, never following a link;
+    /// `None` when there is none (or it cannot be read).
+    pub(crate) fn at(path: &Path) -> Option<Self> {
+        imp::identity_at(path).ok().map(FileIdentity)
     }
 
-    pub(crate) fn of(meta: &std::fs::Metadata) -> Self {
+    /// The identity of an open file.
+    pub(crate) fn of(file: &File) -> Option<Self> {
+        imp::identity_of(file).ok().map(FileIdentity)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn within_by_identity_whatever_the_spelling() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = dir.path().join("store");
+        std::fs::create_dir_all(store.join("t")).expect("folders");
+        assert!(is_within(&store, &store));
+        assert!(is_within(&store.join("t"), &store));
+        assert!(is_within(&store.join("not/yet/made.json"), &store));
+        assert!(is_within(&store.join("t/../x"), &store));
+        assert!(!is_within(&dir.path().join("other/x"), &store));
+        assert!(!is_within(&store.join("../storex"), &store));
+        assert!(!is_within(dir.path(), &store));
+        let canonical = std::fs::canonicalize(&store).expect("canonical");
+        assert!(is_within(&canonical.join("new"), &store));
         #[cfg(unix)]
-        use std::os::unix::fs::MetadataExt;
-        FileIdentity {
-            #[cfg(unix)]
-            dev_ino: (meta.dev(), meta.ino()),
-            created: meta.created().ok(),
+        {
+            let link = dir.path().join("link");
+            std::os::unix::fs::symlink(&store, &link).expect("link");
+            assert!(is_within(&link.join("cache"), &store), "through a link");
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Which kind of file system a store is on. O_APPEND is atomic between
-//! processes on local file systems (ext4, XFS, NTFS, APFS, tmpfs); on network
+//! processes on local file systems (ext4, XFS, btrfs, NTFS, APFS, tmpfs); on network
 //! file systems (NFS, SMB/CIFS) each client computes the end of the file from
 //! its own cache, so concurrent appends from different machines can overwrite
 //! each other. There our producers take an exclusive lock around each append.
@@ -18,11 +18,13 @@
 pub enum FsKind {
     Local,
     /// A FUSE file system on a local block device (`fuseblk`: ntfs-3g,
-    /// exfat-fuse, ...): local, O_APPEND atomic between processes.
+    /// exfat-fuse, ...): local, O_APPEND atomic between processes. Linux only.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     LocalFuse,
     /// A network file system, by name (`nfs`, `smb`, `fuse.sshfs`, ...).
     Network(&'static str),
-    /// Could not be told.
+    /// Could not be told (Unix: `statfs` failed; Windows always tells).
+    #[cfg_attr(windows, allow(dead_code))]
     Unknown,
 }
 
@@ -32,39 +34,21 @@ impl FsKind {
     }
 }
 
-/// The file system `path` is on.
+/// The file system `path` is on (see the platform modules for how each tells).
 pub fn filesystem_kind(path: &std::path::Path) -> FsKind {
-    #[cfg(target_os = "linux")]
-    {
-        match rustix::fs::statfs(path) {
-            // `f_type`'s integer type differs between architectures.
-            #[allow(clippy::unnecessary_cast)]
-            Ok(s) if magic32(s.f_type as i64) == FUSE_SUPER_MAGIC => fuse_kind(path),
-            #[allow(clippy::unnecessary_cast)]
-            Ok(s) => kind_of_magic(s.f_type as i64),
-            Err(_) => FsKind::Unknown,
-        }
-    }
-    #[cfg(windows)]
-    {
-        kind_of_windows_path(&path.to_string_lossy())
-    }
-    #[cfg(target_os = "macos")]
-    {
-        match rustix::fs::statfs(path) {
-            Ok(s) => {
-                // `f_fstypename` is a NUL-terminated C string of `c_char`s.
-                #[allow(clippy::unnecessary_cast)]
-                let name: Vec<u8> = s.f_fstypename.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
-                kind_of_fstypename(&String::from_utf8_lossy(&name))
-            }
-            Err(_) => FsKind::Unknown,
-        }
-    }
-    #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
-    {
-        let _ = path;
-        FsKind::Unknown
+    super::imp::filesystem_kind(path)
+}
+
+/// Linux: by `statfs`'s magic number, FUSE told apart by the mount table.
+#[cfg(target_os = "linux")]
+pub(super) fn linux_kind(path: &std::path::Path) -> FsKind {
+    match rustix::fs::statfs(path) {
+        // `f_type`'s integer type differs between architectures.
+        #[allow(clippy::unnecessary_cast)]
+        Ok(s) if magic32(s.f_type as i64) == FUSE_SUPER_MAGIC => fuse_kind(path),
+        #[allow(clippy::unnecessary_cast)]
+        Ok(s) => kind_of_magic(s.f_type as i64),
+        Err(_) => FsKind::Unknown,
     }
 }
 
@@ -72,10 +56,10 @@ pub fn filesystem_kind(path: &std::path::Path) -> FsKind {
 /// or its verbatim forms `\\?\UNC\server\share` and `\\.\UNC\...`) is on
 /// a network share; a verbatim or device path to a drive (`\\?\C:\...`, which
 /// `canonicalize` returns for every local path) and a drive path are local.
-/// A network drive mapped to a letter (`Z:`) reads as local here: telling it
-/// needs `GetDriveTypeW` (docs/PLATFORMS.md).
+/// A network drive mapped to a letter (`Z:`) reads as local here: the
+/// Windows module asks `GetDriveTypeW` about the drive after this.
 #[cfg(any(windows, test))]
-fn kind_of_windows_path(path: &str) -> FsKind {
+pub(super) fn kind_of_windows_path(path: &str) -> FsKind {
     let upper = path.get(..8).map(str::to_ascii_uppercase);
     if matches!(upper.as_deref(), Some(r"\\?\UNC\" | r"\\.\UNC\")) {
         return FsKind::Network("smb");
@@ -94,7 +78,7 @@ fn kind_of_windows_path(path: &str) -> FsKind {
 /// systems as on Linux without a mount table (network: the safe side), and
 /// anything else (apfs, hfs, msdos, exfat, ...) local.
 #[cfg(any(target_os = "macos", test))]
-fn kind_of_fstypename(name: &str) -> FsKind {
+pub(super) fn kind_of_fstypename(name: &str) -> FsKind {
     match name {
         "smbfs" | "cifs" => FsKind::Network("smb"),
         "nfs" => FsKind::Network("nfs"),
@@ -107,15 +91,18 @@ fn kind_of_fstypename(name: &str) -> FsKind {
 }
 
 /// `statfs` magic number of every FUSE file system (`fuse`, `fuse.*`, `fuseblk`).
+#[cfg(any(target_os = "linux", test))]
 const FUSE_SUPER_MAGIC: u32 = 0x6573_5546;
 
 /// What FUSE file system must be taken as when the mount table does not say:
 /// network, so appends are locked (the safe side).
+#[cfg(any(target_os = "linux", test))]
 const FUSE_UNTOLD: FsKind = FsKind::Network("fuse (not known to be on a local disk)");
 
 /// Linux `statfs` magic numbers of network and cluster file systems. FUSE's
 /// number alone cannot tell a local disk from a remote one, so it is counted
 /// as network here; `filesystem_kind` asks the mount table first.
+#[cfg(any(target_os = "linux", test))]
 pub fn kind_of_magic(magic: i64) -> FsKind {
     match magic32(magic) {
         0x6969 => FsKind::Network("nfs"),
@@ -135,6 +122,7 @@ pub fn kind_of_magic(magic: i64) -> FsKind {
 /// The low 32 bits of an `f_type`, where the magic numbers are: an
 /// architecture whose `f_type` is a signed 32-bit integer gives `0xFF53_4D42`
 /// (cifs) as a negative number, sign-extended to 64 bits.
+#[cfg(any(target_os = "linux", test))]
 fn magic32(f_type: i64) -> u32 {
     let [a, b, c, d, ..] = f_type.to_le_bytes();
     u32::from_le_bytes([a, b, c, d])

@@ -1,13 +1,49 @@
 //! The platform layer: what the operating system tells about files and file
 //! systems, and what it lets us do safely. Knows nothing of the TwainMQ format.
 //!
-//! `kind` (local or network file system), `identity` (which file is at a
-//! path), `lock` (advisory `flock` between our processes), `open` (opening
-//! regular files only, never through a link), `priority` (background threads).
+//! One interface, the modules below, over one implementation per platform, as
+//! std's `sys` is built: `unix.rs` (Linux and macOS, through `rustix`) and
+//! `windows.rs` (through `windows-sys`). Every function has an arm on each;
+//! where a platform cannot keep a promise, the function's documentation says
+//! so, and docs/PLATFORMS.md lists it.
+//!
+//! - `identity`: which file is at a path (survives appends, changes when
+//!   another file takes the path);
+//! - `open`: opening regular files only, never through a link; whether an
+//!   open file is still in its folder;
+//! - `lock`: locks between our processes (the day rollover, network appends);
+//! - `remove`: deletes and replacements that another process may refuse
+//!   (Windows), all-or-nothing, retried with back-off;
+//! - `kind`: local or network file system;
+//! - `priority`: background threads; `reserve`: space before a write.
+
+#[cfg(unix)]
+#[path = "unix.rs"]
+mod imp;
+#[cfg(windows)]
+#[path = "windows.rs"]
+mod imp;
+#[cfg(not(any(unix, windows)))]
+compile_error!(
+    "the TwainMQ engine runs on Unix (Linux, macOS) and Windows: its locks, file identity and delete checks have no implementation for this platform"
+);
 
 pub(crate) mod identity;
 pub(crate) mod kind;
 pub(crate) mod lock;
 pub(crate) mod open;
 pub(crate) mod priority;
+pub(crate) mod remove;
 pub(crate) mod reserve;
+
+/// Whether this is a Windows program running under Wine, which differs from
+/// Windows where tests must say so (it reports no pending deletes, its file
+/// ids are inode numbers, its creation times move with every append).
+pub(crate) fn under_wine() -> bool {
+    imp::under_wine()
+}
+
+/// Whether this platform opens a file named `CON`, `NUL`, `COM1`, ... (with
+/// any extension) as a device wherever it is (Windows): such store entries
+/// are reported, never opened.
+pub(crate) const DEVICE_NAMES_ARE_DEVICES: bool = imp::DEVICE_NAMES_ARE_DEVICES;

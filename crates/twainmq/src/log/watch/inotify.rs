@@ -1,7 +1,11 @@
-//! Linux: inotify read directly, in batches. Reading at most every
-//! [`BATCH_PAUSE`] lets the events of a busy log gather in the kernel's queue
-//! (a few hundred a read), and an event inside a watched folder is reported
-//! by the folder's name without building its path.
+//! Linux: inotify read directly, in batches. A store's watch (the app's view,
+//! which folds changes into windows of tens of milliseconds anyway) reads at
+//! most every [`BATCH_PAUSE`], so the events of a busy log gather in the
+//! kernel's queue (a few hundred a read); a list of folders (followers and
+//! group members waiting for new lines) reads each event as it comes, since
+//! there the pause is the write-to-read latency (it made p50 1 ms, from 21
+//! µs). An event inside a watched folder is reported by the folder's name
+//! without building its path.
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
@@ -15,7 +19,8 @@ use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask, Watches};
 use super::{Change, Scope, Sink};
 use crate::error::{Error, Result};
 
-/// Pause between reads: events of a busy log are read a few hundred at a time.
+/// Pause between a store watch's reads: events of a busy log are read a few
+/// hundred at a time. (None for followers: see the module doc.)
 const BATCH_PAUSE: Duration = Duration::from_millis(2);
 
 /// Every change to what a folder holds; reads (open, access, close after
@@ -57,6 +62,10 @@ impl Watch {
         };
         let inotify = Inotify::init().map_err(|e| Error::io("watch", &scope_path, e))?;
         let mut watches = inotify.watches();
+        let pause = match scope {
+            Scope::Store(_) => BATCH_PAUSE,
+            Scope::Folders(_) => Duration::ZERO,
+        };
         let (folders, stop) = match scope {
             Scope::Store(root) => {
                 let io = |e| Error::io("watch", &root, e);
@@ -91,7 +100,7 @@ impl Watch {
             std::thread::Builder::new()
                 .name("twainmq-inotify".into())
                 .spawn(move || {
-                    read_loop(inotify, watches, folders, &*sink, &closed);
+                    read_loop(inotify, watches, folders, &*sink, &closed, pause);
                     done.store(true, Ordering::Release);
                 })
                 .map_err(|e| Error::io("start watcher for", &scope_path, e))?;
@@ -171,7 +180,7 @@ impl Folders {
     }
 }
 
-fn read_loop(mut inotify: Inotify, mut watches: Watches, mut folders: Folders, sink: &dyn Sink, closed: &AtomicBool) {
+fn read_loop(mut inotify: Inotify, mut watches: Watches, mut folders: Folders, sink: &dyn Sink, closed: &AtomicBool, pause: Duration) {
     let mut buf = vec![0u8; 64 << 10];
     loop {
         let events = match inotify.read_events_blocking(&mut buf) {
@@ -196,7 +205,9 @@ fn read_loop(mut inotify: Inotify, mut watches: Watches, mut folders: Folders, s
         if !live {
             return;
         }
-        std::thread::sleep(BATCH_PAUSE);
+        if !pause.is_zero() {
+            std::thread::sleep(pause);
+        }
     }
 }
 

@@ -14,6 +14,9 @@ mod inotify;
 // Compiled on Linux too for its tests (notify's inotify backend), unused there otherwise.
 #[cfg(any(not(target_os = "linux"), test))]
 #[cfg_attr(target_os = "linux", allow(dead_code))]
+mod poll;
+#[cfg(any(not(target_os = "linux"), test))]
+#[cfg_attr(target_os = "linux", allow(dead_code))]
 mod portable;
 mod store;
 mod wake;

@@ -1,7 +1,12 @@
 //! Other platforms: the `notify` crate (FSEvents, ReadDirectoryChangesW,
-//! kqueue), its events mapped to the same [`Change`]s as on Linux. Its tests
-//! also run on Linux (notify's inotify backend there), so the mapping is
-//! checked on every machine, not only on the platforms that use it.
+//! kqueue), its events mapped to the same [`Change`]s as on Linux, with a
+//! cheap poll beside a store's watch for what those events miss (`poll.rs`:
+//! appends through a handle kept open on Windows, shares, the root's removal).
+//! A watcher error or an overflow (notify's "rescan") reports every folder as
+//! changed (`Lost`) and the watch as no longer live: the poll goes on, but the
+//! view must say it may have missed something. Its tests also run on Linux
+//! (notify's inotify backend there), so the mapping is checked on every
+//! machine, not only on the platforms that use it.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -15,8 +20,10 @@ use crate::error::{Error, Result};
 
 pub(super) struct Watch {
     _watcher: notify::RecommendedWatcher,
-    /// Cleared when the store's root goes: nothing more will be reported.
+    /// Cleared when the store's root goes, or events were lost.
     live: Arc<AtomicBool>,
+    /// The store's poll (none for a list of folders: their waiters poll anyway).
+    _poll: Option<super::poll::Poller>,
 }
 
 /// Opening or reading a file is not a change (and our own reads would
@@ -40,8 +47,23 @@ impl Watch {
                 let canon = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
                 let (r, c) = (root.clone(), canon);
                 let gone = Arc::clone(&live);
+                let sink_events = Arc::clone(&sink);
                 let fold = move |ev: notify::Result<notify::Event>| {
-                    let Ok(ev) = ev else { return };
+                    let sink = &sink_events;
+                    let ev = match ev {
+                        Ok(ev) if !ev.need_rescan() => ev,
+                        // The watcher failed, or its buffer overflowed: anything may have changed.
+                        other => {
+                            if let Err(e) = &other {
+                                tracing::warn!(error = %e, "the store's file watcher failed; changes are polled");
+                            } else {
+                                tracing::warn!("the store's file watcher lost events (overflow); changes are polled");
+                            }
+                            gone.store(false, Ordering::Release);
+                            sink.changes(&[Change::Lost]);
+                            return;
+                        }
+                    };
                     if !is_change(&ev.kind) {
                         return;
                     }
@@ -58,7 +80,9 @@ impl Watch {
                 };
                 let mut watcher = notify::recommended_watcher(fold).map_err(|e| watch_err(&root, e))?;
                 watcher.watch(&root, RecursiveMode::Recursive).map_err(|e| watch_err(&root, e))?;
-                Ok(Watch { _watcher: watcher, live })
+                let poll =
+                    super::poll::Poller::start(&root, sink, Arc::clone(&live)).map_err(|e| Error::io("start watcher for", &root, e))?;
+                Ok(Watch { _watcher: watcher, live, _poll: Some(poll) })
             }
             Scope::Folders(dirs) => {
                 let names: Vec<(PathBuf, Arc<str>)> = dirs.iter().map(|d| (d.clone(), Arc::from(d.to_string_lossy().as_ref()))).collect();
@@ -83,13 +107,13 @@ impl Watch {
                         tracing::debug!(dir = %d.display(), error = %e, "no change events; polling instead");
                     }
                 }
-                Ok(Watch { _watcher: watcher, live })
+                Ok(Watch { _watcher: watcher, live, _poll: None })
             }
         }
     }
 
-    /// False once the store's root was removed (notify reports other failures
-    /// per event, and the watch goes on).
+    /// False once the store's root was removed, the watcher failed or lost
+    /// events (the poll goes on, but something may have been missed).
     pub(super) fn is_live(&self) -> bool {
         self.live.load(Ordering::Acquire)
     }
