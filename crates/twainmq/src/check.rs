@@ -28,7 +28,9 @@ pub struct Problem {
     /// `offset_overlap`, `duplicate_day`, `unknown_type_id`, `network_filesystem`,
     /// `commit_past_end`, `commit_unknown_partition`, `commit_out_of_range`,
     /// `unreadable_group_records`, `config_not_for_023`, `unreadable_topic`,
-    /// `unreadable_group`, `unreadable_partition`.
+    /// `unreadable_group`, `unreadable_partition`, `windows_name` (a topic or
+    /// group Windows cannot hold: a device name or a trailing dot),
+    /// `case_twin` (two topics or groups whose names differ only in case).
     pub kind: &'static str,
     /// What is wrong and what to do about it, for people.
     pub message: String,
@@ -56,8 +58,14 @@ pub fn check_store(store: &Store) -> Result<Vec<Problem>> {
         });
     }
     let group_names = store.list_groups()?;
+    let topics = store.list_topics()?;
+    out.extend(name_problems(&topics, &group_names));
     let groups = group_names.iter().map(|g| crate::format::name::group_topic(g));
-    for topic in store.list_topics()?.into_iter().chain(groups) {
+    for topic in topics.into_iter().chain(groups) {
+        if crate::sys::DEVICE_NAMES_ARE_DEVICES && crate::format::name::windows_problem(&topic).is_some() {
+            // Reported above; opening its files here would open a device.
+            continue;
+        }
         // One topic that cannot be read is a problem of that topic; the others are still checked.
         match check_topic(store, &topic) {
             Ok(problems) => out.extend(problems),
@@ -68,6 +76,55 @@ pub fn check_store(store: &Store) -> Result<Vec<Problem>> {
         check_commits(store, g, &mut out);
     }
     Ok(out)
+}
+
+/// Names in the store that Windows cannot hold (stores move between machines
+/// on NTFS disks): device names and trailing dots, and names equal but for case.
+fn name_problems(topics: &[String], groups: &[String]) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let problem = |topic: String, kind: &'static str, message: String| Problem {
+        topic,
+        partition: None,
+        file: None,
+        line: None,
+        offset: None,
+        kind,
+        message,
+    };
+    let named: Vec<(String, String)> = topics
+        .iter()
+        .map(|t| (t.clone(), format!("topic {t:?}")))
+        .chain(groups.iter().map(|g| (crate::format::name::group_topic(g), format!("group {g:?}"))))
+        .collect();
+    for (topic, what) in &named {
+        // A group's folder and config are named `--group--NAME`: that is what Windows must hold.
+        if let Some(p) = crate::format::name::windows_problem(topic) {
+            let there = if crate::sys::DEVICE_NAMES_ARE_DEVICES {
+                "so it is not opened here"
+            } else {
+                "so this store cannot be used on Windows as it is"
+            };
+            out.push(problem(
+                topic.clone(),
+                "windows_name",
+                format!("{what}: {p}; {there}. Copy it to a topic with another name (twainmq copy) and delete it"),
+            ));
+        }
+    }
+    let mut lower: std::collections::BTreeMap<String, Vec<&str>> = std::collections::BTreeMap::new();
+    for (topic, _) in &named {
+        lower.entry(topic.to_ascii_lowercase()).or_default().push(topic);
+    }
+    for twins in lower.values().filter(|v| v.len() > 1) {
+        for t in twins {
+            out.push(problem(
+                (*t).to_string(),
+                "case_twin",
+                format!("{twins:?} differ only in case: copied to a disk that ignores case (NTFS, macOS) they become one folder and one config. Rename all but one (copy, then delete)"),
+            ));
+        }
+    }
+    out
 }
 
 /// What in a config we read, but 0.2.3 cannot use as it is (it takes the

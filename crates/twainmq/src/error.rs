@@ -353,6 +353,18 @@ pub enum Error {
         kind: &'static str,
     },
 
+    /// Another process holds a file open in a way that keeps it from being
+    /// deleted or replaced (on Windows: opened without sharing delete, as
+    /// 0.2.3 and Python's `open()` do). Retried for a while first; nothing was
+    /// changed.
+    #[error("could not {op} {path}: another process has it open and does not let it be deleted or replaced (on Windows, 0.2.3 producers and consumers hold their files so). Nothing was changed: stop that process or wait until it moves on, then try again")]
+    FileInUse {
+        /// What was being done, as a verb: `delete`, `replace`, ...
+        op: &'static str,
+        /// The file held.
+        path: PathBuf,
+    },
+
     /// A consumer-group failure: see [`GroupError`].
     #[error(transparent)]
     Group(#[from] GroupError),
@@ -420,6 +432,7 @@ impl Error {
             Error::InvalidFilter { .. } => "invalid_filter",
             Error::TopicDeleted { .. } => "topic_deleted",
             Error::NotAFile { .. } => "not_a_file",
+            Error::FileInUse { .. } => "file_in_use",
             Error::Group(g) => match g {
                 GroupError::TopicMismatch { .. } => "group_topic_mismatch",
                 GroupError::PartitionMismatch { .. } => "group_partition_mismatch",

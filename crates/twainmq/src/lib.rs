@@ -82,7 +82,7 @@ pub use log::timeline::{Timeline, TimelineStart};
 pub use log::watch::{StoreChange, StoreWatcher};
 pub use query::Filter;
 pub use store::{FileInfo, GroupState, GroupSummary, PartitionInfo, Store, TimelinePage, TopicDescription, TopicSummary, TopicTotals};
-pub use store::{PlannedFile, Retention, RetentionPlan, RETENTION_KEY};
+pub use store::{PlannedFile, Retention, RetentionPlan, UnknownGroup, RETENTION_KEY};
 
 /// Which versions these are: the engine's own, and the release of the Python
 /// `twainmq` package whose stores and consumer groups it shares.
@@ -107,7 +107,7 @@ pub mod version {
 /// Names and limits callers validate against before asking the engine (the
 /// app's forms, for one), so that their rules are the engine's.
 pub mod limits {
-    pub use crate::format::config::MAX_PARTITIONS;
+    pub use crate::format::config::{DEFAULT_KEY_TYPE, DEFAULT_PARTITIONS, MAX_PARTITIONS};
     pub use crate::format::key::MAX_CHAR_WIDTH;
     pub use crate::format::line::MAX_LINE_BYTES;
     pub use crate::format::name::{GROUP_PREFIX, MAX_GROUP_NAME, MAX_TOPIC_NAME};
@@ -122,7 +122,7 @@ pub mod json {
 
 /// Checking names as the engine does.
 pub mod names {
-    pub use crate::format::name::{group_topic, validate_group, validate_new_group, validate_new_topic, validate_topic};
+    pub use crate::format::name::{group_topic, validate_group, validate_new_group, validate_new_topic, validate_topic, windows_problem};
 }
 
 /// Internals for the fuzz targets, benchmarks and tests of this repository:
@@ -133,4 +133,38 @@ pub mod internals {
     pub use crate::format::{b85, deflate, inflate, line, pyjson};
     pub use crate::group::internals::{assign, Offer, Record, TYPES};
     pub use crate::log::index::LineIndex;
+
+    /// Whether this is a Windows build running under Wine (tests say where
+    /// Wine differs from Windows).
+    pub fn under_wine() -> bool {
+        crate::sys::under_wine()
+    }
+
+    /// Hold the lock an appender holds on a partition file near its day's end
+    /// (shared), as one of our producers does between its look for a newer
+    /// file and its write, until the result is dropped: tests of the rollover
+    /// agreement hold it where a producer would.
+    ///
+    /// # Errors
+    /// Opening or locking the file.
+    pub fn hold_append_lock(path: &std::path::Path) -> crate::Result<impl Drop> {
+        let file = crate::sys::open::open_regular(path, true)?;
+        crate::sys::lock::lock_owned(file, crate::sys::lock::Mode::Shared).map_err(|e| crate::Error::Io {
+            op: "lock",
+            path: path.into(),
+            cause: e,
+        })
+    }
+
+    /// How often producers and readers look at their topic by path (what a
+    /// file handle cannot show: a delete pending under Wine, a network file
+    /// system's file deleted from another machine).
+    pub const TOPIC_RECHECK: std::time::Duration = crate::log::append::TOPIC_RECHECK;
+
+    /// A producer asks its file's handle whether the file is still in the
+    /// store at least every this many single-message writes (and every millisecond).
+    pub const LINK_CHECK_WRITES: u32 = crate::log::append::LINK_CHECK_WRITES;
+
+    /// ... and whenever this long has passed since it last asked.
+    pub const LINK_CHECK: std::time::Duration = std::time::Duration::from_micros(crate::log::append::LINK_CHECK_MICROS.unsigned_abs());
 }

@@ -348,11 +348,68 @@ fn limits() {
     assert!(error(&chain).2.contains("nests too deeply"));
     let long = format!("key == 1{}", " || key == 1".repeat(2000));
     assert!(error(&long).2.contains("over the limit"));
+    // A run of `!` (the parser folds it into one node) is as many levels.
+    for (run, text) in [(33, "!"), (16_000, "!"), (40, "- "), (33, "! ")] {
+        let expr = format!("{}true", text.repeat(run));
+        assert!(error(&expr).2.contains("nests too deeply"), "{run} x {text:?}");
+    }
+    assert!(compile(&format!("{}true", "!".repeat(32))).matches(&order()));
+    // A duration past the span of any message's time fails on every message: refused,
+    // as the same constant alone is.
+    for too_long in [
+        r#"timestamp - duration("876000000h") < timestamp("2026-01-01T00:00:00Z")"#,
+        r#"timestamp - (duration("50000000h") + duration("50000000h")) < timestamp("2026-01-01T00:00:00Z")"#,
+    ] {
+        let message = error(too_long).2;
+        assert!(message.contains("longer than the span") || message.contains("always fails"), "{too_long}: {message}");
+    }
+    assert!(compile(r#"timestamp - duration("8760h") < timestamp("2026-12-31T00:00:00Z")"#).matches(&order()));
+    assert!(
+        compile(r#"text != "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!" && key != -1"#).matches(&order()),
+        "in a string, or `!=`, it is no run"
+    );
     // Long but flat: a list of a thousand keys, a chain of a thousand `||`.
     let keys: Vec<String> = (0..1000).map(|k| k.to_string()).collect();
     assert!(compile(&format!("key in [{}]", keys.join(", "))).matches(&order()));
     let ors: Vec<String> = (0..1000).map(|k| format!("key == {k}")).collect();
     assert!(check(&compile(&ors.join(" || ")), &order()));
+}
+
+/// A pattern read from the message is compiled once, not per message (20,000
+/// messages took over 120 s), and matches as the interpreter's `matches` does.
+#[test]
+fn a_pattern_from_the_message_is_compiled_once_per_pattern() {
+    let f = compile("text.matches(text)");
+    let g = compile(r#"value.name.matches(value.re)"#);
+    let started = std::time::Instant::now();
+    let mut hits = 0;
+    for i in 0..20_000 {
+        let text = format!("order {i} ok");
+        if f.matches(&Message {
+            topic: "t".into(),
+            partition: 0,
+            offset: i,
+            key: Key::Int(1),
+            timestamp: NOON,
+            payload: Payload::Text(text),
+        }) {
+            hits += 1;
+        }
+    }
+    assert_eq!(hits, 20_000, "a text matches itself as a pattern (no metacharacters here)");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
+    let typed = |name: &str, re: &str| Message {
+        topic: "t".into(),
+        partition: 0,
+        offset: 0,
+        key: Key::Int(1),
+        timestamp: NOON,
+        payload: Payload::Typed(TypedPayload { type_id: 0, class: Some("E".into()), json: format!(r#"{{"name":{name:?},"re":{re:?}}}"#) }),
+    };
+    assert!(g.matches(&typed("abc", "^a.c$")));
+    assert!(!g.matches(&typed("abd", "^a.c$")));
+    assert!(!g.matches(&typed("abc", "(")), "an invalid pattern fails that message, as the interpreter's does");
+    assert!(!g.matches(&typed("abc", "a")) || g.matches(&typed("xabc", "a")));
 }
 
 proptest! {

@@ -62,11 +62,11 @@ fn group_records(store: &Store, group: &str) -> (Vec<(f64, u32, i64)>, Vec<(f64,
     (commits, marks)
 }
 
-/// The lag at `t` by brute force: the first offset stamped at or after t
-/// (the end if none), minus the latest commit written at or before t.
+/// The lag at `t` by brute force: the messages stamped before t (from the
+/// partition's first offset), minus the latest commit written at or before t.
 fn brute(msgs: &[(u64, f64)], commits: &[(f64, u32, i64)], p: u32, t: f64) -> u64 {
-    let end = msgs.len() as u64;
-    let end_at = |t: f64| msgs.iter().find(|(_, ts)| *ts >= t).map_or(end, |(o, _)| *o);
+    let start = msgs.first().map_or(0, |(o, _)| *o);
+    let end_at = |t: f64| start + msgs.iter().filter(|(_, ts)| *ts < t).count() as u64;
     let committed = commits.iter().rev().find(|(at, q, _)| *q == p && *at <= t).map_or(0, |&(at, _, o)| {
         if o < 0 {
             end_at(at)
@@ -162,4 +162,33 @@ fn a_span_that_is_empty_reversed_unbounded_or_has_no_points_is_refused() {
     }
     let h = store.lag_history("g", 0.0, 1.0, twainmq::group::MAX_BUCKETS).expect("the most points");
     assert_eq!(h.partitions[0].points.len(), twainmq::group::MAX_BUCKETS as usize);
+}
+
+/// One message stamped a year ahead (a producer's clock off) among 3,000
+/// over 50 minutes: the history still climbs with the messages (it gave
+/// `3 5 5 5 5 4` when "the first offset at or after t" ended the partition
+/// at the stray message for every later t).
+#[test]
+fn one_message_stamped_a_year_ahead_does_not_flatten_the_history() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let clock = ManualClock::new((T0 * 1e6) as i64);
+    let store = Store::open(dir.path()).expect("open").with_clock(Arc::new(clock.clone()));
+    store.create_topic("t", &TopicSpec::new(KeyType::U16, PARTS)).expect("topic");
+    store.ensure_group("t", "g", StartFrom::Start).expect("group");
+    let mut p = store.producer("t").expect("producer").with_partitioner(|_, _| 0);
+    for i in 0..3000i64 {
+        if i == 3 {
+            clock.advance(365 * 86_400_000_000);
+            p.send_text(1u16, "from the future").expect("send");
+            clock.advance(-365 * 86_400_000_000);
+            continue;
+        }
+        clock.advance(1_000_000);
+        p.send_text(1u16, "m").expect("send");
+    }
+    let h = store.lag_history("g", T0, T0 + 3000.0, 6).expect("history");
+    let lags: Vec<u64> = h.partitions[0].points.iter().map(|pt| pt.lag).collect();
+    // Every 500 s: about 500 more messages each time (the stray one counted from a year on).
+    assert_eq!(lags, vec![499, 999, 1499, 1999, 2499, 2999], "{lags:?}");
+    check(&store, "g", &h);
 }

@@ -102,6 +102,78 @@ fn files_a_group_has_not_consumed_stay_unless_forced() {
     assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![20, 30]);
 }
 
+/// Lag is what a member would read: after a forced retention deleted messages a group had not
+/// consumed, they are not counted (issue 24 item 3: lag 890 with 300 messages left).
+#[test]
+fn lag_counts_only_what_is_left_to_read_after_retention() {
+    let (_d, store, clock) = four_days();
+    store.ensure_group("t", "g", StartFrom::Start).expect("group");
+    store.reset_group("g", ResetTo::Offset(5), None, false).expect("commit 5");
+    assert_eq!(store.describe_group("g").expect("describe").partitions[0].lag, 35);
+    store.set_retention("t", Some(Retention { days: Some(1), bytes_per_partition: None })).expect("set");
+    store.apply_retention("t", false, true).expect("forced");
+    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![20, 30]);
+    let d = store.describe_group("g").expect("describe");
+    let p = &d.partitions[0];
+    assert_eq!((p.committed, p.end, p.lag), (Some(5), 40, 20), "20 messages are left to read, not 35");
+    assert_eq!(d.lag.get("0"), Some(&20));
+    // The oldest unconsumed message is the first one left (offset 20, day 2).
+    let first_left = store.consumer("t", StartFrom::Start).expect("c").poll().expect("poll").expect("a message").timestamp;
+    assert_eq!(p.oldest_unconsumed_at, Some(first_left));
+    let summary = store.group_summary("g").state.expect("summary");
+    assert_eq!(summary.lag, 20, "the listing's lag is the same");
+    // The lag history's latest point agrees (a second on: the last day's messages are stamped
+    // at the manual clock's now, and the history counts those stamped before each point).
+    clock.advance(1_000_000);
+    let now = store.now_secs();
+    let h = store.lag_history("g", now - 3600.0, now, 4).expect("history");
+    assert_eq!(h.partitions[0].points.last().map(|p| p.lag), Some(20));
+    // A purge of everything leaves nothing to read.
+    store.purge_topic("t", None, false, true).expect("purge");
+    assert_eq!(store.describe_group("g").expect("describe").partitions[0].lag, 0);
+}
+
+/// Counts WARN events on this thread (the app's log got one per partition on every refresh of a
+/// group after retention: describe opened a reader at the deleted commit to find its timestamp).
+#[derive(Default)]
+struct Warnings(std::sync::atomic::AtomicUsize);
+
+impl tracing::Subscriber for Warnings {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, e: &tracing::Event<'_>) {
+        if *e.metadata().level() == tracing::Level::WARN {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+#[test]
+fn describing_a_group_behind_retention_warns_of_nothing() {
+    let (_d, store, _clock) = four_days();
+    store.ensure_group("t", "g", StartFrom::Start).expect("group");
+    store.reset_group("g", ResetTo::Offset(5), None, false).expect("commit 5");
+    store.set_retention("t", Some(Retention { days: Some(1), bytes_per_partition: None })).expect("set");
+    store.apply_retention("t", false, true).expect("forced");
+    let warnings = std::sync::Arc::new(Warnings::default());
+    tracing::subscriber::with_default(warnings.clone(), || {
+        for _ in 0..3 {
+            let d = store.describe_group("g").expect("describe");
+            assert_eq!(d.partitions[0].lag, 20);
+            let _ = store.group_summary("g");
+        }
+    });
+    assert_eq!(warnings.0.load(std::sync::atomic::Ordering::Relaxed), 0, "a normal state after retention is not a warning");
+}
+
 #[test]
 fn purge_empties_the_topic_and_offsets_go_on() {
     let (_d, store, _clock) = four_days();
@@ -173,4 +245,58 @@ fn a_group_of_unknown_topic_keeps_its_unconsumed_files_in_every_candidate() {
 
     store.set_retention("t", Some(Retention { days: Some(1), bytes_per_partition: None })).expect("set");
     applies_keeping_what_g_has_not_read(&store);
+}
+
+/// A group whose log is in the store counts whatever its config says: with
+/// its config damaged or gone, what it consumed cannot be told, so retention
+/// and purge keep every file it might need unless forced, and say why.
+#[test]
+fn a_group_whose_config_is_damaged_or_gone_holds_every_file_unless_forced() {
+    for damage in ["corrupt", "deleted"] {
+        let (d, store, _clock) = four_days();
+        store.ensure_group("t", "ours", StartFrom::Start).expect("group");
+        store.reset_group("ours", ResetTo::Offset(0), None, false).expect("reset to 0");
+        let config = d.path().join("--group--ours.twc");
+        if damage == "corrupt" {
+            std::fs::write(&config, b"{").expect("damage");
+        } else {
+            std::fs::remove_file(&config).expect("delete");
+        }
+        store.set_retention("t", Some(Retention { days: Some(1), bytes_per_partition: None })).expect("set");
+        let plan = store.apply_retention("t", false, false).expect("apply");
+        assert_eq!(plan.totals().0, 0, "{damage}: nothing deleted: {plan:?}");
+        assert_eq!(plan.unknown_groups.len(), 1, "{damage}");
+        assert_eq!(plan.unknown_groups[0].group, "ours");
+        assert!(plan.files.iter().all(|f| !f.deleted && f.unconsumed_by == ["ours"]), "{plan:?}");
+        let purge = store.purge_topic("t", Some(f64::MAX), false, false).expect("purge");
+        assert_eq!(purge.totals().0, 0, "{damage}: a purge keeps them too");
+        assert_eq!(texts(&store).len(), 40, "{damage}: every message is still there");
+        // Forced, the files go (and the plan still names the group).
+        let forced = store.apply_retention("t", false, true).expect("forced");
+        assert_eq!(forced.totals().0, 2, "{damage}");
+        assert_eq!(texts(&store).len(), 20);
+    }
+}
+
+/// A settings change rewrites the topic's config: the topic stays the same
+/// topic, so a producer writing across it goes on (it stopped with "deleted or
+/// replaced" when the identity was the config's).
+#[test]
+fn a_retention_setting_changed_under_a_producer_does_not_stop_it() {
+    let (d, store, clock) = four_days();
+    let before = store.topic_incarnation("t").expect("incarnation");
+    let mut p = store.producer("t").expect("producer");
+    p.send_text(Key::Int(1), "before").expect("send");
+    store.set_retention("t", Some(Retention { days: Some(2), bytes_per_partition: None })).expect("set");
+    // As 0.2.3 or a hand would: the config rewritten in place, keys kept.
+    let text = std::fs::read_to_string(d.path().join("t.twc")).expect("read");
+    std::fs::write(d.path().join("t.twc"), text.replace("\"partitions\"", " \"partitions\"")).expect("rewrite");
+    assert_eq!(store.topic_incarnation("t").expect("incarnation"), before, "the same topic");
+    // Past a topic recheck, and across midnight.
+    std::thread::sleep(twainmq::internals::TOPIC_RECHECK + std::time::Duration::from_millis(100));
+    for i in 0..5 {
+        p.send_text(Key::Int(1), &format!("after {i}")).expect("still writing");
+        clock.advance(DAY / 4);
+    }
+    assert_eq!(texts(&store).len(), 46);
 }

@@ -259,7 +259,9 @@ fn a_cancelled_search_stops_promptly_and_says_so() {
     let returned = Instant::now();
     let cancelled_at = canceller.join().expect("canceller");
     assert_eq!(finish, Finish::Cancelled);
-    assert!(returned.duration_since(cancelled_at) < Duration::from_millis(100), "took {:?} to stop", returned - cancelled_at);
+    // Under Wine a thread's wake-up and each read go through its server: measured 180 ms there.
+    let limit = Duration::from_millis(if twainmq::internals::under_wine() { 400 } else { 100 });
+    assert!(returned.duration_since(cancelled_at) < limit, "took {:?} to stop", returned - cancelled_at);
 }
 
 #[test]
@@ -414,4 +416,32 @@ fn a_topic_deleted_during_a_search_is_an_error_not_a_short_result() {
         Err(e) => assert_eq!(e.code(), "topic_deleted", "{e}"),
         Ok((finish, hits)) => panic!("the search ended {finish:?} with {} hits on a deleted topic", hits.len()),
     }
+}
+
+/// 0.2.3 writes a typed message's strings with json.dumps's escapes (日本 as
+/// \u65e5\u672c, a quote as \"): a text search and the filter's `text` find
+/// what the user sees, with NaN or Infinity elsewhere in the fields too.
+#[test]
+fn text_search_finds_typed_messages_through_their_json_escapes() {
+    let (_dir, store, _clock) = clocked_topic(MIDNIGHT, 1);
+    store.delete_topic("t").expect("delete");
+    store.create_topic("t", &TopicSpec::new(KeyType::U16, 1).with_types(["Person"])).expect("create");
+    let mut p = store.producer("t").expect("producer");
+    for json in [
+        r#"{"name": "\u65e5\u672c", "n": 1}"#,
+        r#"{"name": "\u65e5\u672c", "n": NaN}"#,
+        r#"{"name": "\u65e5\u672c\u8a9e", "n": Infinity}"#,
+        r#"{"name": "日本", "n": 2}"#,
+        r#"{"name": "say \"hi\"", "n": 3}"#,
+        r#"{"name": "other", "n": 4}"#,
+    ] {
+        p.send(&twainmq::Key::Int(1), &twainmq::Outgoing::Typed { class: "Person".into(), json: json.into() }).expect("send");
+    }
+    let count = |q: Query| run(&store, &q).len();
+    assert_eq!(count(Query { text: Some("日本".into()), ..Query::default() }), 4);
+    assert_eq!(count(Query { text: Some("say \"hi\"".into()), ..Query::default() }), 1);
+    let filter = |e: &str| Query { filter: Some(twainmq::Filter::compile(e).expect("filter")), ..Query::default() };
+    assert_eq!(count(filter(r#"text.contains("日本")"#)), 4);
+    assert_eq!(count(filter(r#"text.contains("say \"hi\"")"#)), 1);
+    assert_eq!(count(filter(r#"value.name == "日本""#)), 3, "value reads the fields (NaN, Infinity too)");
 }

@@ -255,3 +255,131 @@ fn export_stops_at_the_end_the_topic_had_when_it_began() {
     assert_eq!(r.messages, 10_000);
     assert!(!String::from_utf8(out).expect("utf8").contains("late"));
 }
+
+fn plain(format: ImportFormat) -> ImportOptions {
+    ImportOptions { format, dry_run: false, keep_timestamps: false, skip_bad: false }
+}
+
+/// An unterminated quote would swallow every row after it into one cell: it is
+/// a bad line where the quote opened, and nothing of it is written.
+#[test]
+fn a_csv_quote_never_closed_is_a_bad_line_not_a_swallowed_file() {
+    let (_d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U32, 1)).expect("create");
+    let input = b"key,payload\n0,ok\n1,\"abc\n2,def\n3,ghi\n";
+    let e = import(&store, "t", input, &plain(ImportFormat::csv())).expect_err("an unclosed quote");
+    let text = e.to_string();
+    assert!(text.contains("line 3") && text.contains("never closed"), "{text}");
+    assert_eq!(store.end_offsets("t").expect("end"), vec![1], "the row before it, nothing after");
+    let skip = ImportOptions { skip_bad: true, ..plain(ImportFormat::csv()) };
+    let r = import(&store, "t", input, &skip).expect("skipping");
+    assert_eq!((r.messages, r.bad_lines), (1, 1));
+    // Quotes that close, doubled quotes and cells over several lines still read.
+    let fine = b"key,payload\n1,\"a \"\"b\"\", c\nd\"\n2,\"\"\n3,x\"y\n";
+    let r = import(&store, "t", fine, &plain(ImportFormat::csv())).expect("fine");
+    assert_eq!((r.messages, r.bad_lines), (3, 0));
+}
+
+/// A reader of `len` bytes of `byte` after `head`, counting what was read.
+struct Endless {
+    head: Vec<u8>,
+    byte: u8,
+    left: u64,
+    read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl std::io::Read for Endless {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = if !self.head.is_empty() {
+            let n = self.head.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.head[..n]);
+            self.head.drain(..n);
+            n
+        } else {
+            let n = buf.len().min(usize::try_from(self.left).unwrap_or(usize::MAX));
+            buf[..n].fill(self.byte);
+            self.left -= n as u64;
+            n
+        };
+        self.read.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// A CSV row with an endless cell (/dev/zero as CSV) stops at the row limit,
+/// as a JSONL line does, having read little past it: memory stays bounded.
+#[test]
+fn an_endless_csv_cell_stops_at_the_row_limit() {
+    let (_d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U32, 1)).expect("create");
+    for head in [&b"key,payload\n1,"[..], b"key,payload\n1,\""] {
+        let read = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let input = Endless { head: head.to_vec(), byte: b'a', left: 1 << 30, read: read.clone() };
+        let mut input = std::io::BufReader::new(input);
+        let e = transfer::import(&store, "t", &mut input, &plain(ImportFormat::csv()), &AtomicBool::new(false), &mut |_| {}, &mut |_| {})
+            .expect_err("over the limit");
+        assert!(e.to_string().contains("64 MiB"), "{e}");
+        let got = read.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(got < (65 << 20), "read {got} bytes: it stopped at the limit");
+    }
+}
+
+/// A cancel (SIGTERM) while lines are read ahead: every line read is taken
+/// and written before the import stops, and it says so; nothing read is dropped.
+#[test]
+fn a_cancelled_jsonl_import_writes_every_line_it_read() {
+    let (_d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U32, 2)).expect("create");
+    let text: String = (0..20_000).map(|i| format!("{{\"key\": {i}, \"payload\": \"m{i}\"}}\n")).collect();
+    let cancel = std::sync::Arc::new(AtomicBool::new(false));
+    // The input's reader: after 9,000 lines' bytes a cancel comes (and the
+    // input then ends, as `open_input`'s does).
+    struct CancelAt {
+        bytes: Vec<u8>,
+        at: usize,
+        pos: usize,
+        cancel: std::sync::Arc<AtomicBool>,
+    }
+    impl std::io::Read for CancelAt {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                return Ok(0);
+            }
+            let end = (self.pos + buf.len().min(997)).min(self.bytes.len());
+            let n = end - self.pos;
+            buf[..n].copy_from_slice(&self.bytes[self.pos..end]);
+            self.pos = end;
+            if self.pos >= self.at {
+                self.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            Ok(n)
+        }
+    }
+    let at = text.match_indices('\n').nth(8_999).map(|(i, _)| i + 1).expect("9,000 lines");
+    let mut input = std::io::BufReader::new(CancelAt { bytes: text.into_bytes(), at, pos: 0, cancel: cancel.clone() });
+    let r = transfer::import(&store, "t", &mut input, &plain(ImportFormat::Jsonl), &cancel, &mut |_| {}, &mut |_| {}).expect("import");
+    assert_eq!(r.finish, Finish::Cancelled);
+    let written: u64 = store.end_offsets("t").expect("end").iter().sum();
+    assert_eq!(written, r.messages);
+    assert_eq!(r.messages, r.lines, "every line read was written");
+    assert!(r.lines >= 9_000, "{}", r.lines);
+}
+
+/// A file saved with a byte-order mark (as Windows editors do) imports, as
+/// CSV does; JSONL timestamps may be RFC 3339, as CSV's are.
+#[test]
+fn jsonl_takes_a_byte_order_mark_and_rfc_3339_timestamps() {
+    let (_d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U32, 1)).expect("create");
+    let input = "\u{feff}{\"key\": 1, \"payload\": \"a\", \"timestamp\": \"2026-11-30T12:00:00.5Z\"}\n{\"key\": 2, \"payload\": \"b\", \"timestamp\": 1796040000.25}\n";
+    let r = import(&store, "t", input.as_bytes(), &opts(ImportFormat::Jsonl)).expect("import");
+    assert_eq!((r.messages, r.bad_lines), (2, 0));
+    let mut c = store.consumer("t", twainmq::StartFrom::Start).expect("consumer");
+    let a = c.poll().expect("poll").expect("a");
+    assert_eq!((a.text(), a.timestamp), (Some("a"), 1_796_040_000.5));
+    let b = c.poll().expect("poll").expect("b");
+    assert_eq!(b.timestamp, 1_796_040_000.25);
+    let e = import(&store, "t", b"{\"key\": 3, \"payload\": \"c\", \"timestamp\": \"yesterday\"}\n", &opts(ImportFormat::Jsonl))
+        .expect_err("bad");
+    assert!(e.to_string().contains("RFC 3339"), "{e}");
+}

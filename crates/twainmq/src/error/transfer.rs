@@ -85,6 +85,18 @@ pub enum TransferError {
         /// What is wrong and what to do.
         problem: String,
     },
+    /// An export that was written whole but could not be renamed over its
+    /// target (on Windows: the target is open in another program, such as a
+    /// spreadsheet): the finished export is kept where it is, and this says where.
+    #[error("the export is complete in {finished}, but it could not take the place of {target}: {cause}. Close the program that has {target} open and rename the file yourself, or export again to another name")]
+    ExportNotPlaced {
+        /// The finished export.
+        finished: std::path::PathBuf,
+        /// The file it was meant to replace.
+        target: std::path::PathBuf,
+        /// Why the rename failed.
+        cause: String,
+    },
 }
 
 impl TransferError {
@@ -99,6 +111,7 @@ impl TransferError {
             TransferError::KeyTypesDiffer { .. } => "key_types_differ",
             TransferError::InvalidRetention { .. } => "invalid_retention",
             TransferError::BadTarget { .. } => "bad_export_target",
+            TransferError::ExportNotPlaced { .. } => "export_not_placed",
         }
     }
 }

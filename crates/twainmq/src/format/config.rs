@@ -8,6 +8,13 @@ use crate::format::key::KeyType;
 /// Most partitions a topic can be created with.
 pub const MAX_PARTITIONS: u32 = 10_000;
 
+/// The key type a topic gets when none is named: 0.2.3's `create_topic(key_type=None)` takes
+/// `"u16"` (its docstring and code), and the CLI and the app offer the same.
+pub const DEFAULT_KEY_TYPE: &str = "u16";
+
+/// The partition count a topic gets when none is named: 0.2.3's `create_topic(partitions=1)`.
+pub const DEFAULT_PARTITIONS: u32 = 1;
+
 /// Most partitions a topic read from disk may have. 0.2.3 takes any count;
 /// past this one a config is refused as corrupt, since every reader sizes its
 /// tables by the count (4,000,000,000 would ask for tens of GB).

@@ -46,8 +46,7 @@ pub(crate) fn read_log(g: &Groups, group: &str) -> Result<GroupLog> {
     // refresh reads only the records written since the last one.
     let cache = &g.cache;
     let mut map = cache.lock().unwrap_or_else(|p| p.into_inner());
-    let config = std::fs::metadata(g.log.config_path(&name::group_topic(group))).ok();
-    let identity = config.as_ref().map(FileIdentity::of);
+    let identity = FileIdentity::at(&g.log.config_path(&name::group_topic(group)));
     let (mut reader, mut log) = match map.remove(group) {
         Some((reader, log, seen)) if Some(seen) == identity => (reader, log),
         _ => (group_topic_reader(&g.log, group)?, GroupLog::default()),

@@ -11,8 +11,9 @@ use super::setup::{group_topic_of, group_topic_reader};
 use super::state::RoundView;
 use crate::error::Result;
 use crate::format::name;
-use crate::log::consumer::StartFrom;
+use crate::log::cursor::{Cursor, Next};
 use crate::log::files;
+use crate::log::timeindex::line_timestamp;
 
 /// A member as inspection shows it.
 #[derive(Debug, Clone, Serialize)]
@@ -46,8 +47,9 @@ pub struct PartitionProgress {
     pub committed: Option<i64>,
     /// The partition's end: the offset its next message will get.
     pub end: u64,
-    /// Messages from the committed offset to `end`: all of them without a
-    /// commit, none for -1.
+    /// Messages a member would read: from the committed offset (or the
+    /// partition's first offset still on disk, when retention deleted the
+    /// ones before it) to `end`; all of them without a commit, none for -1.
     pub lag: u64,
     /// Timestamp of the oldest message not yet committed, if any.
     pub oldest_unconsumed_at: Option<f64>,
@@ -167,7 +169,11 @@ pub(crate) fn describe_on(g: &Groups, group: &str, topic: Option<&str>) -> Resul
     let mut partitions = Vec::new();
     if let Some(t) = &topic {
         if let Ok(config) = g.log.topic_config(t) {
+            // One listing of the topic's folder serves every partition, the oldest unconsumed
+            // times below too (a reader per partition listed the folder for itself: P listings of
+            // P × days entries, seconds for 1,000 partitions; issue 24 item 15).
             let listing = files::list_topic_dir(&g.log.topic_dir(t), config.partitions)?;
+            let kc = config.key_type.encoded_len();
             // The listing has one entry per partition, 0 to config.partitions - 1.
             for (p, pfiles) in (0..config.partitions).zip(&listing.partitions) {
                 let end = g.log.partition_end(pfiles)?;
@@ -177,8 +183,13 @@ pub(crate) fn describe_on(g: &Groups, group: &str, topic: Option<&str>) -> Resul
                     Some(o) => u64::try_from(o).unwrap_or(end),
                     None => 0,
                 };
+                // Lag is what a member would read: offsets that retention or a purge deleted
+                // (before the partition's first file) are not read, so they are not counted, and
+                // the oldest unconsumed message is looked for where reading would start.
+                let start = pfiles.first().map_or(end, |f| f.first).min(end);
+                let from = from.max(start);
                 let lag = end.saturating_sub(from);
-                let oldest_unconsumed_at = if lag > 0 { first_timestamp_from(g, t, p, from) } else { None };
+                let oldest_unconsumed_at = if lag > 0 { first_timestamp(g, pfiles, from, kc) } else { None };
                 let owner = members_map.iter().find(|(_, ps)| ps.contains(&p)).map(|(id, _)| *id);
                 partitions.push(PartitionProgress { partition: p, committed, end, lag, oldest_unconsumed_at, owner });
             }
@@ -205,13 +216,35 @@ pub(crate) fn describe_on(g: &Groups, group: &str, topic: Option<&str>) -> Resul
     })
 }
 
-fn first_timestamp_from(g: &Groups, topic: &str, partition: u32, offset: u64) -> Option<f64> {
-    let mut r = g.log.partition_reader(topic, partition, StartFrom::Offset(offset)).ok()?;
-    for _ in 0..16 {
-        match r.poll() {
-            Ok(Some(m)) => return Some(m.timestamp),
-            Ok(None) => return None,
-            Err(_) => continue,
+/// The timestamp of the message at `offset` among `pfiles` (one partition's files, in order),
+/// or of the first one after it whose timestamp can be read (up to 16 lines on: a damaged line
+/// holds an offset but may have no time); `kc` as [`line_timestamp`] takes it. Only the
+/// timestamps are read, from the nearest seek mark of the line index.
+fn first_timestamp(g: &Groups, pfiles: &[files::PartitionFile], offset: u64, kc: usize) -> Option<f64> {
+    let i = pfiles.iter().rposition(|f| f.first <= offset)?;
+    let mut tries = 0;
+    for (k, f) in pfiles[i..].iter().enumerate() {
+        let skip = if k == 0 { offset - f.first } else { 0 };
+        let (pos, line) = if skip >= crate::log::index::STRIDE { g.log.index().locate(&f.path, skip).ok()? } else { (0, 0) };
+        let mut c = Cursor::open_at(f.clone(), pos, line).ok()?;
+        let mut at = line;
+        loop {
+            match c.next().ok()? {
+                Next::Line(s, e) if at >= skip => {
+                    if let Some(t) = line_timestamp(&c.buf[s..e], kc) {
+                        return Some(t);
+                    }
+                    tries += 1;
+                }
+                Next::Overlong(_) if at >= skip => tries += 1,
+                Next::Line(..) | Next::Overlong(_) => {}
+                // On to the next file (the offset is past this one's last line).
+                Next::Eof(_) => break,
+            }
+            if tries >= 16 {
+                return None;
+            }
+            at += 1;
         }
     }
     None
@@ -228,4 +261,46 @@ pub(crate) fn trigger_round(g: &Groups, group: &str, window: std::time::Duration
     let ends_at = g.log.clock().now_micros() as f64 / 1e6 + window.as_secs_f64();
     let mut w = g.log.producer(&name::group_topic(group))?;
     w.send(&crate::format::key::Key::Int(0), &Record::BeginRound { ends_at }.to_outgoing()).map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::log::files::LISTINGS;
+    use crate::{Key, KeyType, StartFrom, Store, TopicSpec};
+
+    /// Describing a group read the topic's folder once for every partition (each partition's
+    /// reader listed it for itself), and so did its lag history: 1,000 partitions of three
+    /// days' files took seconds, a 300-partition group page 39 s of a core in a debug build
+    /// (issue 24 item 15). Both now list the folder a fixed number of times.
+    #[test]
+    fn a_group_of_many_partitions_is_described_from_a_few_listings() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let store = Store::open(dir.path()).expect("open");
+        let parts = 40;
+        store.create_topic("wide", &TopicSpec::new(KeyType::U16, parts)).expect("create");
+        let mut p = store.producer("wide").expect("producer");
+        for k in 0..(parts * 25) {
+            p.send_text(Key::Int(u64::from(k)), "x").expect("send");
+        }
+        store.ensure_group("wide", "g", StartFrom::Start).expect("group");
+        let count = |f: &dyn Fn()| {
+            let before = LISTINGS.with(std::cell::Cell::get);
+            f();
+            LISTINGS.with(std::cell::Cell::get) - before
+        };
+        let described = count(&|| {
+            let d = store.describe_group("g").expect("describe");
+            assert_eq!(d.partitions.len(), parts as usize);
+            let lagging: Vec<_> = d.partitions.iter().filter(|p| p.lag > 0).collect();
+            assert!(lagging.len() > parts as usize / 2, "most partitions have messages to read");
+            assert!(lagging.iter().all(|p| p.oldest_unconsumed_at.is_some()), "each with its oldest time");
+        });
+        assert!(described <= 3, "describe listed the folder {described} times for {parts} partitions");
+        let now = store.now_secs();
+        let history = count(&|| {
+            let h = store.lag_history("g", now - 3600.0, now + 1.0, 10).expect("history");
+            assert_eq!(h.partitions.len(), parts as usize);
+        });
+        assert!(history <= 6, "the lag history listed the folder {history} times for {parts} partitions");
+    }
 }

@@ -2,11 +2,14 @@
 //! group log, message timestamps from the partitions' time indexes.
 //!
 //! The lag of partition p at time t is `end(p, t) - committed(p, t)` (0 when
-//! negative), where `end(p, t)` is the first offset of p whose message is
-//! stamped at or after t (the partition's end when none is: what the time
-//! index finds, reading at most one block of timestamps, never decoding
-//! payloads) and `committed(p, t)` is the latest commit of p written before
-//! or at t (0 when none; a `-1` commit is the partition's end at its time).
+//! negative), where `end(p, t)` is the partition's first offset on disk plus
+//! the number of its messages stamped before t (counted through the time
+//! index, reading only blocks whose times straddle t, never decoding a
+//! payload: `log::seek::StampCounter`), so one message stamped far from its
+//! neighbours (a clock a year off) moves it by one rather than ending the
+//! partition there, and `committed(p, t)` is the latest commit of p written
+//! before or at t (0 when none; a `-1` commit is the partition's end at its
+//! time).
 //! The group log (small next to the partitions) is read whole for its commits.
 
 use std::collections::BTreeMap;
@@ -19,7 +22,7 @@ use super::setup::{checked_topic, group_topic_of, group_topic_reader};
 use super::state::GroupLog;
 use super::GroupError;
 use crate::error::Result;
-use crate::log::seek::offset_at_time;
+use crate::log::seek::StampCounter;
 
 /// One point of a partition's lag.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -131,12 +134,17 @@ pub(crate) fn lag_history(g: &Groups, group: &str, log: &GroupLog, from: f64, to
     let ends = g.log.end_offsets(&topic)?;
     let (commits, marks) = read_commits(g, group, from, to)?;
     let times = bucket_times(from, to, buckets);
-    let end_at = |p: u32, t: f64| -> Result<u64> {
-        let now_end = ends.get(p as usize).copied().unwrap_or(0);
-        Ok(offset_at_time(&g.log, &topic, p, t)?.unwrap_or(now_end))
-    };
+    let starts: Vec<u64> = g.log.start_offsets(&topic)?;
+    // One listing of the topic's folder for every partition's counter (each listing it for
+    // itself made a history of P partitions read P × P × days folder entries).
+    let listing = crate::log::files::list_topic_dir(&g.log.topic_dir(&topic), config.partitions)?;
+    let kc = config.key_type.encoded_len();
     let mut partitions = Vec::new();
-    for p in 0..config.partitions {
+    for (p, pfiles) in (0..config.partitions).zip(listing.partitions) {
+        let mut counter = StampCounter::of_files(&g.log, kc, pfiles)?;
+        let now_end = ends.get(p as usize).copied().unwrap_or(0);
+        let start = starts.get(p as usize).copied().unwrap_or(0);
+        let mut end_at = |_: u32, t: f64| -> Result<u64> { Ok(start.saturating_add(counter.stamped_before(t)?).min(now_end)) };
         let list = commits.get(&p).map_or(&[][..], Vec::as_slice);
         let mut points = Vec::with_capacity(times.len());
         for &t in &times {
@@ -146,7 +154,8 @@ pub(crate) fn lag_history(g: &Groups, group: &str, log: &GroupLog, from: f64, to
                 None => 0,
                 Some(&(at, o)) => u64::try_from(o).or_else(|_| end_at(p, at))?,
             };
-            points.push(LagPoint { at: t, lag: end.saturating_sub(committed) });
+            // As in describe: offsets deleted since (before the first file now) are not read.
+            points.push(LagPoint { at: t, lag: end.saturating_sub(committed.max(start)) });
         }
         partitions.push(PartitionLag { partition: p, points });
     }

@@ -150,7 +150,7 @@ pub(crate) fn judge(log: &GroupLog, id: u32, now: f64, t: &Thresholds) -> Judgem
     if silent > t.gone_secs {
         return j(
             MemberStatus::Gone,
-            format!("no record for more than {} s, {} windows of {} s", t.gone_secs, GONE_WINDOWS, t.window_secs),
+            format!("no record for more than {} s, {} windows of {} s", secs(t.gone_secs), GONE_WINDOWS, secs(t.window_secs)),
         );
     }
     if let Some(r) = overdue_round(log, now) {
@@ -175,11 +175,25 @@ pub(crate) fn judge(log: &GroupLog, id: u32, now: f64, t: &Thresholds) -> Judgem
             MemberStatus::Stale,
             format!(
                 "no record for more than {} s; 0.2.3 has no heartbeat, so a member that neither commits nor takes part in a round looks the same",
-                t.live_secs
+                secs(t.live_secs)
             ),
         );
     }
-    j(MemberStatus::Live, format!("wrote a record within the last {} s", t.live_secs))
+    j(MemberStatus::Live, format!("wrote a record within the last {} s", secs(t.live_secs)))
+}
+
+/// Seconds for people: whole from 10 on, one decimal below (179.99996 is
+/// "180", 0.34 is "0.3"), never a float's every digit.
+pub(crate) fn secs(s: f64) -> String {
+    if !s.is_finite() {
+        return s.to_string();
+    }
+    if s.abs() >= 10.0 {
+        format!("{s:.0}")
+    } else {
+        let t = format!("{s:.1}");
+        t.strip_suffix(".0").map_or(t.clone(), str::to_string)
+    }
 }
 
 /// Members the log shows that are no longer in the group (each gone, and
@@ -296,5 +310,17 @@ impl GroupLog {
             former: former(self, now).into_iter().map(|(id, j)| view((id, Vec::new(), j))).collect(),
             thresholds,
         }
+    }
+}
+
+#[cfg(test)]
+mod secs_tests {
+    #[test]
+    fn seconds_for_people() {
+        assert_eq!(super::secs(179.999_960_660_934_45), "180");
+        assert_eq!(super::secs(0.34), "0.3");
+        assert_eq!(super::secs(3.0), "3");
+        assert_eq!(super::secs(9.96), "10.0".trim_end_matches(".0"));
+        assert_eq!(super::secs(12.5), "12");
     }
 }

@@ -384,6 +384,24 @@ impl GroupMember {
         }
     }
 
+    /// Move the read position of an assigned partition (to skip a message,
+    /// or read some again); the next commit commits it. Kept until the
+    /// partition moves to another member.
+    ///
+    /// # Errors
+    /// [`crate::Error::PartitionOutOfRange`] when this member does not hold
+    /// `partition`; I/O errors.
+    pub fn seek(&mut self, partition: u32, from: StartFrom) -> Result<()> {
+        self.consumer.seek(partition, from)
+    }
+
+    /// Hand `message` out again (see [`Consumer::put_back`]): the next poll
+    /// returns it first and no commit covers it until then. Dropped if its
+    /// partition has moved to another member meanwhile.
+    pub fn put_back(&mut self, message: Message) {
+        self.consumer.put_back(message);
+    }
+
     /// Commit the read position of every assigned partition.
     ///
     /// # Errors

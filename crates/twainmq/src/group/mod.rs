@@ -30,7 +30,7 @@ pub use history::{LagHistory, LagMark, LagPoint, PartitionLag, MAX_BUCKETS};
 pub use liveness::{GroupPhase, Liveness, MemberLiveness, MemberStatus, Thresholds, ROUND_GRACE_SECS};
 pub use member::GroupMember;
 pub use options::GroupOptions;
-pub use reset::{parse_duration_secs, parse_offsets, ResetPlan, ResetRow, ResetTo};
+pub use reset::{parse_duration_secs, parse_offsets, parse_offsets_file, OffsetsFile, ResetPlan, ResetRow, ResetTo};
 pub use state::{Event, GroupLog, OfferView, RoundView};
 
 /// The protocol's pure parts, for the fuzz targets (see `crate::internals`).
@@ -43,4 +43,4 @@ pub(crate) use cache::{read_log, GroupLogs, Groups};
 pub(crate) use describe::{describe_on, trigger_round};
 pub(crate) use history::lag_history;
 pub(crate) use reset::reset_on;
-pub(crate) use setup::{ensure, group_topic_of, groups_maybe_reading, groups_reading};
+pub(crate) use setup::{ensure, group_topic_of, groups_maybe_reading, groups_reading, groups_unknown};

@@ -37,6 +37,22 @@ pub enum ResetTo {
     /// These offsets per partition (`-1`: the end); partitions not named are
     /// left as they are. What [`parse_offsets`] reads from `groups export`.
     Offsets(BTreeMap<u32, i64>),
+    /// The offsets of a file `groups export` wrote ([`parse_offsets_file`]):
+    /// refused when it names another topic than the group's; when it names
+    /// another group, the plan says so ([`ResetPlan::from_group`]).
+    File(OffsetsFile),
+}
+
+/// A `groups export` document: the group and topic it was taken from (when
+/// it names them) and its offsets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffsetsFile {
+    /// The group it was exported from.
+    pub group: Option<String>,
+    /// That group's topic.
+    pub topic: Option<String>,
+    /// The offsets per partition (`-1`: the end).
+    pub offsets: BTreeMap<u32, i64>,
 }
 
 /// Seconds in `30m`, `90s`, `2h`, `1d`, `1h30m` (whole numbers and these units).
@@ -125,12 +141,66 @@ impl ResetTo {
 /// # Errors
 /// [`GroupError::InvalidOffsets`] saying what is wrong.
 pub fn parse_offsets(bytes: &[u8]) -> Result<BTreeMap<u32, i64>> {
+    parse_offsets_file(bytes).map(|f| f.offsets)
+}
+
+/// An object whose keys were seen once each (JSON allows a key twice; a
+/// document of offsets naming a partition twice is refused, not read as its last).
+struct Unique(serde_json::Map<String, serde_json::Value>);
+
+impl<'de> serde::Deserialize<'de> for Unique {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Unique;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<Unique, A::Error> {
+                let mut out = serde_json::Map::new();
+                while let Some((k, v)) = map.next_entry::<String, serde_json::Value>()? {
+                    if out.contains_key(&k) {
+                        return Err(serde::de::Error::custom(format!("the key {k:?} is there twice")));
+                    }
+                    out.insert(k, v);
+                }
+                Ok(Unique(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A `groups export` document with the group and topic it names, checked:
+/// every partition written as `groups export` writes it (`0`, `1`, ...: not
+/// `00`, `+1`, ` 1`), none twice, each offset a whole number from -1.
+///
+/// # Errors
+/// [`GroupError::InvalidOffsets`] saying what is wrong.
+pub fn parse_offsets_file(bytes: &[u8]) -> Result<OffsetsFile> {
     let bad = |problem: String| GroupError::InvalidOffsets { problem };
-    let doc: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| bad(format!("not JSON ({e})")))?;
-    let map = doc.get("offsets").unwrap_or(&doc).as_object().ok_or_else(|| bad("no \"offsets\" object".into()))?;
+    /// The export form, its offsets read with their keys checked once each.
+    #[derive(serde::Deserialize)]
+    struct Exported {
+        #[serde(default)]
+        group: Option<String>,
+        #[serde(default)]
+        topic: Option<String>,
+        offsets: Unique,
+    }
+    let Unique(doc) = serde_json::from_slice(bytes).map_err(|e| bad(format!("not a JSON object ({e})")))?;
+    let (group, topic, map) = if doc.contains_key("offsets") {
+        let e: Exported = serde_json::from_slice(bytes).map_err(|e| bad(format!("not a `groups export` document ({e})")))?;
+        (e.group, e.topic, e.offsets.0)
+    } else {
+        // The bare form: its keys were seen once each by the first read.
+        (None, None, doc)
+    };
     let mut out = BTreeMap::new();
-    for (p, o) in map {
-        let part = p.parse::<u32>().map_err(|_| bad(format!("{p:?} is not a partition number")))?;
+    for (p, o) in &map {
+        let part = p.parse::<u32>().ok().filter(|n| n.to_string() == *p).ok_or_else(|| {
+            bad(format!("{p:?} is not a partition number as `groups export` writes them (0, 1, 2, ...: no leading zeros, signs or spaces)"))
+        })?;
         let off = o
             .as_i64()
             .filter(|o| *o >= -1)
@@ -140,7 +210,7 @@ pub fn parse_offsets(bytes: &[u8]) -> Result<BTreeMap<u32, i64>> {
     if out.is_empty() {
         return Err(bad("it names no partition".into()).into());
     }
-    Ok(out)
+    Ok(OffsetsFile { group, topic, offsets: out })
 }
 
 /// One partition's row in a reset plan.
@@ -186,6 +256,9 @@ pub struct ResetPlan {
     pub overwriting: Vec<u32>,
     /// Whether the `COMMIT` was written: `false` for a dry run.
     pub applied: bool,
+    /// The other group whose offsets these are (a reset to `group:OTHER`, or
+    /// to a file exported from another group of the same topic).
+    pub from_group: Option<String>,
 }
 
 /// Reset committed offsets by writing a `COMMIT` record under key 0 (with
@@ -213,8 +286,19 @@ pub(crate) fn reset_on(
     let no_such =
         |p: u32| GroupError::NoSuchPartition { group: group.into(), topic: topic.clone(), partition: p, partitions: config.partitions };
     // Offsets from elsewhere (a file, another group) name their partitions.
+    let mut from_group = None;
     let source: Option<BTreeMap<u32, i64>> = match to {
         ResetTo::Offsets(m) => Some(m.clone()),
+        ResetTo::File(f) => {
+            let other = f.group.clone().unwrap_or_default();
+            if let Some(other_topic) = &f.topic {
+                if *other_topic != topic {
+                    return Err(GroupError::OtherTopic { group: group.into(), topic, other, other_topic: other_topic.clone() }.into());
+                }
+            }
+            from_group = f.group.clone().filter(|g| g != group);
+            Some(f.offsets.clone())
+        }
         ResetTo::Group(other) => {
             let other_log = read_log(g, other)?;
             if let (Some(other_topic), _) = group_topic_of(g, other, &other_log)? {
@@ -222,6 +306,7 @@ pub(crate) fn reset_on(
                     return Err(GroupError::OtherTopic { group: group.into(), topic, other: other.clone(), other_topic }.into());
                 }
             }
+            from_group = Some(other.clone());
             Some(other_log.commits)
         }
         _ => None,
@@ -269,7 +354,9 @@ pub(crate) fn reset_on(
                 let base = before.map_or(start, committed);
                 base.saturating_add_signed(*n)
             }
-            ResetTo::Group(_) | ResetTo::Offsets(_) => source.as_ref().and_then(|s| s.get(&p)).map_or(start, |o| committed(*o)),
+            ResetTo::Group(_) | ResetTo::Offsets(_) | ResetTo::File(_) => {
+                source.as_ref().and_then(|s| s.get(&p)).map_or(start, |o| committed(*o))
+            }
         }
         .clamp(start, end);
         let holder = members.iter().find(|(_, ps)| ps.contains(&p)).map(|(id, _)| *id);
@@ -300,7 +387,7 @@ pub(crate) fn reset_on(
         let mut w = g.log.producer(&name::group_topic(group))?;
         w.send(&crate::format::key::Key::Int(0), &Record::Commit { offsets }.to_outgoing())?;
     }
-    Ok(ResetPlan { group: group.into(), topic, rows, live_members, live_holders, following, overwriting, applied: !dry_run })
+    Ok(ResetPlan { group: group.into(), topic, rows, live_members, live_holders, following, overwriting, applied: !dry_run, from_group })
 }
 
 #[cfg(test)]
@@ -337,6 +424,12 @@ mod tests {
             br#"{"offsets":{"0":-2}}"#,
             br#"{"offsets":{"0":1.5}}"#,
             br#"{}"#,
+            br#"{"offsets":{"00":1}}"#,
+            br#"{"offsets":{"0":1,"00":2}}"#,
+            br#"{"offsets":{"0":1,"0":2}}"#,
+            br#"{"0":1,"0":2}"#,
+            br#"{"offsets":{"+1":1}}"#,
+            br#"{"offsets":{" 1":1}}"#,
         ] {
             let e = parse_offsets(bad).expect_err("bad");
             assert_eq!(e.code(), "invalid_offsets", "{e}");

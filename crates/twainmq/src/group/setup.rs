@@ -30,6 +30,8 @@ pub(crate) fn ensure_group(log: &LogDir, topic: &str, group: &str, partitions: u
     let gtopic = name::group_topic(group);
     match crate::format::config::TopicConfig::load(&gtopic, &log.config_path(&gtopic)) {
         Ok(config) => {
+            // Where names ignore case, group `G`'s config loads as `g`'s: not ours.
+            log.refuse_case_twin(&gtopic)?;
             if let Some(recorded) = config.extra.get("topic").and_then(|v| v.as_str()) {
                 if recorded != topic {
                     return Err(
@@ -146,6 +148,44 @@ fn groups_of(g: &Groups, topic: &str, ambiguous: bool) -> Result<Vec<String>> {
         };
         if reads {
             out.push(group);
+        }
+    }
+    Ok(out)
+}
+
+/// Groups whose log is in the store but whose config is missing or cannot be
+/// read (damaged, edited, a config of another kind): which topic they read
+/// and what they consumed cannot be told, so they may read any topic and may
+/// still need anything. Each with why.
+///
+/// # Errors
+/// I/O errors listing the store.
+pub(crate) fn groups_unknown(g: &Groups) -> Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let mut names: std::collections::BTreeSet<String> = g.log.list_groups()?.into_iter().collect();
+    // A group's folder with no config beside it: the log is there, its config is not.
+    let root = g.log.root();
+    let entries = std::fs::read_dir(root).map_err(|e| Error::io("list", root, e))?;
+    for entry in entries.flatten() {
+        if let Some(group) = entry.file_name().to_str().and_then(|n| n.strip_prefix(name::GROUP_PREFIX)) {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                names.insert(group.to_string());
+            }
+        }
+    }
+    for group in names {
+        if name::validate_group(&group).is_err() {
+            continue;
+        }
+        let gtopic = name::group_topic(&group);
+        match crate::format::config::TopicConfig::load(&gtopic, &g.log.config_path(&gtopic)) {
+            Ok(_) => {
+                if let Err(e) = read_log(g, &group) {
+                    out.push((group, format!("its log cannot be read ({e})")));
+                }
+            }
+            Err(Error::TopicNotFound { .. }) => out.push((group, "its config is missing".to_string())),
+            Err(e) => out.push((group, format!("its config cannot be read ({e})"))),
         }
     }
     Ok(out)

@@ -14,8 +14,6 @@ use crate::log::dir::{LogDir, TopicIncarnation};
 use crate::log::files::{self, Day, PartitionFile};
 use crate::log::torn::{byte_at_retrying, terminate_torn_tail};
 
-const MICROS_PER_DAY: i64 = 86_400_000_000;
-
 /// Where a message landed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delivery {
@@ -52,9 +50,59 @@ struct ActiveFile {
     /// From this time (UNIX micros) appends hold the rollover lock: the end of
     /// the file's day less [`ROLLOVER_GUARD_SECS`].
     guard_from: i64,
+    /// The end of the file's day (UNIX micros): a write from then on goes to a later file.
+    day_end: i64,
+    /// Writes since the handle was last asked whether the file is still linked, and when (UNIX micros).
+    writes_since_check: u32,
+    checked_at: i64,
+    /// Our lines written since the last check, taken to land from
+    /// `window_from` on: looked for, whole, when the file turns out longer.
+    window: Vec<u8>,
+    window_from: u64,
 }
 
 impl ActiveFile {
+    /// Another writer wrote between our last check and this write, which
+    /// starts at `upto`: find each of our lines since the check (`window`),
+    /// whole, in the bytes from `window_from` to `upto`, and write again those
+    /// that are not (glued to a line the other writer tore). They land after
+    /// this write, so they come after our later messages: the one case where
+    /// our own messages change order, as it is the one where they would
+    /// otherwise be lost.
+    fn verify(&mut self, upto: u64) -> std::io::Result<bool> {
+        if self.reader.is_none() {
+            self.reader = Some(crate::sys::open::open_regular(&self.path, false).map_err(std::io::Error::other)?);
+        }
+        let r = self.reader.as_mut().ok_or_else(|| std::io::Error::other("no reader"))?;
+        let len = usize::try_from(upto.saturating_sub(self.window_from)).map_err(std::io::Error::other)?;
+        let mut region = vec![0u8; len];
+        r.seek(SeekFrom::Start(self.window_from))?;
+        r.read_exact(&mut region)?;
+        // The region's whole lines (it starts where a line of ours ended).
+        let mut whole: std::collections::HashMap<&[u8], u32> = std::collections::HashMap::new();
+        let mut at = 0;
+        for nl in memchr::memchr_iter(b'\n', &region) {
+            *whole.entry(&region[at..=nl]).or_default() += 1;
+            at = nl + 1;
+        }
+        let mut lost = Vec::new();
+        let mut at = 0;
+        for nl in memchr::memchr_iter(b'\n', &self.window) {
+            let line = &self.window[at..=nl];
+            match whole.get_mut(line) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ => lost.extend_from_slice(line),
+            }
+            at = nl + 1;
+        }
+        if lost.is_empty() {
+            return Ok(false);
+        }
+        tracing::warn!(file = %self.path.display(), "messages landed after a line torn by another writer; writing them again on lines of their own");
+        (&self.file).write_all(&lost)?;
+        Ok(true)
+    }
+
     fn byte_at(&mut self, pos: u64) -> std::io::Result<u8> {
         if self.reader.is_none() {
             self.reader = Some(crate::sys::open::open_regular(&self.path, false).map_err(std::io::Error::other)?);
@@ -73,6 +121,23 @@ pub const ROLLOVER_GUARD_SECS: i64 = 30;
 /// How often a file near its rollover is counted ahead.
 const PRECOUNT_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// How often a producer looks at its topic by path (its folder and config)
+/// besides the check of its file's handle after each write. The handle tells
+/// a deleted file at once on a local disk; this catches what a handle cannot
+/// show: a network file system's file deleted from another machine, a delete
+/// left pending under Wine. Readers do the same (`reader.rs`).
+pub(crate) const TOPIC_RECHECK: std::time::Duration = std::time::Duration::from_secs(1);
+const TOPIC_RECHECK_MICROS: i64 = 1_000_000;
+
+/// A producer asks its file's handle whether the file is still in the store
+/// at least every this many writes...
+pub(crate) const LINK_CHECK_WRITES: u32 = 64;
+/// ... and whenever this long has passed since it last did (UNIX micros, by
+/// the producer's clock): a producer sending less often than this checks
+/// every write, so a send is reported only once its message is in the store;
+/// one sending faster learns of a delete within this time.
+pub(crate) const LINK_CHECK_MICROS: i64 = 100;
+
 /// A topic folder listing is trusted to be current from its modification time
 /// only this long after that time (coarse timestamps on some file systems).
 const DIR_MTIME_SLACK: std::time::Duration = std::time::Duration::from_secs(3);
@@ -82,8 +147,6 @@ pub(crate) struct Appender {
     log: LogDir,
     topic: String,
     active: Vec<Option<ActiveFile>>,
-    /// Micros range of the day the active files belong to.
-    day_range: (i64, i64),
     /// The topic's folder and config when the producer was opened: a topic
     /// deleted and made again has others (0.2.3 rewrites a config it left
     /// behind in place, but makes a new folder), and then nothing more is
@@ -97,6 +160,9 @@ pub(crate) struct Appender {
     /// the reservation fails and nothing of the write lands, where a write
     /// alone could land half a line.
     reserve: bool,
+    /// When the topic was last looked at by path ([`TOPIC_RECHECK`]), UNIX
+    /// micros by the producer's clock.
+    topic_checked: i64,
 }
 
 impl Appender {
@@ -124,11 +190,11 @@ impl Appender {
             log: log.clone(),
             topic: topic.to_string(),
             active: (0..partitions).map(|_| None).collect(),
-            day_range: (0, 0),
             incarnation,
             lock_appends: kind.is_network(),
             locate: false,
             reserve: false,
+            topic_checked: i64::MIN,
         })
     }
 
@@ -155,21 +221,28 @@ impl Appender {
         Ok(())
     }
     pub(crate) fn append(&mut self, partition: u32, now: i64, bytes: &[u8]) -> Result<Delivery> {
-        if now < self.day_range.0 || now >= self.day_range.1 {
-            // A new UTC day: every partition moves to a new file on its next write.
-            let day_start = now.div_euclid(MICROS_PER_DAY) * MICROS_PER_DAY;
-            self.day_range = (day_start, day_start + MICROS_PER_DAY);
-            for a in &mut self.active {
-                *a = None;
-            }
-        }
         let p = partition as usize;
+        // A new UTC day for this partition's file: it moves to the day's file on
+        // this write. A clock that went back keeps the file it has: the newest
+        // file is where a write of an earlier day goes anyway (`pick_existing`),
+        // and reopening it on every flip of a clock about midnight is slow.
+        if self.active.get(p).and_then(Option::as_ref).is_some_and(|a| now >= a.day_end) {
+            self.active[p] = None;
+        }
         // Each pass either writes, or moves to a file that replaces the active
         // one (a later file appeared, or the file was deleted alone); a few
         // passes at most, unless files keep vanishing under us.
         for _ in 0..16 {
             if self.active[p].is_none() {
-                self.active[p] = Some(self.open_active(partition, Day::from_unix_micros(now))?);
+                match self.open_active(partition, Day::from_unix_micros(now)) {
+                    Ok(a) => self.active[p] = Some(a),
+                    Err(e) => {
+                        if matches!(e, Error::TopicDeleted { .. }) {
+                            self.drop_files();
+                        }
+                        return Err(e);
+                    }
+                }
             }
             let Some(active) = self.active[p].as_mut() else { continue };
             // Near the end of the file's day, another producer (its clock ahead)
@@ -226,31 +299,83 @@ impl Appender {
                 active.our_end = None;
                 return Err(Error::ShortWrite { path: active.path.to_path_buf(), written, len: bytes.len() });
             }
-            // One fstat tells both whether the file is still in the store (its link
-            // count) and, in the common case, where our write ended: when the size
-            // is exactly our previous end plus this write, nobody wrote before or
-            // after us, so the line starts at our previous end (our own newline
-            // precedes it) and no lseek or glue check is needed. It takes the
-            // place of the lseek every write paid before.
-            let (linked, size) = crate::sys::open::link_and_size(&active.file);
+            // Whether the file is still in the store (its link count, or a pending
+            // delete) and how long it is are asked of the handle every
+            // LINK_CHECK_WRITES writes or LINK_CHECK_MICROS, whichever comes first
+            // (at every write for a batch, for a producer that records positions,
+            // and on a network file system, where appends are locked anyway): a
+            // delete is rare, and the check and an `lseek` cost half a one-message
+            // send. In between, a write is taken to land at our previous end, and
+            // its line is kept; at the check, a file longer than our writes made it
+            // means another writer wrote in between: each of our lines since the
+            // last check is then looked for, whole, in what was written since, and
+            // one glued to another writer's torn line is written again (`verify`).
+            let due = self.lock_appends
+                || self.reserve
+                || self.locate
+                || active.our_end.is_none()
+                || active.writes_since_check >= LINK_CHECK_WRITES
+                || now < active.checked_at
+                || now.saturating_sub(active.checked_at) >= LINK_CHECK_MICROS;
+            let crate::sys::open::FileState { linked, size } = if due {
+                active.writes_since_check = 0;
+                active.checked_at = now;
+                crate::sys::open::file_state(&active.file)
+            } else {
+                active.writes_since_check += 1;
+                // Taken to land at our previous end, and kept to be checked.
+                let Some(e) = active.our_end else { continue };
+                active.window.extend_from_slice(bytes);
+                let end = e.saturating_add(bytes.len() as u64);
+                active.our_end = Some(end);
+                let byte_pos = None;
+                return Ok(Delivery { partition, path: active.path.clone(), file_first: active.first, byte_pos });
+            };
+            // The handle's word is final on local disks; where it cannot tell
+            // (a network file system another machine deleted from, a pending
+            // delete under Wine) the topic itself is looked at now and then.
+            // (The field, not a method: `active` borrows `self.active`.)
+            if linked && (now < self.topic_checked || now.saturating_sub(self.topic_checked) >= TOPIC_RECHECK_MICROS) {
+                let path = active.path.to_path_buf();
+                if let Err(e) = self.check_topic_is_ours(&path) {
+                    self.drop_files();
+                    return Err(e);
+                }
+                self.topic_checked = now;
+            }
+            let Some(active) = self.active[p].as_mut() else { continue };
             if !linked {
                 // The file is gone from the store (deleted with its topic, or alone):
                 // what we wrote is not in the store.
                 let path = active.path.to_path_buf();
                 self.active[p] = None;
-                self.check_topic_is_ours(&path)?;
+                if let Err(e) = self.check_topic_is_ours(&path) {
+                    self.drop_files();
+                    return Err(e);
+                }
                 tracing::warn!(file = %path.display(), "the partition file was deleted while the topic stayed: writing to a new file");
                 continue;
             }
             let len = bytes.len() as u64;
+            // When the size (from the check) is exactly our previous end plus this
+            // write, nobody wrote before or after us since the last check: the
+            // lines kept are where we took them to be, and no lseek is needed.
+            let mut rewrote = false;
             let (mut start, mut end) = match (active.our_end, size) {
                 (Some(e), Some(size)) if e.checked_add(len) == Some(size) => (e, size),
-                _ => {
+                (known, _) => {
                     // With O_APPEND the descriptor's position is the end of our write.
                     let end = active.file.stream_position().map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
+                    if known.is_some() && !active.window.is_empty() {
+                        // Another writer wrote since the last check: our lines since then are looked for.
+                        rewrote = active
+                            .verify(end.saturating_sub(len))
+                            .map_err(|e| Error::io("check the lines written to", active.path.to_path_buf(), e))?;
+                    }
                     (end.saturating_sub(len), end)
                 }
             };
+            active.window.clear();
             if start > 0 && active.our_end != Some(start) {
                 // Someone else wrote in between (or this is our first write): if they
                 // left a torn line, ours was glued to it, and our newline ended that
@@ -263,7 +388,12 @@ impl Appender {
                     start = end.saturating_sub(bytes.len() as u64);
                 }
             }
+            if rewrote {
+                // Lines written again after this one: the file's end is past them.
+                end = active.file.stream_position().map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
+            }
             active.our_end = Some(end);
+            active.window_from = end;
             let byte_pos = if self.locate { Some(start) } else { None };
             return Ok(Delivery { partition, path: active.path.clone(), file_first: active.first, byte_pos });
         }
@@ -273,6 +403,47 @@ impl Appender {
             std::io::Error::other("the partition's files kept being deleted or replaced while writing"),
         ))
     }
+    /// Ask each open file whether it is still in the store and how long it is,
+    /// and look for our lines written since its last check, writing again any
+    /// glued to another writer's torn line (see `append`).
+    ///
+    /// # Errors
+    /// [`Error::TopicDeleted`] when a file was deleted with its topic; I/O errors.
+    pub(crate) fn settle(&mut self) -> Result<()> {
+        for p in 0..self.active.len() {
+            let Some(active) = self.active[p].as_mut() else { continue };
+            if active.window.is_empty() {
+                continue;
+            }
+            let crate::sys::open::FileState { linked, size } = crate::sys::open::file_state(&active.file);
+            if !linked {
+                let path = active.path.to_path_buf();
+                self.active[p] = None;
+                self.check_topic_is_ours(&path)?;
+                continue;
+            }
+            if size.is_some() && size != active.our_end {
+                let upto = size.unwrap_or(0);
+                let rewrote = active.verify(upto).map_err(|e| Error::io("check the lines written to", active.path.to_path_buf(), e))?;
+                let _ = rewrote;
+                active.our_end =
+                    Some(active.file.stream_position().map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?);
+            }
+            active.window.clear();
+            active.writes_since_check = 0;
+            active.window_from = active.our_end.unwrap_or(0);
+        }
+        Ok(())
+    }
+
+    /// Let go of every file (the topic is gone): a delete waiting for its
+    /// folder to empty is not kept waiting by us.
+    fn drop_files(&mut self) {
+        for a in &mut self.active {
+            *a = None;
+        }
+    }
+
     /// Fail with [`Error::TopicDeleted`] unless the topic's folder and config
     /// are those this producer was opened with (it was deleted, or deleted and
     /// made again, possibly with another partition count).
@@ -304,12 +475,7 @@ impl Appender {
         if let Some(prev) = files.iter().max_by_key(|f| (f.day, f.first)) {
             self.log.index().count(&prev.path)?;
         }
-        // (Folders are opened and locked like files on Unix only; elsewhere flock is a no-op anyway.)
-        #[cfg(unix)]
-        let _dir_lock = {
-            let handle = std::fs::File::open(&dir).map_err(|e| Error::io("open", &dir, e))?;
-            crate::sys::lock::lock_owned(handle, crate::sys::lock::Mode::Exclusive).map_err(|e| Error::io("lock", &dir, e))?
-        };
+        let _dir_lock = crate::sys::lock::lock_folder(&dir, &self.log.config_path(&self.topic)).map_err(|e| Error::io("lock", &dir, e))?;
         let files = files::list_partition(&dir, partition)?;
         if let Some((path, first, fday)) = self.pick_existing(&files, partition, day) {
             return self.open_file(path, first, fday);
@@ -365,6 +531,12 @@ impl Appender {
             dir_seen: None,
             precounted: None,
             guard_from: day_end.saturating_sub(ROLLOVER_GUARD_SECS * 1_000_000),
+            day_end,
+            // Asked at the first write.
+            writes_since_check: LINK_CHECK_WRITES,
+            checked_at: i64::MIN,
+            window: Vec::new(),
+            window_from: 0,
         })
     }
     /// The offset of a delivered message, found by counting the lines before it.
@@ -408,6 +580,16 @@ impl Appender {
             a.counted_lines = counted_lines;
         }
         Ok(d.file_first + counted_lines)
+    }
+}
+
+impl Drop for Appender {
+    /// What was sent since the last check is made whole (best effort: an
+    /// error here has no caller to go to, so it is logged).
+    fn drop(&mut self) {
+        if let Err(e) = self.settle() {
+            tracing::warn!(topic = %self.topic, error = %e, "the last messages sent could not be checked in the store");
+        }
     }
 }
 

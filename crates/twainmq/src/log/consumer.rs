@@ -88,6 +88,27 @@ impl Consumer {
         }
     }
 
+    /// Hand `message` out again: the next poll returns it first, and until
+    /// then [`Consumer::positions`] stands at or before it, so a commit
+    /// never covers it. For a caller that could not deliver a message it
+    /// polled (its payload would not decode into the caller's type, say).
+    /// A message of a partition this consumer no longer reads is dropped.
+    pub fn put_back(&mut self, message: Message) {
+        if self.readers.iter().any(|r| r.partition() == message.partition) {
+            self.pending.push_front(message);
+        }
+    }
+
+    /// Make the next poll start with the partition after `partition` (the
+    /// first one read when `partition` is the last): 0.2.3's consumer starts
+    /// after partition 0, so a caller that must hand out messages in 0.2.3's
+    /// order starts there too. A partition not read leaves the order as it is.
+    pub fn start_after(&mut self, partition: u32) {
+        if let Some(idx) = self.readers.iter().position(|r| r.partition() == partition) {
+            self.last = idx;
+        }
+    }
+
     /// Add a partition reader (groups do when a partition is assigned).
     pub(crate) fn add_reader(&mut self, reader: PartitionReader) {
         self.readers.push(reader);

@@ -48,21 +48,35 @@ impl TopicSpec {
     }
 }
 
-/// Which topic of a name a store holds: appends leave it as it is; deleting
-/// the topic and making it again (by any process, 0.2.3 included) gives
-/// another. Readers stop with [`Error::TopicDeleted`] when it changes under
-/// them; a viewer compares it to tell the topic it showed from a new one.
+/// Which topic of a name a store holds: appends and settings changes (a
+/// config rewritten, by us, 0.2.3 or by hand) leave it as it is; deleting the
+/// topic and making it again (by any process, 0.2.3 included) gives another.
+/// It is the identity of the topic's folder (every maker of a topic makes a
+/// new folder; 0.2.3 may leave the old config and rewrite it in place) and
+/// whether its config is there. Readers stop with [`Error::TopicDeleted`]
+/// when it changes under them; a viewer compares it to tell the topic it
+/// showed from a new one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TopicIncarnation {
     folder: Option<FileIdentity>,
-    config: Option<FileIdentity>,
+    config: bool,
 }
 
 impl std::fmt::Display for TopicIncarnation {
     /// An opaque token, equal for equal incarnations.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let part = |i: &Option<FileIdentity>| i.map_or_else(|| "-".to_string(), |i| i.to_string());
-        write!(f, "d:{}/c:{}", part(&self.folder), part(&self.config))
+        let folder = self.folder.map_or_else(|| "-".to_string(), |i| i.to_string());
+        write!(f, "d:{folder}/c:{}", u8::from(self.config))
+    }
+}
+
+impl TopicIncarnation {
+    /// The incarnation of the topic whose folder and config are at these
+    /// paths; `None` when neither is there.
+    pub(crate) fn at(folder: &Path, config: &Path) -> Option<TopicIncarnation> {
+        let folder = FileIdentity::at(folder);
+        let config = fs::symlink_metadata(config).is_ok();
+        (folder.is_some() || config).then_some(TopicIncarnation { folder, config })
     }
 }
 
@@ -134,10 +148,8 @@ impl LogDir {
     }
 
     pub(crate) fn topic_incarnation(&self, topic: &str) -> Result<Option<TopicIncarnation>> {
-        validate_readable(topic)?;
-        let folder = FileIdentity::at(&self.topic_dir(topic));
-        let config = FileIdentity::at(&self.config_path(topic));
-        Ok((folder.is_some() || config.is_some()).then_some(TopicIncarnation { folder, config }))
+        check_usable(topic)?;
+        Ok(TopicIncarnation::at(&self.topic_dir(topic), &self.config_path(topic)))
     }
 
     /// Create a topic (or group log) named `topic`, already validated, with
@@ -167,6 +179,8 @@ impl LogDir {
         }
         let dir = self.topic_dir(topic);
         let cfg_path = self.config_path(topic);
+        // First: where names ignore case, the twin's config "exists" under this name.
+        self.refuse_case_twin(topic)?;
         if cfg_path.exists() {
             return Err(Error::TopicExists { topic: topic.to_string(), root: self.root.clone() });
         }
@@ -193,15 +207,60 @@ impl LogDir {
         Ok(config)
     }
 
+    /// Refuse `topic` (or a group log) when the store has no entry of exactly
+    /// that name but has a topic's, group's or folder's equal to it but for
+    /// case: on disks that ignore case (NTFS, APFS) the two would be one folder
+    /// and one config, elsewhere two.
+    pub(crate) fn refuse_case_twin(&self, topic: &str) -> Result<()> {
+        let entries = fs::read_dir(&self.root).map_err(|e| Error::io("list", &self.root, e))?;
+        let mut twin = None;
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io("list", &self.root, e))?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let stem = name.strip_suffix(".twc").unwrap_or(name);
+            if stem == topic {
+                return Ok(());
+            }
+            if twin.is_none() && stem.eq_ignore_ascii_case(topic) {
+                twin = Some(stem.to_string());
+            }
+        }
+        let Some(existing) = twin else { return Ok(()) };
+        let problem = |existing: &str| crate::error::NameProblem::CaseTwin { existing: existing.to_string() };
+        Err(match (topic.strip_prefix(name::GROUP_PREFIX), existing.strip_prefix(name::GROUP_PREFIX)) {
+            (Some(group), Some(existing)) => Error::InvalidGroupName { name: group.to_string(), problem: problem(existing) },
+            _ => Error::InvalidTopicName { name: topic.to_string(), problem: problem(&existing) },
+        })
+    }
+
     /// The config of a topic or group log.
     pub(crate) fn topic_config(&self, topic: &str) -> Result<TopicConfig> {
-        validate_readable(topic)?;
+        check_usable(topic)?;
         TopicConfig::load(topic, &self.config_path(topic))
     }
 
     /// Delete a topic's (or group log's) config and folder; never follows a
     /// link out of the store, and refuses before removing anything.
+    ///
+    /// All or nothing where another process can refuse a delete (Windows:
+    /// 0.2.3 holds its files without sharing delete): the config and every
+    /// file are claimed first (`sys::remove`), retried with back-off while
+    /// one is held, and only once all are claimed is anything deleted, config
+    /// first (the topic leaves every listing before its data goes). So a
+    /// refused delete leaves the topic whole and usable.
+    ///
+    /// Where deleted files linger while others hold them open (a classic
+    /// delete: FAT, SMB shares, Wine), the emptied folder is renamed out of the
+    /// way, to a hidden `.{topic}.deleted-…` that no listing reads, so the name
+    /// is free at once; it is removed by a later delete once its holders have
+    /// closed it.
+    ///
+    /// # Errors
+    /// [`Error::TopicNotFound`], [`Error::SymlinkRefused`], [`Error::NotAFile`],
+    /// [`Error::FileInUse`] (nothing changed), [`Error::Io`].
     pub(crate) fn delete_topic(&self, topic: &str) -> Result<()> {
+        check_usable(topic)?;
         let cfg = self.config_path(topic);
         let dir = self.topic_dir(topic);
         let cfg_meta = fs::symlink_metadata(&cfg).ok();
@@ -218,15 +277,55 @@ impl LogDir {
                 return Err(Error::NotAFile { path: dir, kind: crate::sys::open::kind_name(&m.file_type()) });
             }
         }
-        // Config first: the topic leaves every listing before its data goes.
+        self.sweep_deleted();
+        let mut files = Vec::new();
         if cfg_meta.is_some() {
-            fs::remove_file(&cfg).map_err(|e| Error::io("delete", &cfg, e))?;
+            files.push(cfg);
         }
+        let mut dirs = Vec::new();
         if dir_meta.is_some() {
-            // `remove_dir_all` removes links inside the folder without following them.
-            fs::remove_dir_all(&dir).map_err(|e| Error::io("delete", &dir, e))?;
+            entries_deepest_first(&dir, &mut files, &mut dirs)?;
+        }
+        crate::sys::remove::claim("delete", &files)?.delete("delete")?;
+        // Files made in the folder since it was listed (a producer's next day
+        // file) are claimed and deleted in turn, a few times at most.
+        for _ in 0..4 {
+            let mut emptied = true;
+            for d in &dirs {
+                emptied &= crate::sys::remove::remove_empty_dir(d, std::time::Duration::from_millis(250))?;
+            }
+            if emptied || dirs.is_empty() {
+                return Ok(());
+            }
+            let (mut more, mut more_dirs) = (Vec::new(), Vec::new());
+            entries_deepest_first(&dir, &mut more, &mut more_dirs)?;
+            crate::sys::remove::claim("delete", &more)?.delete("delete")?;
+            dirs = more_dirs;
+        }
+        // What stays is deleted but held open by others: free the name.
+        let trash = self.root.join(format!(".{topic}.deleted-{}-{}", std::process::id(), crate::sys::remove::unique_number()));
+        match fs::rename(&dir, &trash) {
+            Ok(()) => {
+                tracing::info!(topic, folder = %trash.display(), "the topic's deleted files are held open by other processes: its folder waits, renamed, until they close them")
+            }
+            Err(e) => {
+                tracing::warn!(topic, folder = %dir.display(), error = %e, "the topic's deleted files are held open by other processes: its emptied folder stays until they close them")
+            }
         }
         Ok(())
+    }
+
+    /// Remove what earlier deletes left renamed (`.{topic}.deleted-…`) once
+    /// nothing holds it any more; best effort.
+    fn sweep_deleted(&self) {
+        let Ok(entries) = fs::read_dir(&self.root) else { return };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if name.starts_with('.') && name.contains(".deleted-") && entry.file_type().is_ok_and(|t| t.is_dir()) {
+                let _ = fs::remove_dir_all(entry.path());
+            }
+        }
     }
 
     /// A producer for a topic or group log (names not checked for being writable).
@@ -256,10 +355,52 @@ impl LogDir {
         listing.partitions.iter().map(|f| self.partition_end(f)).collect()
     }
 
+    /// First offset on disk (the first file's first) of each partition.
+    pub(crate) fn start_offsets(&self, topic: &str) -> Result<Vec<u64>> {
+        let config = self.topic_config(topic)?;
+        let listing = files::list_topic_dir(&self.topic_dir(topic), config.partitions)?;
+        Ok(listing.partitions.iter().map(|f| f.first().map_or(0, |x| x.first)).collect())
+    }
+
     /// End offset of a partition from its files: the last file's first + its complete lines.
     pub(crate) fn partition_end(&self, files: &[PartitionFile]) -> Result<u64> {
         self.index.end_of(files)
     }
+}
+
+/// Check that `topic` may be read here: [`validate_readable`], and on Windows
+/// a name Windows can hold (a topic `CON` made on Linux is reported there,
+/// never opened: Windows would open the console device, outside the store).
+fn check_usable(topic: &str) -> Result<()> {
+    validate_readable(topic)?;
+    if crate::sys::DEVICE_NAMES_ARE_DEVICES {
+        if let Some(problem) = name::windows_problem(topic) {
+            return Err(Error::InvalidTopicName { name: topic.to_string(), problem });
+        }
+    }
+    Ok(())
+}
+
+/// The entries under `dir`, never through a link: files (and links, as
+/// themselves) into `files`, folders into `dirs`, each folder after what it
+/// holds, `dir` last.
+fn entries_deepest_first(dir: &Path, files: &mut Vec<PathBuf>, dirs: &mut Vec<PathBuf>) -> Result<()> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io("list", dir, e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io("list", dir, e))?;
+        let path = entry.path();
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            entries_deepest_first(&path, files, dirs)?;
+        } else {
+            files.push(path);
+        }
+    }
+    dirs.push(dir.to_path_buf());
+    Ok(())
 }
 
 // Reading a config is I/O, so it is here, beside the folder it is in; parsing

@@ -146,12 +146,21 @@ fn refuse_link(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+// Listings of a topic's folder made on this thread (tests count them: describing a group or its
+// lag history lists the folder a fixed number of times, not once per partition).
+#[cfg(test)]
+thread_local! {
+    pub(crate) static LISTINGS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// List `dir`, a topic folder of a topic with `partitions` partitions.
 ///
 /// # Errors
 /// I/O errors other than a missing folder (which lists as empty).
 pub fn list_topic_dir(dir: &Path, partitions: u32) -> Result<Listing> {
     refuse_link(dir)?;
+    #[cfg(test)]
+    LISTINGS.with(|n| n.set(n.get() + 1));
     let mut listing = Listing { partitions: vec![Vec::new(); partitions as usize], ..Listing::default() };
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
@@ -189,6 +198,8 @@ pub fn list_topic_dir(dir: &Path, partitions: u32) -> Result<Listing> {
 /// I/O errors other than a missing folder.
 pub fn list_partition(dir: &Path, partition: u32) -> Result<Vec<PartitionFile>> {
     refuse_link(dir)?;
+    #[cfg(test)]
+    LISTINGS.with(|n| n.set(n.get() + 1));
     let mut files = Vec::new();
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,

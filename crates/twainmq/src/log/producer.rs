@@ -52,7 +52,7 @@ pub struct Producer {
     batch_parts: Vec<u32>,
     /// Called after the first write of a new UTC day (retention), and the day of the last write.
     rollover_hook: Option<Box<dyn FnMut() + Send>>,
-    last_day: Option<crate::log::files::Day>,
+    last_day: Option<i64>,
 }
 
 impl std::fmt::Debug for Producer {
@@ -106,7 +106,8 @@ impl Producer {
 
     /// After a write stamped `now`: on a new day, the rollover hook.
     fn after_write(&mut self, now: i64) {
-        let day = crate::log::files::Day::from_unix_micros(now);
+        // The UTC day's number (a division: a calendar date per send cost more than the write's bookkeeping).
+        let day = now.div_euclid(86_400_000_000);
         if self.last_day.replace(day).is_some_and(|d| d != day) {
             if let Some(hook) = self.rollover_hook.as_mut() {
                 hook();
@@ -314,8 +315,26 @@ impl Producer {
         self.appender.resolve_offset(d)
     }
 
-    /// Close the open files (also done on drop).
-    pub fn close(self) {}
+    /// Make sure every message sent so far is whole in the store: each open
+    /// file is asked whether it is still in the store, and a message glued
+    /// to another writer's torn line since the last check (see
+    /// [`crate::Producer::send`]) is written again. Also done on drop.
+    ///
+    /// # Errors
+    /// [`Error::TopicDeleted`] when a file turned out deleted with its topic
+    /// (what was sent to it since the last check is not in the store);
+    /// [`Error::Io`].
+    pub fn flush(&mut self) -> Result<()> {
+        self.appender.settle()
+    }
+
+    /// Close the open files, after [`Producer::flush`] (also done on drop).
+    ///
+    /// # Errors
+    /// As [`Producer::flush`].
+    pub fn close(mut self) -> Result<()> {
+        self.appender.settle()
+    }
 }
 
 /// What a kept timestamp must be.

@@ -13,7 +13,7 @@ use crate::format::message::Message;
 use crate::format::payload::Payload;
 use crate::log::consumer::StartFrom;
 use crate::log::cursor::{Cursor, Next};
-use crate::log::dir::LogDir;
+use crate::log::dir::{LogDir, TopicIncarnation};
 use crate::log::files::{self, PartitionFile};
 
 /// A directory listing is trusted to be complete only this long after the
@@ -54,16 +54,15 @@ pub struct PartitionReader {
     /// The topic's config and folder when the reader was opened: another
     /// config or no folder means the topic was deleted (and maybe made again).
     config_path: PathBuf,
-    topic_identity: Option<(crate::sys::identity::FileIdentity, crate::sys::identity::FileIdentity)>,
-}
-
-fn identity_of(path: &std::path::Path) -> Option<crate::sys::identity::FileIdentity> {
-    crate::sys::identity::FileIdentity::at(path)
+    incarnation: Option<TopicIncarnation>,
+    /// When the topic was last looked at by path while the reader was at the
+    /// end (see [`crate::log::append::TOPIC_RECHECK`]).
+    topic_checked: std::time::Instant,
 }
 
 /// Whether an open file is still in a folder (not deleted).
 fn still_linked(file: &File) -> bool {
-    crate::sys::open::link_and_size(file).0
+    crate::sys::open::file_state(file).linked
 }
 
 /// Decode one line into a message of `partition` (names of typed messages from `types`).
@@ -113,11 +112,12 @@ impl PartitionReader {
             return Err(Error::PartitionOutOfRange { topic: topic.to_string(), partition, partitions: config.partitions });
         }
         let config_path = log.config_path(topic);
-        let topic_identity = identity_of(&config_path).zip(identity_of(&log.topic_dir(topic)));
+        let incarnation = TopicIncarnation::at(&log.topic_dir(topic), &config_path);
         let mut r = PartitionReader {
             late: None,
             config_path,
-            topic_identity,
+            incarnation,
+            topic_checked: std::time::Instant::now(),
             topic: topic.into(),
             dir: log.topic_dir(topic),
             partition,
@@ -196,9 +196,13 @@ impl PartitionReader {
 
     /// Fail with [`Error::TopicDeleted`] when the topic is no longer the one
     /// this reader was opened on (its config or folder is gone or another).
-    fn check_topic(&self) -> Result<()> {
-        let now = identity_of(&self.config_path).zip(identity_of(&self.dir));
-        if self.topic_identity.is_some() && now != self.topic_identity {
+    fn check_topic(&mut self) -> Result<()> {
+        self.topic_checked = std::time::Instant::now();
+        let now = TopicIncarnation::at(&self.dir, &self.config_path);
+        if self.incarnation.is_some() && now != self.incarnation {
+            // Let go of the topic's files: a delete waiting for them is not kept waiting by us.
+            self.cur = None;
+            self.late = None;
             return Err(Error::TopicDeleted { topic: self.topic.to_string(), path: self.dir.clone() });
         }
         Ok(())
@@ -339,6 +343,10 @@ impl PartitionReader {
                         if let Some(m) = self.poll_late()? {
                             return Ok(Scanned::Message(m));
                         }
+                        if self.topic_checked.elapsed() >= crate::log::append::TOPIC_RECHECK {
+                            // What the handle may not show (see TOPIC_RECHECK).
+                            self.check_topic()?;
+                        }
                         let Some(cur) = self.cur.as_ref() else { return Ok(Scanned::End) };
                         if !still_linked(&cur.handle) {
                             // Deleted under us: with its topic (an error), or alone (read on from what is there now).
@@ -371,7 +379,20 @@ impl PartitionReader {
                         tracing::debug!(topic = %self.topic, partition = self.partition, file = %next.path.display(), first = next.first, expected = end, "partition file does not start where the previous one ends (a rollover race or a missing file)");
                     }
                     let next_first = next.first;
-                    let old = self.cur.replace(Cursor::open(next)?);
+                    let opened = match Cursor::open(next) {
+                        Ok(c) => c,
+                        // Deleted since it was listed: with its topic (an error,
+                        // not a bare "file not found"), or alone by retention or
+                        // a purge (list the folder again and go on).
+                        Err(Error::Io { cause, .. }) if cause.kind() == std::io::ErrorKind::NotFound => {
+                            self.check_topic()?;
+                            self.listed = None;
+                            self.files.clear();
+                            continue;
+                        }
+                        Err(e) => return Err(e),
+                    };
+                    let old = self.cur.replace(opened);
                     self.next = if caught_up { next_first } else { self.next.max(next_first) };
                     let Some(old) = old else { continue };
                     if let (Some((offset, line_no)), true) = (torn, caught_up) {

@@ -61,6 +61,104 @@ pub(crate) fn offset_at_time(log: &LogDir, topic: &str, partition: u32, t: f64) 
     Ok(None)
 }
 
+/// A block of a file, as the counter sees it: its lines, its largest and
+/// smallest timestamp, and the byte position of its first line.
+type Block = (u64, f64, f64, u64);
+
+/// Counts a partition's messages stamped before a time, for many times:
+/// the time index decides every block all of whose messages are before or
+/// all after the time; a block that straddles it is read once (its lines'
+/// timestamps kept, sorted) and counted by a binary search. A count, unlike
+/// "the first offset at or after t", is not thrown off by a message stamped
+/// far from its neighbours (a clock a year off): it moves the count by one.
+pub(crate) struct StampCounter {
+    /// Per file, per block: its line count and (largest, smallest) timestamp.
+    files: Vec<(std::path::PathBuf, Vec<Block>)>,
+    kc: usize,
+    /// Straddling blocks read so far, by (file, block): their sorted timestamps.
+    read: std::collections::HashMap<(usize, usize), Vec<f64>>,
+}
+
+impl StampCounter {
+    /// The counter over `pfiles`, one partition's files in order (from a listing of the whole
+    /// topic folder: a caller counting every partition lists the folder once, not once each);
+    /// `kc` as [`crate::log::timeindex::line_timestamp`] takes it.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub(crate) fn of_files(log: &LogDir, kc: usize, pfiles: Vec<files::PartitionFile>) -> Result<StampCounter> {
+        let index = log.index();
+        let mut files = Vec::new();
+        for f in pfiles {
+            let lines = index.count(&f.path)?.complete;
+            let times = index.times(&f.path, kc)?;
+            let blocks = times
+                .blocks()
+                .iter()
+                .enumerate()
+                .map(|(k, &(max, min))| {
+                    let first = k as u64 * crate::log::index::STRIDE;
+                    let n = lines.saturating_sub(first).min(crate::log::index::STRIDE);
+                    (n, max, min, times.mark(k).unwrap_or(0))
+                })
+                .collect();
+            files.push((f.path, blocks));
+        }
+        Ok(StampCounter { files, kc, read: std::collections::HashMap::new() })
+    }
+
+    /// Messages stamped before `t` (a line whose timestamp cannot be read
+    /// counts as stamped as the line before it: it holds an offset all the same).
+    ///
+    /// # Errors
+    /// I/O errors reading a straddling block.
+    pub(crate) fn stamped_before(&mut self, t: f64) -> Result<u64> {
+        let mut count = 0u64;
+        for fi in 0..self.files.len() {
+            for bi in 0..self.files[fi].1.len() {
+                let (n, max, min, pos) = self.files[fi].1[bi];
+                if max < t {
+                    count += n;
+                } else if min < t {
+                    if !self.read.contains_key(&(fi, bi)) {
+                        let stamps = self.block_stamps(fi, pos, n)?;
+                        self.read.insert((fi, bi), stamps);
+                    }
+                    let stamps = self.read.get(&(fi, bi)).map_or(&[][..], Vec::as_slice);
+                    count += stamps.partition_point(|s| *s < t) as u64;
+                }
+            }
+        }
+        Ok(count)
+    }
+
+    /// The sorted timestamps of the `n` lines from byte `pos` of file `fi`.
+    fn block_stamps(&self, fi: usize, pos: u64, n: u64) -> Result<Vec<f64>> {
+        let path = &self.files[fi].0;
+        let file = match crate::sys::open::open_regular(path, false) {
+            Ok(f) => f,
+            Err(Error::Io { cause, .. }) if cause.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(e),
+        };
+        let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
+        reader.seek(SeekFrom::Start(pos)).map_err(|e| Error::io("read", path, e))?;
+        let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
+        let mut line = Vec::with_capacity(256);
+        for _ in 0..n {
+            line.clear();
+            let got = reader.read_until(b'\n', &mut line).map_err(|e| Error::io("read", path, e))?;
+            if got == 0 || line.last() != Some(&b'\n') {
+                break;
+            }
+            // A damaged line still holds its offset: it takes the place of the line before it.
+            let ts = line_timestamp(&line[..line.len() - 1], self.kc).unwrap_or(out.last().copied().unwrap_or(f64::NEG_INFINITY));
+            out.push(ts);
+        }
+        out.sort_by(f64::total_cmp);
+        Ok(out)
+    }
+}
+
 /// Where a scan for messages stamped at or before `until` can stop in a
 /// partition: the first offset from which every message is stamped after it
 /// (the partition's end when there is none). Exact whatever the clocks, by the

@@ -22,6 +22,8 @@ pub(crate) struct TimeBlocks {
     reach: Vec<f64>,
     /// `floor[k]`: the smallest timestamp of the lines from `k * STRIDE` to the end (non-decreasing).
     floor: Vec<f64>,
+    /// Each block's own largest and smallest timestamp.
+    blocks: Vec<(f64, f64)>,
 }
 
 impl TimeBlocks {
@@ -45,6 +47,11 @@ impl TimeBlocks {
     pub(crate) fn all_after(&self, t: f64) -> u64 {
         let k = self.floor.partition_point(|f| *f <= t);
         k as u64 * STRIDE
+    }
+
+    /// Each block's (largest, smallest) timestamp (`-inf`, `+inf` for none readable).
+    pub(crate) fn blocks(&self) -> &[(f64, f64)] {
+        &self.blocks
     }
 
     /// Where the first line at or after `t` can be: the byte position and line
@@ -150,6 +157,7 @@ impl LineIndex {
                 }
             });
         }
+        let blocks: Vec<(f64, f64)> = block_max.iter().copied().zip(block_min.iter().copied()).collect();
         let mut reach = Vec::with_capacity(block_max.len());
         let mut top = f64::NEG_INFINITY;
         for m in block_max {
@@ -167,7 +175,7 @@ impl LineIndex {
             }
             floor[k] = low;
         }
-        Ok(TimeBlocks { marks, reach, floor })
+        Ok(TimeBlocks { marks, reach, floor, blocks })
     }
 }
 

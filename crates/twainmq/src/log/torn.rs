@@ -21,7 +21,7 @@ pub(crate) fn byte_at_retrying(r: &File, pos: u64) -> std::io::Result<Option<u8>
     let started = Instant::now();
     let mut pause = std::time::Duration::from_micros(100);
     loop {
-        match read_at(r, &mut b, pos) {
+        match crate::sys::open::read_at(r, &mut b, pos) {
             Ok(1) => return Ok(Some(b[0])),
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
@@ -39,16 +39,6 @@ pub(crate) fn byte_at_retrying(r: &File, pos: u64) -> std::io::Result<Option<u8>
         std::thread::sleep(pause);
         pause = (pause * 2).min(std::time::Duration::from_millis(20));
     }
-}
-
-#[cfg(unix)]
-fn read_at(f: &File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
-    std::os::unix::fs::FileExt::read_at(f, buf, pos)
-}
-
-#[cfg(windows)]
-fn read_at(f: &File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
-    std::os::windows::fs::FileExt::seek_read(f, buf, pos)
 }
 
 /// If the file ends inside a line left by a crashed writer, end that line, so

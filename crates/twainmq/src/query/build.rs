@@ -109,6 +109,36 @@ impl<'s> Builder<'s> {
         plan::interpret(e, &self.probe).or_else(|err| self.problem(e, format!("this part always fails: {err}")))
     }
 
+    /// Every constant part of `e` must evaluate, wherever it is (a part that
+    /// fails on its own fails on every message), and a constant duration must
+    /// fit between two message times: a message's time is from 1970 to 9999,
+    /// so a longer duration takes every time it is added to or taken from out
+    /// of range. Refused here, as a constant condition that fails is, rather
+    /// than matching nothing without a word.
+    pub(crate) fn check_durations(&self, e: &IdedExpr) -> Res<()> {
+        /// 1970-01-01 to 9999-12-31T23:59:59: the span of a message's times.
+        const SPAN_SECS: i64 = 253_402_300_799;
+        if free_vars(e, &mut Vec::new()) == 0 {
+            if let cel::Value::Duration(d) = self.fold(e)? {
+                if d.num_seconds().unsigned_abs() > SPAN_SECS.unsigned_abs() {
+                    return self.problem(
+                        e,
+                        format!(
+                            "this duration is {} days, longer than the span of any message's time (1970 to 9999): every time plus or minus it is out of range",
+                            d.num_days()
+                        ),
+                    );
+                }
+            }
+            return Ok(());
+        }
+        // (Inside a macro's comprehension its own variables look constant here: not looked into.)
+        if matches!(e.expr, Expr::Comprehension(_)) {
+            return Ok(());
+        }
+        crate::query::syntax::children(e).into_iter().try_for_each(|c| self.check_durations(c))
+    }
+
     /// The plan of a part used as a condition.
     pub(crate) fn node(&mut self, e: &IdedExpr) -> Res<Node> {
         if free_vars(e, &mut Vec::new()) == 0 {
@@ -249,7 +279,17 @@ impl<'s> Builder<'s> {
             (Some(t), [re]) | (None, [t, re]) if c.func_name == "matches" => {
                 let pattern = match free_vars(re, &mut Vec::new()) {
                     0 => self.fold(re)?,
-                    _ => return Ok(None),
+                    // A pattern from the message: compiled once per pattern, not per message.
+                    _ => {
+                        let (Some(t), Some(p)) = (self.operand(t)?, self.operand(re)?) else { return Ok(None) };
+                        for (op, what) in [(&t, "works on strings"), (&p, "takes its regular expression as a string")] {
+                            if self.kinds(op) & STR == 0 {
+                                return self
+                                    .problem(e, format!(".matches() {what}, and {} is {}", self.name(op), kind_names(self.kinds(op))));
+                            }
+                        }
+                        return Ok(Some(Test::MatchesOf(t, p)));
+                    }
                 };
                 let cel::Value::String(pattern) = pattern else {
                     return self.problem(re, "matches() takes its regular expression as a string");

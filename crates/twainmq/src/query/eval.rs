@@ -202,6 +202,14 @@ impl<'p, 'm> Cx<'p, 'm> {
                 Some(V::Str(t)) => Tri::of(Some(re.is_match(t))),
                 _ => Tri::E,
             },
+            Test::MatchesOf(target, pattern) => match (self.operand(target).as_deref(), self.operand(pattern).as_deref()) {
+                (Some(V::Str(t)), Some(V::Str(p))) => with_regex(p, |re| match re {
+                    Some(re) => Tri::of(Some(re.is_match(t))),
+                    // An invalid pattern is an error of this message, as the interpreter says.
+                    None => Tri::E,
+                }),
+                _ => Tri::E,
+            },
             Test::Has(i) => Tri::of(self.has(&self.plan.paths[*i])),
             Test::Fallback(fb) => self.fallback(fb),
         }
@@ -282,4 +290,30 @@ fn walk<'v, 'a>(mut v: &'v V<'a>, rest: &[Seg]) -> Option<&'v V<'a>> {
         };
     }
     Some(v)
+}
+
+/// Most patterns a scan thread keeps compiled; past it the cache starts again.
+const REGEX_CACHE: usize = 256;
+
+thread_local! {
+    /// Patterns read from messages, compiled (or found invalid) once each per thread.
+    static REGEXES: std::cell::RefCell<std::collections::HashMap<String, Option<regex::Regex>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// `f` of the compiled `pattern` (`None`: not a valid regular expression),
+/// compiled once per thread whatever the number of messages carrying it.
+fn with_regex<T>(pattern: &str, f: impl FnOnce(Option<&regex::Regex>) -> T) -> T {
+    REGEXES.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if !cache.contains_key(pattern) {
+            if cache.len() >= REGEX_CACHE {
+                cache.clear();
+            }
+            // The same size limit as a filter's own patterns.
+            let re = regex::RegexBuilder::new(pattern).size_limit(1 << 20).build().ok();
+            cache.insert(pattern.to_string(), re);
+        }
+        f(cache.get(pattern).and_then(Option::as_ref))
+    })
 }

@@ -87,12 +87,14 @@ pub(crate) struct Msg<'m> {
     pub(crate) head: Head<'m>,
     pub(crate) payload: Option<&'m Payload>,
     hex: OnceCell<String>,
+    /// A typed message's JSON with its strings' escapes resolved (for `text`).
+    typed_text: OnceCell<String>,
     cel_value: OnceCell<cel::Value>,
 }
 
 impl<'m> Msg<'m> {
     pub(crate) fn new(head: Head<'m>, payload: Option<&'m Payload>) -> Msg<'m> {
-        Msg { head, payload, hex: OnceCell::new(), cel_value: OnceCell::new() }
+        Msg { head, payload, hex: OnceCell::new(), typed_text: OnceCell::new(), cel_value: OnceCell::new() }
     }
 
     /// The JSON text `value` is read from: a text payload or a typed
@@ -137,12 +139,13 @@ impl<'m> Msg<'m> {
     }
 
     /// The payload as text: the text, the bytes in lower-case hex, a typed
-    /// message's JSON.
+    /// message's JSON with its strings' escapes resolved (`\u65e5` is 日),
+    /// so what the user sees is what `text` holds.
     #[inline]
     pub(crate) fn text(&self) -> Option<&str> {
         match self.payload? {
             Payload::Text(s) => Some(s),
-            Payload::Typed(t) => Some(&t.json),
+            Payload::Typed(t) => Some(self.typed_text.get_or_init(|| crate::format::pyjson::searchable(&t.json).into_owned())),
             Payload::Bytes(b) => Some(self.hex.get_or_init(|| hex::encode(b))),
         }
     }

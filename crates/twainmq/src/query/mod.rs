@@ -273,12 +273,50 @@ fn time_bounds(node: &Node, bounds: &mut (Option<f64>, Option<f64>)) {
     }
 }
 
+/// The longest run of prefix `!` and `-` in `src` (white space between them
+/// allowed; string literals skipped), and where it starts.
+fn unary_run(src: &str) -> Option<(usize, usize)> {
+    let bytes = src.as_bytes();
+    let (mut best, mut run, mut start) = (None::<(usize, usize)>, 0usize, 0usize);
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            q @ (b'"' | b'\'') => {
+                // A string: to its closing quote (a backslash escapes the next byte).
+                run = 0;
+                i += 1;
+                while i < bytes.len() && bytes[i] != q {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'!' | b'-' => {
+                if run == 0 {
+                    start = i;
+                }
+                run += 1;
+                if best.is_none_or(|(_, n)| run > n) {
+                    best = Some((start, run));
+                }
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => {}
+            _ => run = 0,
+        }
+        i += 1;
+    }
+    best
+}
+
 /// Parse, check and plan `src` on this thread.
 fn compile_here(src: &str) -> Result<build::Built, Located> {
     let at = |offset: usize, reason: String| {
         let (line, column) = line_col(src, offset);
         Located { line, column, reason }
     };
+    // The parser folds a run of `!` or `-` into one node, so the tree's depth
+    // does not see it: each is a level all the same, as the limit says.
+    if let Some((offset, run)) = unary_run(src).filter(|(_, n)| *n > Filter::MAX_DEPTH) {
+        return Err(at(offset, format!("the filter nests too deeply: {run} `!` or `-` in a row, at most {} levels", Filter::MAX_DEPTH)));
+    }
     let program = match catch_unwind(AssertUnwindSafe(|| cel::Program::compile(src))) {
         Ok(Ok(p)) => p,
         Ok(Err(errors)) => return Err(parse_error(src, &errors)),
@@ -293,6 +331,7 @@ fn compile_here(src: &str) -> Result<build::Built, Located> {
     let located = |p: build::Problem| at(p.at, p.reason);
     let mut builder = build::Builder::new(info);
     builder.check_names(root, &mut Vec::new()).map_err(located)?;
+    builder.check_durations(root).map_err(located)?;
     let node = builder.node(root).map_err(located)?;
     let vars = syntax::free_vars(root, &mut Vec::new());
     let mut fields = Vec::new();

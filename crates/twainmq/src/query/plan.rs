@@ -136,6 +136,9 @@ pub(crate) enum Test {
     Find(Operand, Box<Finder<'static>>),
     /// `.matches()` of a constant pattern, compiled once.
     Matches(Operand, regex::Regex),
+    /// `.matches()` of a pattern read from the message (`text.matches(value.re)`):
+    /// each pattern compiled once per scan thread (`eval::with_regex`).
+    MatchesOf(Operand, Operand),
     /// `has(value.a.b)`: an index into [`Plan::paths`].
     Has(usize),
     /// A part the interpreter evaluates.

@@ -157,6 +157,8 @@ struct Shared<'a> {
     cancel: &'a AtomicBool,
     /// Set on the first error, so the other workers stop too.
     failed: AtomicBool,
+    /// Keep each hit (else only count them).
+    keep: bool,
     scanned: AtomicU64,
     hits: AtomicU64,
 }
@@ -195,8 +197,51 @@ pub fn find_streaming(
     topic: &str,
     query: &Query,
     cancel: &AtomicBool,
+    on_progress: impl FnMut(Progress),
+    on_settled: impl FnMut(&[HitRef]),
+) -> Result<(Finish, Hits)> {
+    scan(store, topic, query, cancel, on_progress, on_settled, true)
+}
+
+/// How many messages `query` matches, as [`find`] finds them, keeping none:
+/// memory independent of the count.
+///
+/// # Errors
+/// As [`find`].
+pub fn count(
+    store: &Store,
+    topic: &str,
+    query: &Query,
+    cancel: &AtomicBool,
+    mut on_progress: impl FnMut(Progress),
+) -> Result<(Finish, u64)> {
+    let mut hits = 0;
+    let (finish, _) = scan(
+        store,
+        topic,
+        query,
+        cancel,
+        |p| {
+            hits = p.hits;
+            on_progress(p);
+        },
+        |_| {},
+        false,
+    )?;
+    Ok((finish, hits))
+}
+
+/// The scan behind [`find_streaming`] and [`count`]: with `keep`, the hits
+/// are kept (and settled); without, only counted.
+#[allow(clippy::too_many_arguments)]
+fn scan(
+    store: &Store,
+    topic: &str,
+    query: &Query,
+    cancel: &AtomicBool,
     mut on_progress: impl FnMut(Progress),
     mut on_settled: impl FnMut(&[HitRef]),
+    keep: bool,
 ) -> Result<(Finish, Hits)> {
     // A filter's own time bounds (`timestamp >= T && ...`) narrow the query's:
     // the time index then skips what they exclude (the filter still tests the rest).
@@ -257,6 +302,7 @@ pub fn find_streaming(
         failed: AtomicBool::new(false),
         scanned: AtomicU64::new(0),
         hits: AtomicU64::new(0),
+        keep,
     };
     let results: Mutex<Vec<Option<TaskHits>>> = Mutex::new(vec![None; tasks.len()]);
     let error: Mutex<Option<Error>> = Mutex::new(None);
@@ -267,20 +313,26 @@ pub fn find_streaming(
     let mut failure = None;
     // Workers wake this thread as each task ends, so the end (or a cancel) is seen at once.
     let this = std::thread::current();
+    // Workers run at the search thread's priority (`in_background`): Windows
+    // threads do not inherit it, so each takes it on.
+    let lowered = crate::sys::priority::is_lowered();
     std::thread::scope(|scope| {
         for _ in 0..workers.min(tasks.len()) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(task) = tasks.get(i) else { break };
-                match scan_task(&shared, task) {
-                    Ok(r) => results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r),
-                    Err(e) => {
-                        shared.failed.store(true, Ordering::Relaxed);
-                        error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+            scope.spawn(|| {
+                crate::sys::priority::follow(lowered);
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(task) = tasks.get(i) else { break };
+                    match scan_task(&shared, task) {
+                        Ok(r) => results.lock().unwrap_or_else(|p| p.into_inner())[i] = Some(r),
+                        Err(e) => {
+                            shared.failed.store(true, Ordering::Relaxed);
+                            error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                        }
                     }
+                    done.fetch_add(1, Ordering::Release);
+                    this.unpark();
                 }
-                done.fetch_add(1, Ordering::Release);
-                this.unpark();
             });
         }
         while done.load(Ordering::Acquire) < tasks.len() && !shared.failed.load(Ordering::Relaxed) {
@@ -417,9 +469,11 @@ fn scan_task(s: &Shared<'_>, task: &Task) -> Result<TaskHits> {
                     return true;
                 }
                 // Decided by the head alone: a hit without inflating the payload.
-                out.offsets.push(offset);
-                out.times.push(ts);
-                out.places.push(out.max);
+                if s.keep {
+                    out.offsets.push(offset);
+                    out.times.push(ts);
+                    out.places.push(out.max);
+                }
                 found += 1;
                 false
             };
@@ -428,9 +482,11 @@ fn scan_task(s: &Shared<'_>, task: &Task) -> Result<TaskHits> {
         match polled {
             Ok(Scanned::Message(m)) => {
                 if s.matcher.is_match(&m.payload, &mut lowered) && s.filter.as_ref().is_none_or(|f| f.matches(&m)) {
-                    out.offsets.push(m.offset);
-                    out.times.push(m.timestamp);
-                    out.places.push(out.max);
+                    if s.keep {
+                        out.offsets.push(m.offset);
+                        out.times.push(m.timestamp);
+                        out.places.push(out.max);
+                    }
                     found += 1;
                 }
             }

@@ -12,16 +12,17 @@ mod settle;
 
 /// Lower the calling thread to background priority, for a thread that does
 /// nothing but search (an app's search thread): the workers [`find`] starts
-/// from it inherit that priority, so a program's interactive threads (its
+/// from it run at that priority too, so a program's interactive threads (its
 /// event loop, its renderer) run first while the scan holds every core, and
 /// an idle machine still gives the scan all of them. Returns whether the
-/// system lowered it: on Linux; elsewhere nothing changes and it is `false`.
+/// system lowered it: on Linux (nice 4) and Windows (below normal); on macOS
+/// a priority is the whole process's, so nothing changes and it is `false`.
 pub fn in_background() -> bool {
     crate::sys::priority::lower_this_thread()
 }
 
 pub(crate) use find::Head;
-pub use find::{find, find_streaming, read_hits, HitRef, Hits};
+pub use find::{count, find, find_streaming, read_hits, HitRef, Hits};
 use matcher::Matcher;
 
 use crate::error::Result;
@@ -77,9 +78,10 @@ pub fn searchable_text(p: &Payload) -> std::borrow::Cow<'_, str> {
     match p {
         Payload::Text(s) => std::borrow::Cow::Borrowed(s),
         Payload::Bytes(b) => std::borrow::Cow::Owned(hex_lower(b)),
+        // The JSON with its strings' escapes resolved: 0.2.3 (and we, to match it)
+        // write every non-ASCII character as \uXXXX, and quotes as \".
         Payload::Typed(t) => {
-            let fields = t.fields().map_or_else(|| t.json.clone(), |v| v.to_string());
-            std::borrow::Cow::Owned(format!("{} {}", t.class.as_deref().unwrap_or(""), fields))
+            std::borrow::Cow::Owned(format!("{} {}", t.class.as_deref().unwrap_or(""), crate::format::pyjson::searchable(&t.json)))
         }
     }
 }

@@ -23,7 +23,7 @@ use crate::log::files::Day;
 use crate::log::producer::Producer;
 use crate::log::reader::PartitionReader;
 
-pub use retention::{PlannedFile, Retention, RetentionPlan, RETENTION_KEY};
+pub use retention::{PlannedFile, Retention, RetentionPlan, UnknownGroup, RETENTION_KEY};
 pub use summary::{GroupState, GroupSummary, TopicSummary, TopicTotals};
 pub use timeline::TimelinePage;
 pub use topics::{FileInfo, PartitionInfo, TopicDescription};
@@ -139,13 +139,20 @@ impl Store {
     pub fn with_index_cache(mut self, dir: impl AsRef<Path>) -> Store {
         let dir = dir.as_ref();
         let root = fs::canonicalize(self.root()).unwrap_or_else(|_| self.root().to_path_buf());
-        if fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()).starts_with(&root) {
+        if crate::sys::identity::is_within(dir, &root) {
             tracing::warn!(cache = %dir.display(), store = %root.display(), "an index cache inside the store is not used: it would add files 0.2.3 reads as its own");
             return self;
         }
         let name = format!("index-{:016x}.json", crate::log::index::fnv1a(root.as_os_str().as_encoded_bytes()));
         self.log.set_index(crate::log::index::LineIndex::with_cache_file(dir.join(name)));
         self
+    }
+
+    /// Whether `path` (which need not exist) is the store's folder or inside
+    /// it, however it is spelt: compared by identity, so a link, a bind mount
+    /// or another spelling of the folder counts. Nothing of ours is written there.
+    pub fn contains_path(&self, path: &Path) -> bool {
+        crate::sys::identity::is_within(path, self.root())
     }
 
     /// The log layer's view of this store (for the whole-log operations).

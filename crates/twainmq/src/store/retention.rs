@@ -62,6 +62,19 @@ pub struct RetentionPlan {
     /// Empty files made first (a purge of everything): each partition's next
     /// file, named for its end offset, so offsets go on where they were.
     pub created: Vec<String>,
+    /// Groups whose log is in the store but whose config is missing or
+    /// damaged (or whose log cannot be read): what they consumed cannot be
+    /// told, so they hold every file, as unconsumed, unless forced.
+    pub unknown_groups: Vec<UnknownGroup>,
+}
+
+/// A group whose state cannot be read (see [`RetentionPlan::unknown_groups`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnknownGroup {
+    /// The group's name.
+    pub group: String,
+    /// Why its state cannot be read, e.g. `its config is missing`.
+    pub why: String,
 }
 
 impl RetentionPlan {
@@ -121,9 +134,8 @@ impl Store {
         let path = self.config_path(topic);
         let tmp = path.with_extension("twc.retention-tmp");
         std::fs::write(&tmp, config.to_bytes()).map_err(|e| Error::io("write", &tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| {
+        crate::sys::remove::replace(&tmp, &path).inspect_err(|_| {
             let _ = std::fs::remove_file(&tmp);
-            Error::io("replace", &path, e)
         })
     }
 
@@ -134,7 +146,13 @@ impl Store {
     /// Topic, group and I/O errors.
     pub fn apply_retention(&self, topic: &str, dry_run: bool, force: bool) -> Result<RetentionPlan> {
         let Some(r) = self.retention(topic)? else {
-            return Ok(RetentionPlan { topic: topic.to_string(), applied: false, files: Vec::new(), created: Vec::new() });
+            return Ok(RetentionPlan {
+                topic: topic.to_string(),
+                applied: false,
+                files: Vec::new(),
+                created: Vec::new(),
+                unknown_groups: Vec::new(),
+            });
         };
         self.run_plan(topic, Rule::Retention(r, self.today()), dry_run, force)
     }
@@ -164,6 +182,13 @@ impl Store {
     fn run_plan(&self, topic: &str, rule: Rule, dry_run: bool, force: bool) -> Result<RetentionPlan> {
         let mut plan = self.plan(topic, rule, force)?;
         if !dry_run {
+            // Every file to delete is claimed first (on Windows another process
+            // may hold one without sharing delete: then nothing is deleted, or
+            // made, and the error names it), then the successors are made, then
+            // the claimed files go.
+            let doomed: Vec<std::path::PathBuf> =
+                plan.files.iter().filter(|f| f.deleted).map(|f| self.topic_dir(topic).join(&f.name)).collect();
+            let claims = crate::sys::remove::claim("delete", &doomed)?;
             for name in &plan.created {
                 let path = self.topic_dir(topic).join(name);
                 std::fs::OpenOptions::new()
@@ -173,15 +198,8 @@ impl Store {
                     .open(&path)
                     .map_err(|e| Error::io("create", path, e))?;
             }
-            for f in plan.files.iter_mut().filter(|f| f.deleted) {
-                let path = self.topic_dir(topic).join(&f.name);
-                match std::fs::remove_file(&path) {
-                    Ok(()) => {}
-                    // Gone already (another process applied it): what we meant.
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(Error::io("delete", path, e)),
-                }
-            }
+            // A file gone already (another process applied it) was not claimed: what we meant.
+            claims.delete("delete")?;
             plan.applied = true;
         }
         Ok(plan)
@@ -195,6 +213,16 @@ impl Store {
         for g in crate::group::groups_maybe_reading(&self.groups(), topic)? {
             let gd = self.describe_group_on(&g, Some(topic))?;
             commits.push((g, gd.partitions.iter().map(|p| p.committed).collect()));
+        }
+        // A group whose log exists counts, whatever its config says: when what
+        // it consumed cannot be told, it may still need every file (no commit
+        // known for any partition: each file is unconsumed by it).
+        let unknown_groups: Vec<UnknownGroup> =
+            crate::group::groups_unknown(&self.groups())?.into_iter().map(|(group, why)| UnknownGroup { group, why }).collect();
+        for u in &unknown_groups {
+            if !commits.iter().any(|(g, _)| *g == u.group) {
+                commits.push((u.group.clone(), Vec::new()));
+            }
         }
         let mut files = Vec::new();
         let mut created = Vec::new();
@@ -249,7 +277,7 @@ impl Store {
                 kept_bytes = kept_bytes.saturating_sub(f.bytes);
             }
         }
-        Ok(RetentionPlan { topic: topic.to_string(), applied: false, files, created })
+        Ok(RetentionPlan { topic: topic.to_string(), applied: false, files, created, unknown_groups })
     }
 }
 

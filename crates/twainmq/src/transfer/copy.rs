@@ -49,7 +49,9 @@ pub fn copy(
     cancel: &AtomicBool,
     on_progress: &mut dyn FnMut(Progress),
 ) -> Result<CopyReport> {
-    let same_root = std::fs::canonicalize(store.root()).ok() == std::fs::canonicalize(target.root()).ok();
+    // One folder however reached (another spelling, a link, a bind mount): by identity.
+    let same_root =
+        crate::sys::identity::is_within(target.root(), store.root()) && crate::sys::identity::is_within(store.root(), target.root());
     if same_root && sel.topic == target_topic {
         return Err(TransferError::CopyIntoItself { topic: sel.topic.clone() }.into());
     }

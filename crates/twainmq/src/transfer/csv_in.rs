@@ -1,7 +1,13 @@
 //! CSV input for [`super::import`]: a header naming the columns, then one
 //! message a row, cells read as bytes (a cell that is not UTF-8 is a bad line).
+//!
+//! The input is read through [`Guard`], which follows CSV's quoting as the
+//! bytes go by: a row may be at most [`MAX_RECORD`] bytes (as a JSONL line:
+//! an endless field, /dev/zero, stops there, in bounded memory), and a quote
+//! left open at the end of the input (which would swallow every row after it
+//! into one cell) is a bad line where the quote opened.
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::import::{ImportFormat, PayloadColumn, Run};
@@ -20,8 +26,9 @@ pub(super) fn read_csv(
     on_progress: &mut dyn FnMut(Progress),
 ) -> Result<Finish> {
     let ImportFormat::Csv { key, payload, kind, timestamp } = &run.opts.format else { return Ok(Finish::Done) };
-    let mut reader = csv::ReaderBuilder::new().has_headers(true).flexible(true).from_reader(input);
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).flexible(true).from_reader(Guard::new(input, cancel));
     let headers = reader.byte_headers().map_err(|e| csv_error(&e))?.clone();
+    reader.get_mut().record_done();
     run.report.lines = 1;
     let column = |name: &str| headers.iter().position(|h| h == name.as_bytes());
     let need = |name: &str, what: &str| {
@@ -30,7 +37,7 @@ pub(super) fn read_csv(
             Error::from(TransferError::BadLine {
                 line: 1,
                 problem: format!(
-                    "the header has no {what} column {name:?} (it has: {}); name it with --key-column / --payload-column",
+                    "the header has no {what} column {name:?} (it has: {}); name the {what} column with --{what}-column",
                     have.join(", ")
                 ),
             })
@@ -49,9 +56,24 @@ pub(super) fn read_csv(
             return Ok(Finish::Cancelled);
         }
         let at = reader.position().line();
-        match reader.read_byte_record(&mut row) {
-            Ok(false) => return Ok(Finish::Done),
+        let read = reader.read_byte_record(&mut row);
+        if let Some(opened) = reader.get_ref().unclosed_quote() {
+            // The rows after an unclosed quote were read as the text of its cell.
+            run.report.lines = reader.get_ref().lines();
+            run.bad(opened, format!("a quoted cell opened on line {opened} is never closed: every row after it was read as its text. Close the quote (a quote inside a quoted cell is written \"\")"))?;
+            return Ok(if cancel.load(Ordering::Relaxed) { Finish::Cancelled } else { Finish::Done });
+        }
+        reader.get_mut().record_done();
+        match read {
+            Ok(false) => return Ok(if cancel.load(Ordering::Relaxed) { Finish::Cancelled } else { Finish::Done }),
             Ok(true) => {}
+            Err(e) if matches!(e.kind(), csv::ErrorKind::Io(_)) => {
+                // Over the record limit, or the input failed: nothing more can be read.
+                let csv::ErrorKind::Io(cause) = e.into_kind() else { return Ok(Finish::Done) };
+                let problem = format!("the input stopped being CSV: {cause}");
+                run.bad(at, problem)?;
+                return Ok(Finish::Done);
+            }
             Err(e) => {
                 // A broken row (bad quoting): the reader goes on after it.
                 run.report.lines = reader.position().line();
@@ -67,6 +89,120 @@ pub(super) fn read_csv(
         if at.is_multiple_of(super::BATCH as u64) {
             on_progress(Progress { done: run.sender.sent.max(run.report.messages), total: None });
         }
+    }
+}
+
+/// The most bytes one CSV row (a record, with every line a quoted cell spans)
+/// may have: as a JSONL line's limit, far past anything a message can be.
+pub(super) const MAX_RECORD: u64 = 64 << 20;
+
+/// Reads the input for the CSV reader, following its quoting (see the module
+/// doc): knows where rows end, a quote that stays open, and each row's size.
+struct Guard<'a> {
+    inner: &'a mut dyn BufRead,
+    cancel: &'a AtomicBool,
+    /// Inside a quoted cell.
+    quoted: bool,
+    /// At the start of a cell (where a quote opens one).
+    cell_start: bool,
+    /// The last byte was a quote inside a quoted cell (closing it, or the
+    /// first of a doubled quote).
+    quote_pending: bool,
+    /// Lines seen (newlines, plus one), and the line the open quote is on.
+    line: u64,
+    opened_on: u64,
+    /// The input ended inside a quoted cell.
+    ended_open: bool,
+    /// Bytes handed over since the last row was taken.
+    since_record: u64,
+}
+
+impl<'a> Guard<'a> {
+    fn new(inner: &'a mut dyn BufRead, cancel: &'a AtomicBool) -> Self {
+        Guard {
+            inner,
+            cancel,
+            quoted: false,
+            cell_start: true,
+            quote_pending: false,
+            line: 1,
+            opened_on: 0,
+            ended_open: false,
+            since_record: 0,
+        }
+    }
+
+    /// A row was taken: the next one starts its count.
+    fn record_done(&mut self) {
+        self.since_record = 0;
+    }
+
+    /// The line an unclosed quote opened on, once the input ended inside it.
+    fn unclosed_quote(&self) -> Option<u64> {
+        self.ended_open.then_some(self.opened_on)
+    }
+
+    fn lines(&self) -> u64 {
+        self.line
+    }
+
+    fn follow(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if self.quoted {
+                if self.quote_pending {
+                    self.quote_pending = false;
+                    if b == b'"' {
+                        continue; // a doubled quote: still inside
+                    }
+                    self.quoted = false; // the quote closed the cell; `b` follows it
+                } else if b == b'"' {
+                    self.quote_pending = true;
+                    continue;
+                } else {
+                    if b == b'\n' {
+                        self.line += 1;
+                    }
+                    continue;
+                }
+            }
+            match b {
+                b'"' if self.cell_start => {
+                    self.quoted = true;
+                    self.opened_on = self.line;
+                    self.cell_start = false;
+                }
+                b',' => self.cell_start = true,
+                b'\n' => {
+                    self.line += 1;
+                    self.cell_start = true;
+                }
+                b'\r' => {}
+                _ => self.cell_start = false,
+            }
+        }
+    }
+}
+
+impl Read for Guard<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.cancel.load(Ordering::Relaxed) {
+            return Ok(0);
+        }
+        if self.since_record > MAX_RECORD {
+            return Err(std::io::Error::other(format!(
+                "a row is over {} MiB long: no message that long fits the 4096-byte line limit",
+                MAX_RECORD >> 20
+            )));
+        }
+        let n = self.inner.read(buf)?;
+        if n == 0 {
+            // A quote still open at the end (and not just closed by the last byte).
+            self.ended_open = self.quoted && !self.quote_pending;
+            return Ok(0);
+        }
+        self.follow(&buf[..n]);
+        self.since_record += n as u64;
+        Ok(n)
     }
 }
 

@@ -318,11 +318,13 @@ fn read_jsonl(
         let mut in_flight = false;
         let mut at_end = false;
         loop {
-            if cancel.load(Ordering::Relaxed) {
-                return Ok(Finish::Cancelled);
+            // Cancelled: read no more, but what was read (the batch being
+            // parsed) is still taken and written before the import stops.
+            if cancel.load(Ordering::Relaxed) && !at_end {
+                at_end = true;
             }
             if !at_end {
-                let raw = read_raw_lines(input, &mut run.report.lines)?;
+                let raw = read_raw_lines(input, &mut run.report.lines, cancel)?;
                 at_end = raw.lines.is_empty();
                 if !at_end {
                     // (The parser ends only when this side drops its sender.)
@@ -347,15 +349,18 @@ fn read_jsonl(
                     in_flight = false;
                     continue;
                 }
-                return Ok(Finish::Done);
+                return Ok(if cancel.load(Ordering::Relaxed) { Finish::Cancelled } else { Finish::Done });
             }
             in_flight = true;
         }
     })
 }
 
-/// Up to a batch of lines from `input`, numbered on from `*lines`.
-fn read_raw_lines(input: &mut dyn BufRead, lines: &mut u64) -> Result<RawLines> {
+/// Up to a batch of lines from `input`, numbered on from `*lines`. A cancel
+/// ends the input (`open_input`), so every line read, buffered ones too, is
+/// returned to be written; a last line cut short by the cancel (no newline)
+/// was never whole, and is not.
+fn read_raw_lines(input: &mut dyn BufRead, lines: &mut u64, cancel: &AtomicBool) -> Result<RawLines> {
     let limit = u64::try_from(MAX_INPUT_LINE).unwrap_or(u64::MAX).saturating_add(1);
     let read_err = |e| Error::io("read", "the import's input", e);
     let mut raw = RawLines { bytes: Vec::with_capacity(1 << 20), lines: Vec::with_capacity(super::BATCH) };
@@ -364,12 +369,17 @@ fn read_raw_lines(input: &mut dyn BufRead, lines: &mut u64) -> Result<RawLines> 
         if (&mut *input).take(limit).read_until(b'\n', &mut raw.bytes).map_err(read_err)? == 0 {
             break;
         }
+        if !raw.bytes.ends_with(b"\n") && cancel.load(Ordering::Relaxed) {
+            raw.bytes.truncate(start);
+            break;
+        }
         *lines += 1;
         if raw.bytes.len() - start > MAX_INPUT_LINE {
             // Read the rest of the line and drop it, and the part read.
             raw.bytes.truncate(start);
             let mut rest = Vec::new();
-            while !rest.ends_with(b"\n") {
+            // (An endless line, /dev/zero, stops at a cancel.)
+            while !rest.ends_with(b"\n") && !cancel.load(Ordering::Relaxed) {
                 rest.clear();
                 if (&mut *input).take(1 << 20).read_until(b'\n', &mut rest).map_err(read_err)? == 0 {
                     break;

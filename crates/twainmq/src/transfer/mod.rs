@@ -14,6 +14,7 @@ mod copy;
 mod csv_in;
 mod export;
 mod import;
+mod input;
 mod output;
 mod records;
 mod send;
@@ -26,6 +27,7 @@ pub use copy::{copy, CopyOptions, CopyReport};
 pub use csv_in::csv_columns;
 pub use export::{export, export_to_store, ExportFormat, ExportReport};
 pub use import::{import, ImportFormat, ImportOptions, ImportReport, PayloadColumn, SkippedLine};
+pub use input::open_input;
 pub use output::export_file;
 pub use records::{csv_header, message_csv_row, Record};
 

@@ -27,13 +27,30 @@ struct JsonlLine<'a> {
     #[serde(borrow)]
     key: &'a RawValue,
     payload: PayloadIn,
-    #[serde(default)]
+    /// UNIX seconds, or an RFC 3339 time (as CSV takes, and `export`'s CSV writes).
+    #[serde(default, deserialize_with = "time_in")]
     timestamp: Option<f64>,
     // Where the message was: read and left (the target's partitioner decides).
     #[serde(default, rename = "partition")]
     _partition: Option<u64>,
     #[serde(default, rename = "offset")]
     _offset: Option<u64>,
+}
+
+/// A line's timestamp: a number of UNIX seconds, or an RFC 3339 string.
+fn time_in<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Time<'a> {
+        Seconds(f64),
+        #[serde(borrow)]
+        Text(std::borrow::Cow<'a, str>),
+    }
+    match <Option<Time<'de>> as serde::Deserialize>::deserialize(d)? {
+        None => Ok(None),
+        Some(Time::Seconds(t)) => Ok(Some(t)),
+        Some(Time::Text(t)) => parse_time(&t).map(Some).map_err(serde::de::Error::custom),
+    }
 }
 
 /// A payload read in the same pass as its line: a bare string (text), or
@@ -195,7 +212,8 @@ pub(crate) fn parse_jsonl(bytes: &[u8], config: &TopicConfig) -> Result<Option<R
             at + 1
         )
     })?;
-    let text = text.trim();
+    // A byte-order mark (editors on Windows write one) starts the file's first line.
+    let text = text.trim_start_matches('\u{feff}').trim();
     if text.is_empty() {
         return Ok(None);
     }

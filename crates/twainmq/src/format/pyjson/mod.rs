@@ -9,8 +9,10 @@
 
 mod dialect;
 mod float;
+mod search;
 mod serialize;
 
 pub use dialect::{python_compact, python_pretty};
 pub use float::python_float_repr;
+pub use search::searchable;
 pub use serialize::{to_compact, to_indent0};
