@@ -200,9 +200,9 @@ pub(crate) enum TopicsCmd {
     Create {
         name: String,
         /// u8, u16, u32, u64 or charN.
-        #[arg(long, default_value = "u16")]
+        #[arg(long, default_value = twainmq::limits::DEFAULT_KEY_TYPE)]
         key_type: String,
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, default_value_t = u64::from(twainmq::limits::DEFAULT_PARTITIONS))]
         partitions: u64,
         /// Comma-separated names of typed messages (ids 0, 1, ... in this order).
         #[arg(long, value_delimiter = ',')]

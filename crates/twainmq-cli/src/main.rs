@@ -68,7 +68,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
     let mut store = Store::open(&root)?;
     if let Some(dir) = index_cache_dir() {
-        store = store.with_index_cache(dir);
+        if store.contains_path(&dir) {
+            // (A relative path is taken from where the command runs: inside the store, it lands there.)
+            eprintln!(
+                "twainmq: warning: the index cache {} is inside the store, where 0.2.3 would take its files for the store's own: it is not used. Set TWAINMQ_INDEX_CACHE to a folder outside the store (or off)",
+                dir.display()
+            );
+        } else {
+            store = store.with_index_cache(dir);
+        }
     }
     // Test seam: shift this process's clock (to cross UTC midnight in torture tests).
     if let Some(offset) = std::env::var("TWAINMQ_CLOCK_OFFSET_SECS").ok().and_then(|v| v.trim().parse::<f64>().ok()) {

@@ -53,6 +53,8 @@ fn parse_input_line(producer: &twainmq::Producer, bytes: &[u8]) -> Result<Option
             at + 1
         )
     })?;
+    // A byte-order mark (editors on Windows write one) starts the first line.
+    let text = text.trim_start_matches('\u{feff}');
     if text.trim().is_empty() {
         return Ok(None);
     }

@@ -288,6 +288,19 @@ impl Text for Plans {
             }
             if !plan.created.is_empty() {
                 writeln!(out, "  stop 0.2.3 producers of this topic first: one running now would write on under its deleted file's name")?;
+                writeln!(
+                    out,
+                    "  restart 0.2.3 consumers of this topic after it: one running now stays on its deleted file and sees no new message until UTC midnight"
+                )?;
+            }
+            for u in &plan.unknown_groups {
+                writeln!(
+                    out,
+                    "  group {}: {}, so what it consumed cannot be told: it holds every file{}",
+                    u.group,
+                    u.why,
+                    if plan.files.iter().any(|f| f.deleted && f.unconsumed_by.contains(&u.group)) { " (forced past)" } else { "" }
+                )?;
             }
             if plan.files.iter().any(|f| !f.deleted) {
                 writeln!(out, "  files kept for groups go with --force")?;

@@ -46,21 +46,47 @@ pub(crate) fn run(store: &Store, args: &SearchArgs) -> Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     let s = stop.clone();
     let _ = ctrlc::set_handler(move || s.store(true, Ordering::SeqCst));
-    let (finish, hits) = scan::find(store, &args.topic, &query, &stop, |_| {})?;
-    if finish == Finish::Cancelled {
-        bail!("search interrupted: nothing printed");
-    }
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     if args.count {
-        writeln!(out, "{}", hits.len())?;
+        // Counted, none kept: memory does not grow with the hits.
+        let (finish, n) = scan::count(store, &args.topic, &query, &stop, |_| {})?;
+        if finish == Finish::Cancelled {
+            bail!("search interrupted: nothing printed");
+        }
+        writeln!(out, "{n}")?;
         out.flush()?;
         return Ok(());
     }
-    let mut ordered = hits.ordered();
-    if let Some(limit) = args.limit {
-        ordered.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    // With --limit, the scan stops once that many hits have settled in
+    // timeline order (the first ones): it neither reads nor keeps the rest.
+    let limit = args.limit.map(|l| usize::try_from(l).unwrap_or(usize::MAX));
+    let mut first: Vec<scan::HitRef> = Vec::new();
+    let enough = AtomicBool::new(false);
+    let (finish, hits) = scan::find_streaming(
+        store,
+        &args.topic,
+        &query,
+        &stop,
+        |_| {},
+        |settled| {
+            if let Some(l) = limit {
+                let room = l.saturating_sub(first.len());
+                first.extend_from_slice(&settled[..settled.len().min(room)]);
+                if first.len() >= l && !enough.swap(true, Ordering::SeqCst) {
+                    stop.store(true, Ordering::SeqCst);
+                }
+            }
+        },
+    )?;
+    if finish == Finish::Cancelled && !enough.load(Ordering::SeqCst) {
+        bail!("search interrupted: nothing printed");
     }
+    if enough.load(Ordering::SeqCst) {
+        // The limit stopped the scan, not a signal: the hits found are printed.
+        stop.store(false, Ordering::SeqCst);
+    }
+    let ordered = if limit.is_some() { first } else { hits.ordered() };
     for batch in ordered.chunks(READ_BATCH) {
         if stop.load(Ordering::SeqCst) {
             break;

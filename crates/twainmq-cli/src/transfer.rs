@@ -1,9 +1,7 @@
 //! `twainmq export`, `import` and `copy`: thin over `twainmq::transfer`,
 //! with the selection flags turned into a query and reports on stderr.
 
-use std::fs::File;
-use std::io::{self, BufReader};
-use std::path::Path;
+use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -104,16 +102,9 @@ pub(crate) fn import(store: &Store, args: &ImportArgs) -> Result<()> {
     let opts = ImportOptions { format, dry_run: args.dry_run, keep_timestamps: args.keep_timestamps, skip_bad: args.skip_bad };
     // The topic is checked before the file is opened.
     store.topic_config(&args.topic)?;
-    let mut input: Box<dyn io::BufRead> = if args.file == Path::new("-") {
-        Box::new(BufReader::with_capacity(1 << 16, io::stdin().lock()))
-    } else {
-        if args.file.is_dir() {
-            bail!("{} is a folder: give the file to import", args.file.display());
-        }
-        let f = File::open(&args.file).with_context(|| format!("opening {}", args.file.display()))?;
-        Box::new(BufReader::with_capacity(1 << 16, f))
-    };
     let stop = stop_flag();
+    // A FIFO is opened without waiting for its writer, and reads answer a signal at once.
+    let mut input = transfer::open_input(&args.file, Arc::clone(&stop))?;
     let label = if args.dry_run { "bad line" } else { "skipped line" };
     let report = transfer::import(store, &args.topic, &mut input, &opts, &stop, &mut |_| {}, &mut |s| {
         eprintln!("{label} {}: {}", s.line, s.problem);
@@ -121,7 +112,11 @@ pub(crate) fn import(store: &Store, args: &ImportArgs) -> Result<()> {
     let mut out = io::stdout().lock();
     render::emit(&mut out, &render::Imported(report.clone()), args.json)?;
     if report.finish == Finish::Cancelled {
-        bail!("import interrupted after {} messages", report.messages);
+        bail!(
+            "import interrupted: every line read was taken ({} lines, {} messages written); the rest of the input was not read",
+            report.lines,
+            report.messages
+        );
     }
     Ok(())
 }

@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
-use twainmq::group::{parse_offsets, ResetTo};
+use twainmq::group::{parse_offsets_file, OffsetsFile, ResetTo};
 use twainmq::Store;
 
 use super::view::{Deleted, Exported};
@@ -17,7 +17,7 @@ const MAX_OFFSETS_FILE: u64 = 16 << 20;
 
 pub(super) fn reset(store: &Store, out: &mut dyn Write, group: &str, to: &str, parts: &[u32], dry_run: bool, json: bool) -> Result<()> {
     let target = match to.strip_prefix("file:") {
-        Some(path) => ResetTo::Offsets(read_offsets(Path::new(path))?),
+        Some(path) => ResetTo::File(read_offsets(Path::new(path))?),
         None => ResetTo::parse(to).map_err(|e| anyhow!(e))?,
     };
     apply(store, out, group, target, parts, dry_run, json)
@@ -25,13 +25,16 @@ pub(super) fn reset(store: &Store, out: &mut dyn Write, group: &str, to: &str, p
 
 pub(super) fn import(store: &Store, out: &mut dyn Write, group: &str, file: &Path, parts: &[u32], dry_run: bool, json: bool) -> Result<()> {
     let offsets = read_offsets(file)?;
-    apply(store, out, group, ResetTo::Offsets(offsets), parts, dry_run, json)
+    apply(store, out, group, ResetTo::File(offsets), parts, dry_run, json)
 }
 
 fn apply(store: &Store, out: &mut dyn Write, group: &str, target: ResetTo, parts: &[u32], dry_run: bool, json: bool) -> Result<()> {
     let parts = (!parts.is_empty()).then_some(parts);
     let plan = store.reset_group(group, target, parts, dry_run)?;
     let (following, overwriting, live) = (plan.following.clone(), plan.overwriting.clone(), plan.live_holders.clone());
+    if let Some(other) = &plan.from_group {
+        eprintln!("note: these are the offsets of group {other} (of the same topic, {}), applied to {group}", plan.topic);
+    }
     render::emit(out, &ResetView(plan), json)?;
     let will = if dry_run { "would" } else { "will" };
     if !overwriting.is_empty() {
@@ -49,7 +52,7 @@ fn apply(store: &Store, out: &mut dyn Write, group: &str, target: ResetTo, parts
 /// The offsets in a file `groups export` wrote (`-`: standard input). Only a
 /// regular file is opened (a FIFO would block, a folder cannot be read), and
 /// at most [`MAX_OFFSETS_FILE`] bytes of it are read.
-fn read_offsets(path: &Path) -> Result<std::collections::BTreeMap<u32, i64>> {
+fn read_offsets(path: &Path) -> Result<OffsetsFile> {
     let mut bytes = Vec::new();
     let shown = path.display();
     if path == Path::new("-") {
@@ -70,7 +73,7 @@ fn read_offsets(path: &Path) -> Result<std::collections::BTreeMap<u32, i64>> {
     if bytes.len() as u64 > MAX_OFFSETS_FILE {
         bail!("{shown} is larger than {MAX_OFFSETS_FILE} bytes: it is not an offsets file `twainmq groups export` wrote");
     }
-    parse_offsets(&bytes).with_context(|| format!("in {shown}"))
+    parse_offsets_file(&bytes).with_context(|| format!("in {shown}"))
 }
 
 pub(super) fn export(store: &Store, out: &mut dyn Write, group: &str) -> Result<()> {
