@@ -1,0 +1,112 @@
+//! The store a `Twain` opens: topics made, listed, described and deleted.
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyInt};
+use twainmq::{KeyType, Store, TopicSpec};
+
+use crate::errors::{self, IntoPy};
+
+/// A TwainMQ store (a folder), as the engine opens it. `Twain` (Python)
+/// makes one on first use.
+#[pyclass(module = "twainmq_rs._native", name = "Store", frozen)]
+pub struct NativeStore {
+    pub(crate) store: Store,
+}
+
+#[pymethods]
+impl NativeStore {
+    /// Open the store in the folder `root`, which must exist.
+    #[new]
+    fn new(py: Python<'_>, root: PathBuf) -> PyResult<Self> {
+        let store = py.detach(|| Store::open(&root)).map_err(|e| match e {
+            // 0.2.3 fails on a missing root with the OSError of its first file operation.
+            twainmq::Error::StoreNotFound { path } => {
+                let cause = std::io::Error::from(std::io::ErrorKind::NotFound);
+                errors::engine_error(py, twainmq::Error::Io { op: "open the store in", path, cause })
+            }
+            other => errors::engine_error(py, other),
+        })?;
+        Ok(NativeStore { store })
+    }
+
+    /// Create a topic: `key_type` is `u8`, `u16`, `u32`, `u64` or `charN`;
+    /// `message_types` are numbered from 0 in the order given.
+    fn create_topic(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        key_type: &Bound<'_, PyAny>,
+        partitions: &Bound<'_, PyAny>,
+        message_types: Vec<String>,
+    ) -> PyResult<()> {
+        // The name first, as 0.2.3 checks it first (then the key type).
+        twainmq::names::validate_new_topic(name).py_err(py)?;
+        let given = key_type.str()?.to_string();
+        let key_type = match key_type.extract::<String>().ok().as_deref().and_then(KeyType::parse) {
+            Some(k) => k,
+            None => {
+                return Err(errors::invalid_argument(
+                    py,
+                    "InvalidKeyTypeError",
+                    format!(
+                        "{given} is not a valid key_type. Options are u8, u16, u32, u64 or charN where N is an integer from 1 to {}",
+                        twainmq::limits::MAX_CHAR_WIDTH
+                    ),
+                ))
+            }
+        };
+        let count = if partitions.is_instance_of::<PyInt>() { partitions.extract::<u32>().ok() } else { None };
+        let Some(count) = count else {
+            return Err(errors::invalid_argument(
+                py,
+                "InvalidPartitionCountError",
+                format!(
+                    "invalid partition count {}: a topic needs from 1 to {} partitions, as an int",
+                    partitions.repr()?,
+                    twainmq::limits::MAX_PARTITIONS
+                ),
+            ));
+        };
+        let spec = TopicSpec::new(key_type, count).with_types(message_types);
+        py.detach(|| self.store.create_topic(name, &spec)).py_err(py).map(|_| ())
+    }
+
+    /// Delete a topic (its config, its folder, and the groups that read it);
+    /// returns the groups deleted.
+    fn delete_topic(&self, py: Python<'_>, name: &str) -> PyResult<Vec<String>> {
+        py.detach(|| self.store.delete_topic(name)).py_err(py)
+    }
+
+    /// Topic names, sorted (groups excluded).
+    fn list_topics(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        py.detach(|| self.store.list_topics()).py_err(py)
+    }
+
+    /// Whether a topic's config or folder exists (`False` for a name no
+    /// topic can have).
+    fn topic_exists(&self, py: Python<'_>, name: &str) -> bool {
+        py.detach(|| self.store.topic_exists(name)).unwrap_or(false)
+    }
+
+    /// A topic's config as 0.2.3 reads it: `{"key_width", "partitions", "message_types"}`.
+    fn topic_config<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
+        let config = py.detach(|| self.store.topic_config(name)).py_err(py)?;
+        let d = PyDict::new(py);
+        d.set_item("key_width", config.key_type.width())?;
+        d.set_item("partitions", config.partitions)?;
+        let types = PyDict::new(py);
+        for (n, id) in &config.message_types {
+            types.set_item(n, id)?;
+        }
+        d.set_item("message_types", types)?;
+        Ok(d)
+    }
+
+    /// The store's folder.
+    #[getter]
+    fn root(&self) -> PathBuf {
+        self.store.root().to_path_buf()
+    }
+}
