@@ -56,6 +56,7 @@ fn main() {
         "apply_retention",
         "purge_topic",
         "take_retention_notices",
+        "view_state",
     ]);
     if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         eprintln!("tauri build failed: {e:#}");

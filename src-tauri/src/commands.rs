@@ -58,11 +58,27 @@ pub async fn open_store(app: AppHandle, window: WebviewWindow, state: Session, p
     blocking(move || open_path(&app, &state, window.label(), &path)).await
 }
 
+/// The folder a folder picker opens in: the one holding this window's store (so that store and
+/// those beside it show), else the one holding the most recent store; `None` when neither is
+/// there (GTK then shows its "Recent" view, empty for folders).
+pub fn picker_start(state: &AppState) -> Option<std::path::PathBuf> {
+    let current = state.store().ok().map(|s| s.root().to_path_buf());
+    let recent = state.recent().into_iter().next().map(std::path::PathBuf::from);
+    current.into_iter().chain(recent).filter_map(|root| root.parent().map(std::path::Path::to_path_buf)).find(|dir| dir.is_dir())
+}
+
 #[tauri::command]
 #[specta::specta]
-pub async fn pick_folder(app: AppHandle) -> Result<Option<String>, ErrorDto> {
+pub async fn pick_folder(app: AppHandle, state: Session) -> Result<Option<String>, ErrorDto> {
     use tauri_plugin_dialog::DialogExt;
-    blocking(move || Ok(app.dialog().file().set_title("Open a TwainMQ store").blocking_pick_folder().map(|p| p.to_string()))).await
+    blocking(move || {
+        let mut dialog = app.dialog().file().set_title("Open a TwainMQ store");
+        if let Some(dir) = picker_start(&state) {
+            dialog = dialog.set_directory(dir);
+        }
+        Ok(dialog.blocking_pick_folder().map(|p| p.to_string()))
+    })
+    .await
 }
 
 #[tauri::command]
@@ -312,9 +328,25 @@ pub async fn trigger_round(state: Session, group: String, window_ms: u32) -> Res
 
 #[tauri::command]
 #[specta::specta]
-pub async fn demo_start_member(state: Session, topic: String, group: String, window_ms: u32, rate: u32) -> Result<Handle, ErrorDto> {
+/// Start a demo member. A group with members this app did not start is refused (`group_in_use`,
+/// saying what the demo would do to them) unless `join_live` says the user agreed.
+pub async fn demo_start_member(
+    state: Session,
+    topic: String,
+    group: String,
+    window_ms: u32,
+    rate: u32,
+    join_live: bool,
+) -> Result<Handle, ErrorDto> {
     let store = state.store()?;
-    state.members.start(&store, &topic, &group, window_ms, rate)
+    let members = state.members.clone();
+    blocking(move || {
+        if !join_live {
+            members.check_group_free(&store, &group)?;
+        }
+        members.start(&store, &topic, &group, window_ms, rate)
+    })
+    .await
 }
 
 /// Stop a demo member gracefully (commit and leave) or kill it (no commit, no goodbye).
@@ -343,4 +375,29 @@ pub async fn launch_error(state: Session) -> Result<Option<LaunchError>, ErrorDt
 #[specta::specta]
 pub async fn new_window(app: AppHandle, path: Option<String>) -> Result<(), ErrorDto> {
     blocking(move || crate::windows::open_window(&app, path.as_deref()).map(|_| ())).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 24 item 13: the picker opened on GTK's empty "Recent" view; it opens beside the
+    /// window's store, else beside the most recent one.
+    #[test]
+    fn the_folder_picker_opens_beside_the_store() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let (a, b) = (dir.path().join("parent-a/store-a"), dir.path().join("parent-b/store-b"));
+        std::fs::create_dir_all(&a).expect("mkdir");
+        std::fs::create_dir_all(&b).expect("mkdir");
+        let state = AppState { recent_file: Some(dir.path().join("recent.json")), ..Default::default() };
+        assert_eq!(picker_start(&state), None, "nothing known: the platform's default");
+        state.remember(&b.display().to_string());
+        assert_eq!(picker_start(&state), Some(dir.path().join("parent-b")), "beside the most recent store");
+        let store = Store::open(&a).expect("store");
+        state.set_store(OpenStore { store, watcher: None });
+        assert_eq!(picker_start(&state), Some(dir.path().join("parent-a")), "beside this window's store");
+        state.close();
+        std::fs::remove_dir_all(dir.path().join("parent-b")).expect("rm");
+        assert_eq!(picker_start(&state), None, "a folder that is gone is not offered");
+    }
 }

@@ -8,7 +8,9 @@
 
 pub use twainmq::demo::seed as seed_demo;
 pub use twainmq::json::python_pretty;
-pub use twainmq::limits::{GROUP_PREFIX, MAX_CHAR_WIDTH, MAX_GROUP_NAME, MAX_LINE_BYTES, MAX_PARTITIONS, MAX_TOPIC_NAME};
+pub use twainmq::limits::{
+    DEFAULT_KEY_TYPE, DEFAULT_PARTITIONS, GROUP_PREFIX, MAX_CHAR_WIDTH, MAX_GROUP_NAME, MAX_LINE_BYTES, MAX_PARTITIONS, MAX_TOPIC_NAME,
+};
 pub use twainmq::names::{group_topic, validate_group, validate_topic};
 
 use std::collections::BTreeMap;
@@ -31,5 +33,8 @@ pub fn limits() -> Vec<(&'static str, serde_json::Value)> {
         ("MAX_LINE_BYTES", MAX_LINE_BYTES.into()),
         ("KEY_INT_MAX", serde_json::to_value(key_int_max).unwrap_or_default()),
         ("MAX_PAGE", crate::service::MAX_PAGE.into()),
+        // New Topic's defaults: 0.2.3's create_topic and the CLI's `topics create`.
+        ("DEFAULT_KEY_TYPE", DEFAULT_KEY_TYPE.into()),
+        ("DEFAULT_PARTITIONS", DEFAULT_PARTITIONS.into()),
     ]
 }

@@ -79,6 +79,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             transfer_commands::apply_retention,
             transfer_commands::purge_topic,
             transfer_commands::take_retention_notices,
+            menu::view_state,
         ])
         .events(collect_events![transport::StoreChanged, menu::MenuAction, transport::RetentionApplied])
         .disable_serde_phases();
@@ -123,7 +124,9 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
             builder.mount_events(app);
             let places = session::Places {
                 recent_file: app.path().app_config_dir().ok().map(|d| d.join("recent-stores.json")),
-                demo_dir: app.path().app_data_dir().ok().map(|d| d.join("demo-store")),
+                // Local, not roaming, app data: on Windows a roaming profile is copied to every
+                // machine the user signs in to, and the demo store is made again on demand.
+                demo_dir: app.path().app_local_data_dir().ok().map(|d| d.join("demo-store")),
                 index_cache_dir: app.path().app_cache_dir().ok().map(|d| d.join("line-index")),
             };
             app.manage(session::Sessions::new(places));

@@ -105,8 +105,45 @@ fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Invocation {
     }
 }
 
+/// Windows release builds are GUI programs (`windows_subsystem` above): started from cmd or
+/// PowerShell, they have no standard output or error, and what they print is lost. Before printing
+/// the version, the help or an error, they attach to the console of the program that started them,
+/// if it has one. The shell does not wait for a GUI program, so the text comes after its next
+/// prompt, as with any GUI program that prints. Handles the process already has (output redirected
+/// to a file or a pipe, or a console program: debug builds) are kept, since `AttachConsole` would
+/// replace them with the console's. Elsewhere, nothing to do.
+#[cfg(windows)]
+#[allow(unsafe_code, reason = "Win32 calls with no safe wrapper in windows-sys; the only unsafe code in the app")]
+fn attach_parent_console() {
+    use windows_sys::Win32::System::Console::{
+        AttachConsole, GetStdHandle, SetStdHandle, ATTACH_PARENT_PROCESS, STD_ERROR_HANDLE, STD_INPUT_HANDLE, STD_OUTPUT_HANDLE,
+    };
+    let ids = [STD_INPUT_HANDLE, STD_OUTPUT_HANDLE, STD_ERROR_HANDLE];
+    // SAFETY: the three functions take plain values (handle ids, a process-id constant, and
+    // handles GetStdHandle returned, put back unchanged) and no pointers, so they cannot touch
+    // our memory; they read and set this process's standard handle table, which Rust's std
+    // reads again on every write. A call that fails leaves the table as it was.
+    unsafe {
+        let before = ids.map(|id| GetStdHandle(id));
+        if before.iter().all(|h| !h.is_null()) || AttachConsole(ATTACH_PARENT_PROCESS) == 0 {
+            return;
+        }
+        for (id, handle) in ids.into_iter().zip(before) {
+            if !handle.is_null() {
+                SetStdHandle(id, handle);
+            }
+        }
+    }
+}
+
+#[cfg(not(windows))]
+fn attach_parent_console() {}
+
 fn main() -> ExitCode {
     let invocation = parse(std::env::args_os().skip(1));
+    if matches!(invocation, Invocation::Version | Invocation::Help | Invocation::Usage(_)) {
+        attach_parent_console();
+    }
     match &invocation {
         Invocation::Version => {
             println!("{}", twainmq_desktop::about_commands::version_line());
@@ -124,7 +161,9 @@ fn main() -> ExitCode {
     }
     #[cfg(target_os = "linux")]
     webkit_rendering_defaults();
+    // Colour codes only on a terminal: in a log file or a journal they are noise.
     tracing_subscriber::fmt()
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("TWAINMQ_LOG").unwrap_or_else(|_| "warn".into()))
         .init();
     let result = match invocation {
@@ -139,6 +178,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            attach_parent_console();
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }

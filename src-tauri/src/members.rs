@@ -1,7 +1,7 @@
 //! Demo members: real engine group members running on their own threads inside
 //! the app, so people can watch partitions move as members come and go.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -37,6 +37,9 @@ type Status = (MemberStatus, Option<String>);
 pub struct Members {
     next: AtomicU64,
     running: Mutex<BTreeMap<u64, Running>>,
+    /// (group, member id) of members this app started and no longer lists (cleared after they
+    /// stopped or were killed): the group log still shows them for a while, and they are ours.
+    cleared: Mutex<BTreeSet<(String, u32)>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -311,7 +314,14 @@ impl Members {
 
     /// Forget stopped and killed members.
     pub fn clear_stopped(&self) {
-        lock(&self.running).retain(|_, r| r.thread.as_ref().is_some_and(|t| !t.is_finished()));
+        let mut cleared = lock(&self.cleared);
+        lock(&self.running).retain(|_, r| {
+            let keep = r.thread.as_ref().is_some_and(|t| !t.is_finished());
+            if !keep {
+                cleared.insert((r.group.clone(), r.member_id.load(Ordering::Relaxed) as u32));
+            }
+            keep
+        });
     }
 
     pub fn list(&self) -> Vec<DemoMember> {
@@ -334,6 +344,46 @@ impl Members {
                 }
             })
             .collect()
+    }
+
+    /// Refuse to add a demo member to `group` while members this app did not start are in it
+    /// (live or stale: a 0.2.3 member that is idle looks silent): the demo member would take
+    /// some of their partitions in the next round and commit what it reads, so they would never
+    /// process those messages. The user is asked first (`join_live`), told exactly that.
+    /// Every member this app started is ours, stopped or killed too (the log shows a killed one
+    /// as stale until its silence makes it gone). Our own members still joining (their id not
+    /// known yet) may be the unknown ones: counted as ours (the first of them was refused or
+    /// confirmed already).
+    pub fn check_group_free(&self, store: &Store, group: &str) -> Result<(), ErrorDto> {
+        let d = match store.describe_group(group) {
+            Ok(d) => d,
+            Err(twainmq::Error::GroupNotFound { .. }) => return Ok(()),
+            Err(e) => return Err(e.into()),
+        };
+        let listed: Vec<DemoMember> = self.list().into_iter().filter(|m| m.group == group).collect();
+        let cleared = lock(&self.cleared);
+        let ours = |id: u32| listed.iter().any(|o| o.member_id == id) || cleared.contains(&(group.to_string(), id));
+        let joining = listed
+            .iter()
+            .filter(|m| m.member_id == 0 && !matches!(m.status, MemberStatus::Stopped | MemberStatus::Killed | MemberStatus::Failed))
+            .count();
+        let others: Vec<u32> =
+            d.members.iter().filter(|m| m.status != twainmq::group::MemberStatus::Gone && !ours(m.id)).map(|m| m.id).collect();
+        drop(cleared);
+        if others.len() <= joining {
+            return Ok(());
+        }
+        let names = others.iter().map(|id| format!("m{id}")).collect::<Vec<_>>().join(", ");
+        let n = others.len();
+        Err(ErrorDto::new(
+            ErrorCode::GroupInUse,
+            format!(
+                "group {group} has {n} member{s} this app did not start ({names}): a demo member would join it, take some of {their} partitions at the next round and commit what it reads, so {they} would never process those messages. Try the demo in a group of its own, or join anyway",
+                s = if n == 1 { "" } else { "s" },
+                their = if n == 1 { "its" } else { "their" },
+                they = if n == 1 { "it" } else { "they" },
+            ),
+        ))
     }
 
     /// Stop every member (on closing the store or the app).

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 use specta::Type;
-use tauri::menu::{Menu, MenuBuilder, MenuEvent, MenuItem, PredefinedMenuItem, Submenu, SubmenuBuilder};
+use tauri::menu::{CheckMenuItem, Menu, MenuBuilder, MenuEvent, MenuItem, PredefinedMenuItem, Submenu, SubmenuBuilder};
 use tauri::{AppHandle, Manager, Runtime};
 use tauri_specta::Event;
 
@@ -56,7 +56,7 @@ pub const ITEMS: &[(MenuId, &str, Option<&str>)] = &[
     (MenuId::CopyJson, "Copy as JSON", Some("CmdOrCtrl+Shift+J")),
     (MenuId::Find, "Find…", Some("CmdOrCtrl+F")),
     (MenuId::Theme, "Switch Theme", Some("CmdOrCtrl+Shift+T")),
-    (MenuId::TimeZone, "UTC / Local Time", Some("CmdOrCtrl+Shift+U")),
+    (MenuId::TimeZone, "Times in UTC", Some("CmdOrCtrl+Shift+U")),
     (MenuId::FollowTail, "Follow Tail", Some("CmdOrCtrl+Shift+F")),
     (MenuId::DetailPane, "Detail Pane", Some("CmdOrCtrl+D")),
     (MenuId::TopicList, "Topic List", Some("CmdOrCtrl+L")),
@@ -88,6 +88,37 @@ pub fn accelerators() -> serde_json::Value {
 fn item<R: Runtime>(app: &AppHandle<R>, id: MenuId) -> tauri::Result<MenuItem<R>> {
     let (_, label, acc) = ITEMS.iter().find(|(i, _, _)| *i == id).copied().unwrap_or((id, "", None));
     MenuItem::with_id(app, id_str(id), label, true, acc)
+}
+
+/// The View menu's toggles: shown with a check mark, kept in step with the focused window by
+/// [`set_checks`] (the UI reports its state; a click toggles the mark and the UI's state alike).
+pub const CHECK_ITEMS: [MenuId; 3] = [MenuId::TimeZone, MenuId::FollowTail, MenuId::DetailPane];
+
+fn check_item<R: Runtime>(app: &AppHandle<R>, id: MenuId) -> tauri::Result<CheckMenuItem<R>> {
+    let (_, label, acc) = ITEMS.iter().find(|(i, _, _)| *i == id).copied().unwrap_or((id, "", None));
+    // Follow Tail and Detail Pane need a topic's Messages tab: off until the UI says it shows one.
+    CheckMenuItem::with_id(app, id_str(id), label, id == MenuId::TimeZone, id == MenuId::TimeZone, acc)
+}
+
+/// A View toggle's state in a window: `None` when it does not apply there (no topic shown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct MenuChecks {
+    pub utc: bool,
+    pub follow_tail: Option<bool>,
+    pub detail_pane: Option<bool>,
+}
+
+/// Show `checks` in the menu bar (the focused window's state).
+pub fn set_checks<R: Runtime>(app: &AppHandle<R>, checks: MenuChecks) {
+    let Some(menu) = app.menu() else { return };
+    for (id, state) in
+        [(MenuId::TimeZone, Some(checks.utc)), (MenuId::FollowTail, checks.follow_tail), (MenuId::DetailPane, checks.detail_pane)]
+    {
+        if let Some(item) = menu.get(&id_str(id)).and_then(|i| i.as_check_menuitem().cloned()) {
+            let _ = item.set_enabled(state.is_some());
+            let _ = item.set_checked(state.unwrap_or(false));
+        }
+    }
 }
 
 /// The Open Recent submenu of the stores in `recent` (newest first).
@@ -132,10 +163,10 @@ pub fn build<R: Runtime>(app: &AppHandle<R>, recent: &[String]) -> tauri::Result
         .build()?;
     let view = SubmenuBuilder::new(app, "View")
         .item(&item(app, MenuId::Theme)?)
-        .item(&item(app, MenuId::TimeZone)?)
+        .item(&check_item(app, MenuId::TimeZone)?)
         .separator()
-        .item(&item(app, MenuId::FollowTail)?)
-        .item(&item(app, MenuId::DetailPane)?)
+        .item(&check_item(app, MenuId::FollowTail)?)
+        .item(&check_item(app, MenuId::DetailPane)?)
         .build()?;
     let go = SubmenuBuilder::new(app, "Go")
         .item(&item(app, MenuId::TopicList)?)
@@ -160,6 +191,28 @@ impl Focus {
         let last = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
         last.filter(|l| app.get_webview_window(l).is_some()).or_else(|| app.webview_windows().into_keys().next())
     }
+}
+
+/// A window's look and View toggles, from its UI: its theme (GTK's, which draws the native menu
+/// bar, follows the app's dark or light: a white bar over a dark window was issue 24's), and,
+/// when it is the focused window, the View menu's check marks.
+#[tauri::command]
+#[specta::specta]
+pub async fn view_state(
+    app: AppHandle,
+    window: tauri::WebviewWindow,
+    dark: bool,
+    checks: MenuChecks,
+) -> Result<(), crate::transport::ErrorDto> {
+    let theme = if dark { tauri::Theme::Dark } else { tauri::Theme::Light };
+    if let Err(e) = window.set_theme(Some(theme)) {
+        tracing::debug!(error = %e, "could not set the window's theme");
+    }
+    let focused = app.state::<Focus>().target(&app);
+    if focused.as_deref().is_none_or(|l| l == window.label()) {
+        set_checks(&app, checks);
+    }
+    Ok(())
 }
 
 /// Keep Open Recent in step with the recent-stores list.

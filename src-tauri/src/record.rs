@@ -610,6 +610,9 @@ fn groups15_resets() -> Vec<(&'static str, ResetRequest)> {
     other.other_group = Some("idle".into());
     let mut file = reset(ResetTarget::Offsets, None, None, None, true);
     file.offsets = Some(BTreeMap::from([("0".to_string(), Commit(5)), ("1".to_string(), Commit(-1))]));
+    // As the dialog sends a file `groups export` wrote from billing.
+    file.file_group = Some("billing".into());
+    file.file_topic = Some("orders".into());
     vec![("billing", shift), ("billing", ago), ("billing", other), ("billing", file)]
 }
 
@@ -655,6 +658,8 @@ fn reset(to: ResetTarget, offset: Option<u64>, time: Option<f64>, partitions: Op
         ago_secs: None,
         other_group: None,
         offsets: None,
+        file_group: None,
+        file_topic: None,
         partitions,
         dry_run,
         topic: None,
@@ -718,6 +723,8 @@ pub fn record(fixture: &Path) -> Res<Value> {
         record_search(&store, "orders", &cel("value.qty >= 4 && value.price > 100.0"))?,
         record_search(&store, "orders", &cel("kind == \"dataclass\""))?,
         record_search(&store, "orders", &ranged)?,
+        // The same filter over all time: a range applied after it runs it again (issue 24).
+        record_search(&store, "orders", &cel("class == \"Order\""))?,
         record_search(&store, "chat", &SearchQuery { key: Some(KeyText("ada".into())), ..query("", false) })?,
         record_search(&store, "chat", &cel("text.contains(\"ship\")"))?,
     ];
@@ -743,6 +750,9 @@ pub fn record(fixture: &Path) -> Res<Value> {
         ("billing", reset(ResetTarget::Earliest, None, None, None, true)),
         ("billing", reset(ResetTarget::Offset, Some(30), None, None, true)),
         ("billing", reset(ResetTarget::Offset, Some(60), None, Some(vec![0]), true)),
+        // Read again on some partitions, skipped on others; and past every partition's end.
+        ("billing", reset(ResetTarget::Offset, Some(60), None, None, true)),
+        ("billing", reset(ResetTarget::Offset, Some(200), None, None, true)),
         ("billing", reset(ResetTarget::Time, None, Some((first_order + 3600.0).floor()), None, true)),
         ("idle", reset(ResetTarget::Earliest, None, None, None, true)),
         ("workers", reset(ResetTarget::Earliest, None, None, None, true)),
@@ -831,7 +841,7 @@ pub fn record(fixture: &Path) -> Res<Value> {
         new("metrics", "u8", 1),
         new("metrics", "char16", 3),
         new("metrics2", "char16", 3),
-        new("stormy", "u32", 4),
+        new("stormy", "u16", 1),
         new("audit", "u16", 2),
     ] {
         let existed = s.store.topic_exists(&t.name).unwrap_or(false);
@@ -851,14 +861,22 @@ pub fn record(fixture: &Path) -> Res<Value> {
     }
     out.insert("delete_topic".into(), deleted.into());
 
-    // Resets that write, each on the store as first seen: the plan and the group after.
-    for (g, r) in [
-        ("billing", reset(ResetTarget::Offset, Some(60), None, Some(vec![0]), false)),
-        ("billing", reset(ResetTarget::Latest, None, None, Some(vec![0]), false)),
+    // Resets that write, each on the store as first seen: the plan and the group after. The
+    // dialog's Confirm commits the offsets its dry run showed (ui/src/lib/resetModes.ts
+    // `confirmRequest`): recorded in that form.
+    for (g, dry) in [
+        ("billing", reset(ResetTarget::Offset, Some(60), None, Some(vec![0]), true)),
+        ("billing", reset(ResetTarget::Latest, None, None, Some(vec![0]), true)),
     ] {
         let s = build(fixture)?;
         norm.root(&s.root, ROOT);
         s.advance(1.0);
+        let shown = service::reset_group(&s.store, g, &dry).map_err(|e| e.message)?;
+        let mut r = reset(ResetTarget::Offsets, None, None, Some(shown.rows.iter().map(|r| r.partition).collect()), false);
+        r.offsets = Some(
+            shown.rows.iter().map(|row| (row.partition.to_string(), Commit(i64::try_from(row.after.get()).unwrap_or(i64::MAX)))).collect(),
+        );
+        r.topic = Some(shown.topic.clone());
         let a = service::reset_group(&s.store, g, &r);
         resets.push(json!({"group": g, "request": r, "answer": answer(&a), "after": value(&describe(&s, g)?)}));
     }

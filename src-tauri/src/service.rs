@@ -364,7 +364,24 @@ pub fn describe_group_at(store: &Store, name: &str, topic: Option<&str>, now: f6
 
 pub fn reset_group(store: &Store, name: &str, req: &ResetRequest) -> Result<ResetPlanDto, ErrorDto> {
     let to = group::ResetTo::try_from(req)?;
-    Ok(store.reset_group_on(name, req.topic.as_deref(), to, req.partitions.as_deref(), req.dry_run)?.into())
+    // The offset the request names per partition: the engine keeps every target within the
+    // partition's start..end, and a row says when that moved what was asked for.
+    let asked = |p: u32| -> Option<u64> {
+        let named = match &to {
+            group::ResetTo::Offset(o) => return Some(*o),
+            group::ResetTo::Offsets(m) => m.get(&p),
+            group::ResetTo::File(f) => f.offsets.get(&p),
+            _ => None,
+        };
+        named.and_then(|o| u64::try_from(*o).ok())
+    };
+    let plan = store.reset_group_on(name, req.topic.as_deref(), to.clone(), req.partitions.as_deref(), req.dry_run)?;
+    let clamped: Vec<Option<u64>> = plan.rows.iter().map(|r| asked(r.partition).filter(|&o| o != r.after)).collect();
+    let mut dto = ResetPlanDto::from(plan);
+    for (row, from) in dto.rows.iter_mut().zip(clamped) {
+        row.clamped_from = from.map(Offset);
+    }
+    Ok(dto)
 }
 
 pub fn trigger_round(store: &Store, name: &str, window_ms: u32) -> Result<(), ErrorDto> {

@@ -75,6 +75,11 @@ pub fn export(store: &Store, req: &ExportRequest, sel: &Selection, cancel: &Atom
             transfer::export_to_store(store, sel, path, &name, cancel, &mut on_progress)
                 .map(|r| (r.messages, r.finish, format!("topic {name} of the store {}", path.display())))
         }
+        // A folder there is the engine's to refuse (bad_export_target): it is never replaced.
+        ExportFormatDto::Jsonl | ExportFormatDto::Csv if !req.overwrite && std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_dir()) => {
+            send(TransferEvent::Failed { error: target_exists(path), written: None });
+            return;
+        }
         ExportFormatDto::Jsonl | ExportFormatDto::Csv => {
             let format = if req.format == ExportFormatDto::Csv { ExportFormat::Csv } else { ExportFormat::Jsonl };
             transfer::export_file(store, sel, format, path, cancel, &mut on_progress)
@@ -87,6 +92,14 @@ pub fn export(store: &Store, req: &ExportRequest, sel: &Selection, cancel: &Atom
         },
         Err(e) => TransferEvent::failed(e),
     });
+}
+
+/// An export's file is already there and replacing it was not confirmed.
+pub fn target_exists(path: &Path) -> ErrorDto {
+    ErrorDto::new(
+        ErrorCode::TargetExists,
+        format!("{} is already there: nothing was written; replace it, or choose another name", path.display()),
+    )
 }
 
 fn import_format(f: &ImportFormatDto) -> Result<ImportFormat, ErrorDto> {

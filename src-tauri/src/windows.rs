@@ -74,9 +74,8 @@ pub fn on_second_launch(app: &AppHandle, argv: Vec<String>, cwd: String) {
         focus_any(app);
         return;
     };
-    let wanted = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-    let showing = app.state::<Sessions>().open_roots().into_iter().find(|(_, root)| *root == wanted);
-    if let Some(w) = showing.and_then(|(label, _)| app.get_webview_window(&label)) {
+    let showing = showing_store(app.state::<Sessions>().open_roots(), &path);
+    if let Some(w) = showing.and_then(|label| app.get_webview_window(&label)) {
         let _ = w.unminimize();
         let _ = w.set_focus();
         return;
@@ -89,6 +88,38 @@ pub fn on_second_launch(app: &AppHandle, argv: Vec<String>, cwd: String) {
             tracing::error!(path, error = %e.message, "could not open a window for the store of a second launch");
         }
     });
+}
+
+/// The label of the window, among `(label, store root)`, whose store is the folder `path`.
+fn showing_store(roots: Vec<(String, PathBuf)>, path: &Path) -> Option<String> {
+    let wanted = store_key(path);
+    roots.into_iter().find(|(_, root)| store_key(root) == wanted).map(|(label, _)| label)
+}
+
+/// A folder's path in one form, for telling whether two paths name the same store: the real path
+/// (links and `..` resolved, or, for a folder that is not there, the path made absolute), and on
+/// Windows in [`windows_key`]'s form.
+fn store_key(path: &Path) -> PathBuf {
+    let real = std::fs::canonicalize(path).or_else(|_| std::path::absolute(path)).unwrap_or_else(|_| path.to_path_buf());
+    if cfg!(windows) {
+        PathBuf::from(windows_key(&real.to_string_lossy()))
+    } else {
+        real
+    }
+}
+
+/// A Windows path as a key: `canonicalize`'s verbatim prefix dropped (`\\?\C:\Store` is
+/// `C:\Store`, `\\?\UNC\server\share` is `\\server\share`), `/` read as `\`, no trailing
+/// separator, and in lower case, since Windows paths are case-insensitive (`c:\store\` is
+/// `C:\Store` there). Elsewhere case matters, and this is not used.
+fn windows_key(path: &str) -> String {
+    let path = path.replace('/', "\\");
+    let path = match (path.strip_prefix(r"\\?\UNC\"), path.strip_prefix(r"\\?\")) {
+        (Some(share), _) => format!(r"\\{share}"),
+        (None, Some(local)) => local.to_string(),
+        (None, None) => path,
+    };
+    path.trim_end_matches('\\').to_lowercase()
 }
 
 fn focus_any(app: &AppHandle) {
@@ -113,5 +144,44 @@ mod tests {
         assert_eq!(forwarded_path(&argv(&["app"]), "/x"), None);
         assert_eq!(forwarded_path(&argv(&["app", "--flag", "s"]), "/x"), Some(PathBuf::from("/x/s")));
         assert_eq!(forwarded_path(&argv(&["app", "--", "-odd"]), "/x"), Some(PathBuf::from("/x/-odd")));
+    }
+
+    #[test]
+    fn windows_paths_of_one_folder_have_one_key() {
+        let key = windows_key(r"C:\Store");
+        for same in [r"c:\store\", r"\\?\C:\Store", r"\\?\c:\STORE\", "C:/Store/"] {
+            assert_eq!(windows_key(same), key, "{same}");
+        }
+        assert_eq!(windows_key(r"\\?\UNC\nas\logs\Store"), windows_key(r"\\NAS\Logs\store"));
+        assert_eq!(windows_key(r"C:\Ünïcode"), windows_key(r"c:\üNÏCODE"));
+        for other in [r"C:\Store2", r"D:\Store", r"C:\Store\sub", r"\\nas\logs\Store"] {
+            assert_ne!(windows_key(other), key, "{other}");
+        }
+    }
+
+    #[test]
+    fn a_second_launch_finds_the_window_of_its_store_by_any_path_to_it() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir(&a)?;
+        std::fs::create_dir(&b)?;
+        let roots = || vec![("main".to_string(), a.clone()), ("store-1".to_string(), b.clone())];
+        assert_eq!(showing_store(roots(), &b), Some("store-1".into()));
+        assert_eq!(showing_store(roots(), &dir.path().join("a/../b/")), Some("store-1".into()));
+        assert_eq!(showing_store(roots(), &dir.path().join("./a")), Some("main".into()));
+        assert_eq!(showing_store(roots(), &dir.path().join("c")), None);
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&b, dir.path().join("link"))?;
+            assert_eq!(showing_store(roots(), &dir.path().join("link")), Some("store-1".into()));
+            // A window's store opened by another path than the one given now.
+            assert_eq!(showing_store(vec![("store-2".into(), dir.path().join("link/"))], &b), Some("store-2".into()));
+        }
+        // On Linux a name differing in case is another folder; on Windows, the same one.
+        #[cfg(target_os = "linux")]
+        assert_eq!(showing_store(roots(), &dir.path().join("B")), None);
+        #[cfg(windows)]
+        assert_eq!(showing_store(roots(), &dir.path().join("B")), Some("store-1".into()));
+        Ok(())
     }
 }

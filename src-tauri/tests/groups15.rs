@@ -46,6 +46,8 @@ fn request(to: ResetTarget, dry_run: bool) -> ResetRequest {
         ago_secs: None,
         other_group: None,
         offsets: None,
+        file_group: None,
+        file_topic: None,
         partitions: None,
         dry_run,
         topic: None,
@@ -214,6 +216,32 @@ fn exported_offsets_import_back_and_bad_files_are_refused() {
     assert!(bad("c.json", br#"{"offsets":{"x":1}}"#).message.contains("c.json"), "names the file");
     assert_eq!(group_ops::read_offsets_file(d.path()).expect_err("a folder").code, ErrorCode::NotAFile);
     assert_eq!(group_ops::read_offsets_file(&d.path().join("missing.json")).expect_err("missing").code, ErrorCode::Io);
+}
+
+/// Issue 24 item 9: offsets from a file past a partition's end were clamped without a word, and
+/// a file of another topic was applied. The row says what was asked and where it went; a file
+/// naming another topic is refused; one of another group is named in the plan.
+#[test]
+fn offsets_from_a_file_say_when_they_were_clamped_and_whose_they_are() {
+    let (_d, store, _clock) = store();
+    both_partitions(&store, 6);
+    let ends: Vec<Offset> = service::describe_group(&store, "g", None).expect("d").partitions.iter().map(|p| p.end).collect();
+    let mut imp = request(ResetTarget::Offsets, true);
+    imp.offsets = Some(BTreeMap::from([("0".to_string(), Commit(900)), ("1".to_string(), Commit(1))]));
+    imp.file_group = Some("other".into());
+    imp.file_topic = Some("jobs".into());
+    let plan = service::reset_group(&store, "g", &imp).expect("dry run");
+    assert_eq!(plan.rows[0].after, ends[0], "past the end: the end");
+    assert_eq!(plan.rows[0].clamped_from, Some(Offset(900)), "and the row says so");
+    assert_eq!((plan.rows[1].after, plan.rows[1].clamped_from), (Offset(1), None), "within the partition: as asked");
+    assert_eq!(plan.from_group.as_deref(), Some("other"));
+    imp.file_topic = Some("elsewhere".into());
+    assert_eq!(service::reset_group(&store, "g", &imp).expect_err("another topic").code, ErrorCode::GroupOtherTopic);
+    // A single offset past the end says so too.
+    let mut one = request(ResetTarget::Offset, true);
+    one.offset = Some(Offset(10_000));
+    let plan = service::reset_group(&store, "g", &one).expect("dry run");
+    assert!(plan.rows.iter().all(|r| r.clamped_from == Some(Offset(10_000))));
 }
 
 #[test]

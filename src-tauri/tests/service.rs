@@ -321,6 +321,8 @@ fn groups_are_described_and_reset_through_dry_runs() {
         ago_secs: None,
         other_group: None,
         offsets: None,
+        file_group: None,
+        file_topic: None,
         partitions: Some(vec![0, 2]),
         dry_run: dry,
         topic: None,
@@ -346,6 +348,43 @@ fn groups_are_described_and_reset_through_dry_runs() {
     assert_eq!(service::reset_group(&store, "workers", &no_offset).expect_err("bad").code, "invalid_offset");
     assert!(serde_json::from_str::<ResetTarget>("\"sideways\"").is_err(), "not a reset target");
     assert_eq!(service::describe_group(&store, "nope", None).expect_err("missing").code, "group_not_found");
+}
+
+/// Issue 24 item 6: demo members joined real groups with live external consumers, unasked, and
+/// took their partitions. A group with members this app did not start is refused, saying what
+/// the demo would do; a group of the demo's own (or its own members) is not.
+#[test]
+fn demo_members_stay_out_of_groups_with_other_members_unless_asked() {
+    let (_d, store) = fixture();
+    let members = twainmq_desktop::members::Members::default();
+    members.check_group_free(&store, "fresh").expect("a group that does not exist yet is free");
+    let opts = twainmq::group::GroupOptions { window: std::time::Duration::from_millis(200), ..Default::default() };
+    let mut outside = twainmq::group::GroupMember::join(&store, "events", "real", opts).expect("an outside consumer joins");
+    let _ = outside.poll();
+    let e = members.check_group_free(&store, "real").expect_err("refused");
+    assert_eq!(e.code, twainmq_desktop::transport::ErrorCode::GroupInUse);
+    assert!(e.message.contains(&format!("m{}", outside.id())) && e.message.contains("never process"), "{}", e.message);
+    // Our own members do not make a group busy.
+    let h = members.start(&store, "events", "demo", 300, 0).expect("start");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while members.list().iter().any(|m| m.member_id == 0) {
+        assert!(std::time::Instant::now() < deadline, "never joined");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    members.check_group_free(&store, "demo").expect("only our member is in it");
+    // Killed, it is still in the log (stale until its silence makes it gone), and still ours:
+    // listed, or cleared from the list.
+    members.stop(h, true).expect("kill");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while members.list().iter().any(|m| m.status == twainmq_desktop::transport::MemberStatus::Running) {
+        assert!(std::time::Instant::now() < deadline, "never killed");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(store.describe_group("demo").expect("d").members.iter().any(|m| m.status != twainmq::group::MemberStatus::Gone));
+    members.check_group_free(&store, "demo").expect("a killed member of ours is ours");
+    members.clear_stopped();
+    members.check_group_free(&store, "demo").expect("and so once cleared from the list");
+    drop(outside);
 }
 
 #[test]

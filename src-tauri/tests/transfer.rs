@@ -40,7 +40,7 @@ fn last_done(evs: &[TransferEvent]) -> &TransferDone {
 }
 
 fn export_req(topic: &str, selection: SelectionDto, format: ExportFormatDto, path: &std::path::Path) -> ExportRequest {
-    ExportRequest { topic: topic.into(), selection, format, path: path.display().to_string(), store_topic: None }
+    ExportRequest { topic: topic.into(), selection, format, path: path.display().to_string(), store_topic: None, overwrite: false }
 }
 
 fn run_export(store: &Store, req: &ExportRequest) -> Vec<TransferEvent> {
@@ -57,6 +57,30 @@ fn import_req(topic: &str, path: &std::path::Path, dry_run: bool) -> ImportReque
         keep_timestamps: true,
         skip_bad: false,
     }
+}
+
+/// Issue 24 item 5: "Export again" after switching to CSV replaced `hits.jsonl` with CSV, unasked.
+/// A file already there is refused and left as it was, unless the request says to replace it.
+#[test]
+fn an_export_never_replaces_a_file_unasked() {
+    let (tmp, store) = fixture();
+    let out = tmp.path().join("hits.jsonl");
+    std::fs::write(&out, "mine\n").expect("write");
+    let mut req = export_req("events", SelectionDto::All { partitions: None }, ExportFormatDto::Csv, &out);
+    let evs = run_export(&store, &req);
+    match evs.last() {
+        Some(TransferEvent::Failed { error, .. }) => {
+            assert_eq!(error.code, ErrorCode::TargetExists);
+            assert!(error.message.contains("hits.jsonl") && error.message.contains("nothing was written"), "{}", error.message);
+        }
+        other => panic!("not refused: {other:?}"),
+    }
+    assert_eq!(std::fs::read_to_string(&out).expect("read"), "mine\n", "the file is as it was");
+    assert!(std::fs::read_dir(tmp.path()).expect("ls").flatten().all(|e| !e.file_name().to_string_lossy().contains("partial")));
+    req.overwrite = true;
+    let done = last_done(&run_export(&store, &req)).clone();
+    assert_eq!(done.messages, Count(240));
+    assert!(std::fs::read_to_string(&out).expect("read").starts_with("partition,"), "replaced when asked");
 }
 
 #[test]
@@ -225,4 +249,18 @@ fn a_purge_needs_the_topic_name_typed() {
     let done = service::purge_topic(&store, "events", None, true, true, "events").expect("purge");
     assert!(done.applied);
     assert_eq!(store.describe_topic("events").expect("d").messages, 0);
+}
+
+/// The engine's retention plan names groups whose state cannot be read (their config missing or
+/// damaged: they hold every file unless forced); the preview the app shows says so too.
+#[test]
+fn a_retention_preview_names_groups_whose_state_cannot_be_read() {
+    let (tmp, store) = fixture();
+    store.ensure_group("events", "ours", twainmq::StartFrom::Start).expect("group");
+    std::fs::remove_file(tmp.path().join("store/--group--ours.twc")).expect("delete its config");
+    let plan = service::retention_preview(&store, "events", Some(RetentionDto { days: Some(Count(1)), bytes_per_partition: None }), false)
+        .expect("preview");
+    assert_eq!(plan.unknown_groups.len(), 1, "{plan:?}");
+    assert_eq!(plan.unknown_groups[0].group, "ours");
+    assert!(!plan.unknown_groups[0].why.is_empty());
 }

@@ -105,7 +105,8 @@ describe('the app', () => {
 
   it('still finishes actions while the watcher reports changes nonstop', async () => {
     const { getByTestId, queryByTestId } = await openDemo();
-    // A busy folder (or a watcher echoing the app's own reads): an event every 10 ms.
+    // A busy folder (or a watcher echoing the app's own reads): an event every 10 ms. The topic is made
+    // with the dialog's defaults (u16, 1 partition: 0.2.3's), as recorded.
     const storm = setInterval(() => mock().emitChange({ topics: ['orders'], groups: [], structure: true }), 10);
     try {
       await new Promise((r) => setTimeout(r, 100));

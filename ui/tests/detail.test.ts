@@ -45,21 +45,74 @@ describe('the detail pane', () => {
     expect(fields).toContain('Order');
     expect(fields).toContain('123456789012345678901234567890');
     await fireEvent.click(getByTestId('detail-tab-json'));
+    await fireEvent.click(getByTestId('detail-json-as-text'));
     expect(getByTestId('detail-json').textContent).toBe(typed.fields_pretty);
   });
 
   it('pretty-prints JSON text, but shows text with integers past 2^53 as written', async () => {
     const text = (t: string): Row => ({ ...typed, kind: 'str', text: t, class: null, type_id: null, fields_json: null, fields_pretty: null });
     const small = render(DetailPane, { row: text('{"a":1,"b":[2.50]}'), tz: 'utc', view: 'json' });
+    await fireEvent.click(small.getByTestId('detail-json-as-text'));
     expect(small.getByTestId('detail-json').textContent).toBe('{\n  "a": 1,\n  "b": [\n    2.50\n  ]\n}');
     cleanup();
     const raw = '{"id":18446744073709551615,"x":1}';
     const big = render(DetailPane, { row: text(raw), tz: 'utc', view: 'json' });
+    await fireEvent.click(big.getByTestId('detail-json-as-text'));
     expect(big.getByTestId('detail-json').textContent).toBe(raw);
     cleanup();
     const plain = render(DetailPane, { row: text('hello'), tz: 'utc', view: 'json' });
     expect((plain.getByTestId('detail-tab-json') as HTMLButtonElement).disabled).toBe(true);
     expect(plain.getByTestId('detail-text').textContent).toBe('hello');
+  });
+
+  it('shows JSON as a tree: folds, colours by type, copies paths the filter box takes and exact values (issue 24)', async () => {
+    let copied = '';
+    Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: async (s: string) => void (copied = s) } });
+    const src = '{"id":18446744073709551615,"order":{"items":[{"sku":"A-1","qty":2},{"sku":"B-2","qty":1}],"content-type":"json","in":true,"note":null},"price":19.90,"name":"caf\\u00e9 <b>x</b>"}';
+    const row: Row = { ...typed, kind: 'str', text: src, class: null, type_id: null, fields_json: null, fields_pretty: null };
+    const oncopied = vi.fn();
+    const { getByTestId } = render(DetailPane, { row, tz: 'utc', view: 'json', oncopied });
+    const nodes = () => [...document.querySelectorAll<HTMLElement>('[data-testid=json-node]')];
+    const at = (path: string) => nodes().find((n) => n.dataset.path === path)!;
+    expect(getByTestId('json-tree')).toBeTruthy();
+    // Every node, its path as the filter language writes it.
+    expect(nodes().map((n) => n.dataset.path)).toEqual([
+      'value', 'value.id', 'value.order', 'value.order.items', 'value.order.items[0]', 'value.order.items[0].sku', 'value.order.items[0].qty',
+      'value.order.items[1]', 'value.order.items[1].sku', 'value.order.items[1].qty', 'value.order["content-type"]', 'value.order["in"]', 'value.order.note',
+      'value.price', 'value.name',
+    ]);
+    // Scalars as stored (no rounding past 2^53, 19.90 not 19.9), typed for colour; text as text, never markup.
+    const value = (p: string) => at(p).querySelector('[data-testid=json-value]')!;
+    expect(value('value.id').textContent).toBe('18446744073709551615');
+    expect(at('value.id').dataset.type).toBe('number');
+    expect(value('value.price').textContent).toBe('19.90');
+    expect(value('value.order["in"]').className).toContain('lit-bool');
+    expect(value('value.order.note').className).toContain('lit-null');
+    expect(value('value.name').textContent).toBe('"café <b>x</b>"');
+    expect(getByTestId('json-tree').querySelector('b')).toBeNull();
+    // Fold one, then all, then open all again.
+    await fireEvent.click(at('value.order.items').querySelector('[data-testid=json-toggle]')!);
+    expect(nodes().some((n) => n.dataset.path === 'value.order.items[0]')).toBe(false);
+    expect(at('value.order.items').querySelector('[data-testid=json-summary]')!.textContent).toBe('[…] 2 items');
+    await fireEvent.click(getByTestId('json-collapse-all'));
+    expect(nodes().map((n) => n.dataset.path)).toEqual(['value', 'value.id', 'value.order', 'value.price', 'value.name']);
+    expect(at('value.order').querySelector('[data-testid=json-summary]')!.textContent).toBe('{…} 4 keys');
+    await fireEvent.click(getByTestId('json-expand-all'));
+    expect(nodes()).toHaveLength(15);
+    // Copy a path, and a value exactly as stored.
+    await fireEvent.click(at('value.order.items[1].sku').querySelector('[data-testid=json-copy-path]')!);
+    await settle();
+    expect(copied).toBe('value.order.items[1].sku');
+    expect(oncopied).toHaveBeenLastCalledWith(true, 'path');
+    await fireEvent.click(at('value.id').querySelector('[data-testid=json-copy-value]')!);
+    await settle();
+    expect(copied).toBe('18446744073709551615');
+    await fireEvent.click(at('value.order.items').querySelector('[data-testid=json-copy-value]')!);
+    await settle();
+    expect(copied).toBe('[{"sku":"A-1","qty":2},{"sku":"B-2","qty":1}]');
+    await fireEvent.click(at('value.name').querySelector('[data-testid=json-copy-value]')!);
+    await settle();
+    expect(copied).toBe('café <b>x</b>');
   });
 
   it('dumps bytes as hex with an offset column and ASCII', async () => {

@@ -165,7 +165,7 @@ describe('resetting offsets', () => {
     await waitFor('reset-table');
     const resets = () => mock().calls.filter((c) => c[0] === 'resetGroup');
     expect(resets().map((c) => (c[2] as { dry_run: boolean }).dry_run)).toEqual([true]);
-    expect(resets()[0][2]).toEqual({ to: 'offset', offset: '30', time: null, shift: null, ago_secs: null, other_group: null, offsets: null, partitions: null, dry_run: true, topic: null });
+    expect(resets()[0][2]).toEqual({ to: 'offset', offset: '30', time: null, shift: null, ago_secs: null, other_group: null, offsets: null, file_group: null, file_topic: null, partitions: null, dry_run: true, topic: null });
     const rows = allById('reset-row');
     expect(rows.map((r) => `${r.dataset.partition}:${r.dataset.before}→${r.dataset.after}`)).toEqual(['0:43→30', '1:73→30', '2:44→30', '3:87→30', '4:44→30']);
     expect(allById('reset-change').map((c) => `${c.dataset.kind} ${c.dataset.n}`)).toEqual(['replay 13', 'replay 43', 'replay 14', 'replay 57', 'replay 14']);
@@ -187,7 +187,9 @@ describe('resetting offsets', () => {
     await fireEvent.click(byId('reset-confirm')!);
     await waitFor('reset-result');
     expect(resets().map((c) => (c[2] as { dry_run: boolean }).dry_run)).toEqual([true, true, false]);
-    expect(resets()[2][2]).toEqual({ to: 'offset', offset: '60', time: null, shift: null, ago_secs: null, other_group: null, offsets: null, partitions: [0], dry_run: false, topic: null });
+    // Confirm commits the offsets the dry run showed, not the target computed again (issue 24).
+    expect(resets()[2][2]).toEqual({ to: 'offsets', offset: null, time: null, shift: null, ago_secs: null, other_group: null, offsets: { '0': '60' }, file_group: null, file_topic: null, partitions: [0], dry_run: false, topic: 'orders' });
+    expect(byId('reset-result')!.textContent).toMatch(/as the dry run showed/);
     // The group as the engine had it after this reset: P0 moved, the others not.
     expect(committedNow('billing')).toEqual(['60', '73', '44', '87', '44']);
     await fireEvent.click(byId('reset-done')!);
@@ -258,7 +260,8 @@ describe('the lag chart', () => {
     const before = Number(chart.dataset.samples);
     expect(chart.dataset.lastTotal).toBe('109');
     expect(qa('path[data-partition]', chart)).toHaveLength(5);
-    await mock().backend().resetGroup('billing', { to: 'latest', offset: null, time: null, shift: null, ago_secs: null, other_group: null, offsets: null, partitions: [0], dry_run: false, topic: null });
+    // As the reset dialog confirms "latest" on P0: the end its dry run showed.
+    await mock().backend().resetGroup('billing', { to: 'offsets', offset: null, time: null, shift: null, ago_secs: null, other_group: null, offsets: { '0': '81' }, file_group: null, file_topic: null, partitions: [0], dry_run: false, topic: 'orders' });
     // P0 caught up: its 38 are no longer lag.
     await until(() => byId('lag-chart')!.dataset.lastTotal === '71', 'a sample after the reset');
     expect(Number(byId('lag-chart')!.dataset.samples)).toBeGreaterThanOrEqual(before + 1);
@@ -287,7 +290,7 @@ describe('the balancing demo', () => {
     await typeInto(byId('demo-group-rate')!, '0');
     await fireEvent.click(byId('demo-group-start')!);
     await until(() => q('[data-testid=group-view]')?.dataset.group === 'pair', 'the new group');
-    expect(mock().calls.find((c) => c[0] === 'demoStartMember')).toEqual(['demoStartMember', 'orders', 'pair', 150, 0]);
+    expect(mock().calls.find((c) => c[0] === 'demoStartMember')).toEqual(['demoStartMember', 'orders', 'pair', 150, 0, false]);
     await until(() => mapText() === '0:1 1:1 2:1 3:1 4:1', 'one member holds everything');
     await typeInto(byId('demo-window')!, '150');
     await typeInto(byId('demo-rate')!, '0');
@@ -303,6 +306,10 @@ describe('the balancing demo', () => {
     await fireEvent.click(q('[data-testid=demo-kill]', victim)!);
     expect(mock().calls.filter((c) => c[0] === 'demoStopMember')).toEqual([['demoStopMember', victim.dataset.handle, true]]);
     await until(() => allById('demo-member').find((m) => m.dataset.member === '2')?.dataset.status === 'killed', 'killed status');
+    // The member list says so too, not "live · seen just now" from the log until its silence shows (issue 24).
+    const listed = allById('group-member').find((m) => m.dataset.member === '2')!;
+    expect(q('[data-testid=member-status]', listed)!.textContent).toBe('killed');
+    expect(q('[data-testid=member-seen]', listed)!.textContent).toMatch(/^last seen /);
     await until(() => mapText() === '0:1 1:1 2:1 3:1 4:1', 'the survivor takes every partition', 3000);
     const kept = allById('demo-member').find((m) => m.dataset.member === '1')!;
     expect(kept.dataset.status).toBe('running');
@@ -327,7 +334,9 @@ describe('the balancing demo', () => {
     await typeInto(byId('demo-rate')!, '40');
     await fireEvent.click(byId('demo-add')!);
     await until(() => allById('demo-member')[0]?.dataset.status === 'running' && allById('demo-member')[0].dataset.member === '3', 'a running demo member');
-    expect(mock().calls.find((c) => c[0] === 'demoStartMember')).toEqual(['demoStartMember', 'orders', 'billing', 120, 40]);
+    expect(mock().calls.find((c) => c[0] === 'demoStartMember')).toEqual(['demoStartMember', 'orders', 'billing', 120, 40, false]);
+    // The status names it as the lists do (it said "member 1", its handle, for the one labelled m3).
+    await until(() => app.status.includes('Started demo member m3 in billing'), 'the status naming m3');
     // It took a partition from the externals (3 members, 5 partitions).
     await until(() => allById('group-map-cell').some((c) => c.dataset.member === '3'), 'member 3 on the map', 3000);
     expect(allById('external-member').map((m) => m.dataset.member)).toEqual(['1', '2']);

@@ -109,10 +109,13 @@ describe('search', () => {
     const { getByTestId, queryByTestId } = render(MessagesTab, { topic: 'firehose', detail, tz: 'utc' });
     await fireEvent.input(getByTestId('search-input'), { target: { value: 'level=error' } });
     await fireEvent.click(getByTestId('search-go'));
-    await until(() => getByTestId('search-progress').dataset.state === 'running' && /[1-9]\d* matches in/.test(getByTestId('search-count').textContent!), 'a running count');
-    expect(getByTestId('search-count').textContent).toMatch(/^\s*[\d,]+ matches in [\d,.]+ (k )?· \d+%\s*$/);
-    // The first hits are in the table while the scan still runs (those settled so far).
+    await until(() => getByTestId('search-progress').dataset.state === 'running' && /[1-9]\d* matches so far in/.test(getByTestId('search-count').textContent!), 'a running count');
+    expect(getByTestId('search-count').textContent).toMatch(/^\s*[\d,]+ matches so far in [\d,.]+ (k )?· \d+%\s*$/);
+    // The first hits are in the table while the scan still runs (those settled so far); the row
+    // range says they are some of those found, not a second, different count (issue 24).
     await until(() => getByTestId('search-progress').dataset.state === 'running' && rows().length > 0, 'first hits while it runs');
+    const listed = getByTestId('row-range').textContent!.replace(/\s+/g, ' ');
+    if (getByTestId('search-progress').dataset.state === 'running') expect(listed).toMatch(/of [\d,]+ listed so far, in order \(of [\d,]+ found\)/);
     expect(rows().every((r) => r.textContent!.includes('level=error'))).toBe(true);
     await until(() => getByTestId('search-progress').dataset.state === 'done', 'done');
     // Every one of the 231 hits is there: the first page now, the rest as they come on screen.
@@ -185,6 +188,28 @@ describe('search', () => {
     expect(rows().every((r) => /^\s*\d+\s*\d+\s*2026-11-29 /.test(r.textContent!))).toBe(true);
   });
 
+  it('runs a search again over a new time range: no hit outside the range stays on screen (issue 24)', async () => {
+    const detail = await describe_('orders');
+    const { getByTestId } = render(MessagesTab, { topic: 'orders', detail, tz: 'utc' });
+    await fireEvent.input(getByTestId('search-input'), { target: { value: 'class == "Order"' } });
+    await until(() => !(getByTestId('search-go') as HTMLButtonElement).disabled, 'valid');
+    await fireEvent.click(getByTestId('search-go'));
+    await until(() => getByTestId('search-progress').dataset.state === 'done', 'the search over all time');
+    const allTime = getByTestId('search-count').textContent!;
+    expect(allTime).not.toMatch(/130 matches/);
+    // A range applied (not Search pressed): the search runs again over it.
+    await fireEvent.input(getByTestId('range-from'), { target: { value: '2026-11-29T00:00:00Z' } });
+    await fireEvent.input(getByTestId('range-to'), { target: { value: '2026-11-30T00:00:00Z' } });
+    await fireEvent.click(getByTestId('range-apply'));
+    await until(() => mock().calls.filter((c) => c[0] === 'search').length === 2, 'a second search');
+    const q = mock().calls.filter((c) => c[0] === 'search')[1][2] as { since: number; until: number; filter: string };
+    expect([q.since, q.until, q.filter]).toEqual([Date.UTC(2026, 10, 29) / 1000, Date.UTC(2026, 10, 30) / 1000, 'class == "Order"']);
+    await until(() => getByTestId('search-progress').dataset.state === 'done', 'the ranged search');
+    expect(getByTestId('search-count').textContent).toMatch(/130 matches · 143 of 143 scanned/);
+    await until(() => rows().length > 0, 'hits');
+    expect(rows().every((r) => /^\s*\d+\s*\d+\s*2026-11-29 /.test(r.textContent!))).toBe(true);
+  });
+
   it('shows a backend error (a bad regex) inline', async () => {
     const detail = await describe_('chat');
     const { getByTestId } = render(MessagesTab, { topic: 'chat', detail, tz: 'utc' });
@@ -197,6 +222,18 @@ describe('search', () => {
 });
 
 describe('keyboard and time', () => {
+  it('a single click selects a row and shows it; a shift or ctrl click only picks (issue 24)', async () => {
+    const detail = await describe_('orders');
+    const { getByTestId, queryByTestId } = render(MessagesTab, { topic: 'orders', detail, tz: 'utc', link: { partition: 0 } });
+    await until(() => rows().length > 3, 'rows');
+    await fireEvent.click(rows()[2].parentElement!, { ctrlKey: true });
+    expect(queryByTestId('detail-pane')).toBeNull();
+    await fireEvent.click(rows()[3].parentElement!);
+    expect(getByTestId('detail-pane').textContent).toContain(`#${rows()[3].dataset.offset}`);
+    await fireEvent.click(rows()[1].parentElement!);
+    expect(getByTestId('detail-pane').textContent).toContain(`#${rows()[1].dataset.offset}`);
+  });
+
   it('J/K and arrows move the selection, Enter opens the detail, Esc closes it, / and G focus their fields', async () => {
     const detail = await describe_('orders');
     const { getByTestId, queryByTestId } = render(MessagesTab, { topic: 'orders', detail, tz: 'utc', link: { partition: 0 } });

@@ -172,3 +172,37 @@ describe('a topic deleted and made again', () => {
     expect(replaced).toBe(2);
   });
 });
+
+describe('a tail that grows faster than a page is read', () => {
+  /**
+   * Issue 24 item 4: following a log written at 2,000 msg/s froze. Each tail read found the
+   * partition grown since it started (a describe had come in meanwhile), was dropped and read
+   * again, and a load() waiting for the followed rows never returned. The rows it asked for
+   * were in every one of those reads.
+   */
+  it('answers a load() whose rows were read, however often the log grew meanwhile', async () => {
+    let end = 100n;
+    let reads = 0;
+    let cache: PageCache;
+    const read = async (_t: string, p: number, from: string, limit: number): Promise<Result<Page>> => {
+      reads++;
+      const first = BigInt(from);
+      const stop = first + BigInt(limit) < end ? first + BigInt(limit) : end;
+      // The writer goes on while this is read: the log grows and a describe invalidates the tail.
+      await new Promise((r) => setTimeout(r, 2));
+      end += 10n;
+      cache.invalidateTail();
+      const rows: Row[] = [];
+      for (let o = first; o < stop; o++) rows.push({ row: 'damaged', partition: p, offset: o.toString(), file: 'f', line: (o + 1n).toString(), problem: 'x' });
+      return { status: 'ok', data: { partition: p, rows, next: stop.toString(), end: end.toString(), incarnation: null } };
+    };
+    cache = new PageCache('busy', read, () => {});
+    cache.setStarts([{ partition: 0, start: '0' }]);
+    let loaded = false;
+    void cache.load([{ partition: 0, from: 60n, to: 100n }]).then(() => (loaded = true));
+    for (let i = 0; i < 50 && !loaded; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(loaded).toBe(true);
+    expect(reads).toBeLessThan(5);
+    expect(cache.get(0, 99n)?.offset).toBe('99');
+  });
+});

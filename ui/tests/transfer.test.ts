@@ -34,7 +34,27 @@ describe('export', () => {
     await until(has('export-result'), 'the end');
     expect(text('export-result')).toBe(`Exported 240 messages to ${EXPORTS}/events.jsonl.`);
     const call = mock().calls.find((c) => c[0] === 'exportMessages')!;
-    expect(call[1]).toEqual({ topic: 'events', selection: { kind: 'all', partitions: null }, format: 'jsonl', path: `${EXPORTS}/events.jsonl`, store_topic: null });
+    // The native save dialog asked about replacing the file itself: this export does not ask again.
+    expect(call[1]).toEqual({ topic: 'events', selection: { kind: 'all', partitions: null }, format: 'jsonl', path: `${EXPORTS}/events.jsonl`, store_topic: null, overwrite: true });
+  });
+
+  it('never replaces a file unasked: "Export again" and a format switched after an export ask first (issue 24)', async () => {
+    const { getByTestId } = render(ExportDialog, { topic: 'events', scopes: whole, onclose: () => {} });
+    await fireEvent.input(getByTestId('export-path-input'), { target: { value: `${EXPORTS}/events.jsonl` } });
+    await fireEvent.click(getByTestId('export-submit'));
+    await until(has('export-result'), 'the first export');
+    expect(mock().calls.filter((c) => c[0] === 'exportMessages').map((c) => (c[1] as { overwrite: boolean }).overwrite)).toEqual([false]);
+    // Export again: the file is there now, so it is refused, nothing written, and the dialog asks.
+    await fireEvent.click(getByTestId('export-submit'));
+    await until(has('export-exists'), 'the question');
+    expect(text('export-exists')).toBe(`${EXPORTS}/events.jsonl is already there. Nothing was written. Replace it with this export, or choose another name? Keep it Replace events.jsonl`);
+    expect((getByTestId('export-submit') as HTMLButtonElement).disabled).toBe(true);
+    await fireEvent.click(getByTestId('export-replace'));
+    await until(has('export-result'), 'replaced');
+    expect(mock().calls.filter((c) => c[0] === 'exportMessages').map((c) => (c[1] as { overwrite: boolean }).overwrite)).toEqual([false, false, true]);
+    // Switching to CSV: the extension follows the format, so hits.jsonl is not written as CSV.
+    await fireEvent.click(document.querySelector<HTMLInputElement>('input[type=radio][value=csv]')!);
+    await until(() => (getByTestId('export-path-input') as HTMLInputElement).value === `${EXPORTS}/events.csv`, 'the .csv name');
   });
 
   it('says clearly when the path is a folder', async () => {
@@ -68,6 +88,15 @@ describe('import', () => {
     await until(has('import-result'), 'the import');
     expect(text('import-result')).toBe('Imported 240 messages into empty.');
     expect(said).toEqual(['Imported 240 messages into empty']);
+    // One dry run allows one import: the button no longer offers the same 240 again (issue 24).
+    const again = getByTestId('import-submit') as HTMLButtonElement;
+    expect(again.textContent).toBe('Imported');
+    expect(again.disabled).toBe(true);
+    await fireEvent.submit(again.closest('form')!);
+    expect(mock().calls.filter((c) => c[0] === 'importFile' && !(c[1] as { dry_run: boolean }).dry_run)).toHaveLength(1);
+    // Checking the file again allows importing it again, knowingly.
+    await fireEvent.click(getByTestId('import-check'));
+    await until(() => (getByTestId('import-submit') as HTMLButtonElement).textContent === 'Import 240 messages', 'the import offered again');
   });
 
   it('names the first bad line in the dry run, and a stopped import says how many landed', async () => {
@@ -80,7 +109,7 @@ describe('import', () => {
     expect(text('import-first-bad')).toContain('Importing stops at it');
     await fireEvent.click(getByTestId('import-submit'));
     await until(has('import-error'), 'the stop');
-    expect(text('import-error')).toMatch(/^import stopped at input line 2 with 1 messages written .* 1 messages are in empty\.$/);
+    expect(text('import-error')).toMatch(/^import stopped at input line 2 with 1 messages written .*: give it as a JSON number\. 1 message is in empty\.$/);
   });
 });
 
@@ -116,6 +145,22 @@ describe('retention', () => {
     await until(has('retention-saved'), 'saved');
     expect(mock().calls.find((c) => c[0] === 'setRetention')).toEqual(['setRetention', 'events', { days: '7', bytes_per_partition: null }]);
     expect(text('retention-current')).toBe('Saved setting: 7 days.');
+  });
+
+  it('"Save and delete now" says what was deleted, not "Nothing was deleted now" (issue 24)', async () => {
+    const detail = await describe_('events');
+    const { getByTestId } = render(RetentionPanel, { topic: 'events', detail, tz: 'utc' });
+    await until(() => text('retention-current') !== '', 'loaded');
+    await fireEvent.input(getByTestId('retention-days'), { target: { value: '1' } });
+    await until(has('retention-plan-totals'), 'the preview');
+    await fireEvent.click(getByTestId('retention-apply'));
+    expect(text('retention-confirm-delete')).toBe('Delete 2 files');
+    await fireEvent.click(getByTestId('retention-confirm-delete'));
+    await until(has('retention-done-totals'), 'the deletion');
+    expect(text('retention-done-totals')).toMatch(/^Deleted 2 files: 45 messages/);
+    expect(text('retention-saved')).toMatch(/^Saved: 1 day\./);
+    expect(text('retention-saved')).not.toContain('Nothing was deleted');
+    expect(mock().calls.filter((c) => c[0] === 'applyRetention')).toEqual([['applyRetention', 'events', false]]);
   });
 
   it('purges only after a preview and the topic name typed', async () => {

@@ -45,6 +45,22 @@ pub(super) fn record(fixture: &std::path::Path, norm: &mut Normalizer) -> Res<Va
             format,
             path: dir.0.join(name).display().to_string(),
             store_topic: None,
+            overwrite: false,
+        };
+        let sel = service::selection("events", &request.selection).map_err(|e| e.message)?;
+        let evs = events(|send| service::export(store, &request, &sel, &no, send));
+        exports.push(json!({"request": request, "events": evs}));
+    }
+    // The JSONL export again, to the file it wrote: refused unconfirmed (nothing written), then
+    // replaced when confirmed (the dialog's "Replace", or its native save dialog's own question).
+    for overwrite in [false, true] {
+        let request = ExportRequest {
+            topic: "events".into(),
+            selection: SelectionDto::All { partitions: None },
+            format: ExportFormatDto::Jsonl,
+            path: dir.0.join("events.jsonl").display().to_string(),
+            store_topic: None,
+            overwrite,
         };
         let sel = service::selection("events", &request.selection).map_err(|e| e.message)?;
         let evs = events(|send| service::export(store, &request, &sel, &no, send));
@@ -57,6 +73,7 @@ pub(super) fn record(fixture: &std::path::Path, norm: &mut Normalizer) -> Res<Va
         format: ExportFormatDto::Jsonl,
         path: dir.0.display().to_string(),
         store_topic: None,
+        overwrite: false,
     };
     let sel = service::selection("events", &folder.selection).map_err(|e| e.message)?;
     let evs = events(|send| service::export(store, &folder, &sel, &no, send));

@@ -796,6 +796,10 @@ pub struct ResetRequest {
     pub other_group: Option<String>,
     /// `"<partition>"` to offset (`-1`: the end), for `offsets`.
     pub offsets: Option<BTreeMap<String, Commit>>,
+    /// The group and topic an offsets file names (`offsets` from a file `groups export`
+    /// wrote): a file of another topic is refused, one of another group is said in the plan.
+    pub file_group: Option<String>,
+    pub file_topic: Option<String>,
     /// All partitions when absent.
     pub partitions: Option<Vec<u32>>,
     pub dry_run: bool,
@@ -831,6 +835,11 @@ impl TryFrom<&ResetRequest> for group::ResetTo {
                     .ok_or_else(|| ErrorDto::new(ErrorCode::InvalidReset, "a reset to another group's offsets needs that group's name"))?;
                 group::ResetTo::Group(other.to_string())
             }
+            ResetTarget::Offsets if r.file_group.is_some() || r.file_topic.is_some() => group::ResetTo::File(group::OffsetsFile {
+                group: r.file_group.clone(),
+                topic: r.file_topic.clone(),
+                offsets: offsets_of(r.offsets.as_ref())?,
+            }),
             ResetTarget::Offsets => group::ResetTo::Offsets(offsets_of(r.offsets.as_ref())?),
         })
     }
@@ -862,6 +871,9 @@ pub struct ResetRowDto {
     pub after: Offset,
     pub start: Offset,
     pub end: Offset,
+    /// The offset the request named for this partition (an offset, a file's), when it lay
+    /// outside the partition's start..end and `after` is where it was moved to.
+    pub clamped_from: Option<Offset>,
 }
 
 impl From<&group::ResetRow> for ResetRowDto {
@@ -872,6 +884,7 @@ impl From<&group::ResetRow> for ResetRowDto {
             after: r.after.into(),
             start: r.start.into(),
             end: r.end.into(),
+            clamped_from: None,
         }
     }
 }
@@ -888,6 +901,8 @@ pub struct ResetPlanDto {
     /// 0.2.3 members holding reset partitions: those running overwrite it with their next commit.
     pub overwriting: Vec<u32>,
     pub applied: bool,
+    /// The other group whose offsets these are (another group's, or a file exported from one).
+    pub from_group: Option<String>,
 }
 
 impl From<group::ResetPlan> for ResetPlanDto {
@@ -900,6 +915,7 @@ impl From<group::ResetPlan> for ResetPlanDto {
             following: p.following,
             overwriting: p.overwriting,
             applied: p.applied,
+            from_group: p.from_group,
         }
     }
 }

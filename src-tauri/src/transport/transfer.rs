@@ -51,6 +51,10 @@ pub struct ExportRequest {
     pub path: String,
     /// The topic's name in the new store (`store` only; default: the topic's own).
     pub store_topic: Option<String>,
+    /// Replace a file already at `path` (`jsonl`, `csv`): the user said so. Without it, an
+    /// existing file is refused (`target_exists`) and nothing is written: an export never
+    /// replaces a file unasked.
+    pub overwrite: bool,
 }
 
 /// What a CSV payload cell holds.
@@ -268,6 +272,16 @@ pub struct RetentionPlanDto {
     pub groups_holding: Vec<String>,
     /// Partitions whose first file, after the plan, is not at offset 0.
     pub new_starts: Vec<NewStart>,
+    /// Groups whose log is here but whose config is missing or damaged: what they consumed
+    /// cannot be told, so they hold every file (unless forced), and the user is told why.
+    pub unknown_groups: Vec<UnknownGroupDto>,
+}
+
+/// A group whose state cannot be read, and why (e.g. `its config is missing`).
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct UnknownGroupDto {
+    pub group: String,
+    pub why: String,
 }
 
 impl RetentionPlanDto {
@@ -304,6 +318,7 @@ impl RetentionPlanDto {
             groups_losing: losing,
             groups_holding: holding,
             new_starts,
+            unknown_groups: plan.unknown_groups.iter().map(|u| UnknownGroupDto { group: u.group.clone(), why: u.why.clone() }).collect(),
         }
     }
 }

@@ -261,6 +261,8 @@ pub enum ErrorCode {
     // Also the app's: a topic deleted or made again while it was read.
     TopicDeleted,
     NotAFile,
+    /// Another process holds a file the operation had to delete or replace (Windows).
+    FileInUse,
     GroupTopicMismatch,
     GroupPartitionMismatch,
     NotAGroup,
@@ -281,6 +283,8 @@ pub enum ErrorCode {
     KeyTypesDiffer,
     InvalidRetention,
     BadExportTarget,
+    /// A finished export kept beside its target, which could not be replaced.
+    ExportNotPlaced,
     Io,
     // The app's.
     InvalidOffset,
@@ -298,6 +302,10 @@ pub enum ErrorCode {
     NoSearch,
     /// An export or copy of picked rows with none picked.
     EmptySelection,
+    /// An export to a file that is already there, not confirmed (`ExportRequest::overwrite`).
+    TargetExists,
+    /// A demo member asked for in a group that members this app did not start are in (not confirmed).
+    GroupInUse,
     Internal,
     // An engine error this version of the app has no name for (the message says what).
     Other,

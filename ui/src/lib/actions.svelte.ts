@@ -114,6 +114,8 @@ export function shortcutGroups(mac = isMac): ShortcutGroup[] {
 
 class Actions {
   overlay = $state<Overlay>(null);
+  /** The Messages tab on screen: whether it follows the tail and shows the detail pane (the View menu's marks). */
+  topicChecks = $state<{ follow: boolean; detail: boolean } | null>(null);
   topic: TopicHandlers | null = null;
   /** Opens the import dialog of the topic on screen (its view registers it). */
   importer: (() => void) | null = null;

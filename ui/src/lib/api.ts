@@ -19,6 +19,7 @@ import type {
   KeyText,
   LaunchError,
   MenuAction,
+  MenuChecks,
   NewTopic,
   Offset,
   Page,
@@ -112,8 +113,11 @@ export interface Backend {
   resetGroup(group: string, request: ResetRequest): Promise<Result<ResetPlanDto>>;
   /** Open a round from outside the group: live members re-split the partitions. */
   triggerRound(group: string, windowMs: number): Promise<Result<null>>;
-  /** Start a member inside the app; resolves to its handle. */
-  demoStartMember(topic: string, group: string, windowMs: number, rate: number): Promise<Result<Handle>>;
+  /**
+   * Start a member inside the app; resolves to its handle. A group with members the app did not
+   * start is refused (group_in_use, saying what the demo would do to them) unless `joinLive`.
+   */
+  demoStartMember(topic: string, group: string, windowMs: number, rate: number, joinLive: boolean): Promise<Result<Handle>>;
   /** Stop a demo member gracefully (commit and leave) or kill it (no commit, no goodbye). */
   demoStopMember(handle: Handle, kill: boolean): Promise<Result<null>>;
   demoMembers(): Promise<Result<DemoMember[]>>;
@@ -168,6 +172,11 @@ export interface Backend {
   clearIndexCache(): Promise<Result<IndexCacheInfo>>;
   /** The app's, the engine's version and the 0.2.3 compatibility (Help → About). */
   about(): Promise<Result<About>>;
+  /**
+   * This window's look and View toggles, for the native parts: its theme (the menu bar follows
+   * dark or light) and, while it has the focus, the View menu's check marks.
+   */
+  viewState(dark: boolean, checks: MenuChecks): Promise<Result<null>>;
   /** Items chosen in the native menu bar, for this window. */
   onMenu(cb: (a: MenuAction) => void): Promise<Unlisten>;
 }

@@ -367,9 +367,10 @@ class App {
     if (launch.status === 'ok' && launch.data) this.openError = { what: launch.data.path, error: launch.data.error, path: launch.data.path };
     let r = await backend.storeInfo();
     // Nothing given at launch: the last store, when the settings say so (not in a window opened empty).
-    if (r.status === 'error' && r.error.code === 'no_store' && !this.openError && !this.link.fresh && prefs.launch === 'last') {
+    if (r.status === 'error' && r.error.code === 'no_store' && !this.openError && !this.link.fresh && prefs.launch !== 'welcome') {
       await recent;
-      if (this.recent.length > 0 && (await this.openPath(this.recent[0]))) r = await backend.storeInfo();
+      const at = prefs.launch === 'store' && prefs.launchStore ? prefs.launchStore : (this.recent[0] ?? null);
+      if (at !== null && (await this.openPath(at))) r = await backend.storeInfo();
     }
     if (r.status === 'ok') {
       this.setInfo(r.data);

@@ -86,7 +86,7 @@ function tauriBackend(): Backend {
     describeGroup: (group) => guard(() => commands.describeGroup(group, null)),
     resetGroup: (group, request) => guard(() => commands.resetGroup(group, request)),
     triggerRound: (group, windowMs) => guard(() => commands.triggerRound(group, windowMs)),
-    demoStartMember: (topic, group, windowMs, rate) => guard(() => commands.demoStartMember(topic, group, windowMs, rate)),
+    demoStartMember: (topic, group, windowMs, rate, joinLive) => guard(() => commands.demoStartMember(topic, group, windowMs, rate, joinLive)),
     demoStopMember: (handle, kill) => guard(() => commands.demoStopMember(handle, kill)),
     demoMembers: () => guard(() => commands.demoMembers()),
     // This window's events only: each window has its own store.
@@ -96,6 +96,7 @@ function tauriBackend(): Backend {
     about: () => guard(async () => ({ status: 'ok', data: await commands.about() })),
     clearIndexCache: () => guard(() => commands.clearIndexCache()),
     onMenu: async (cb) => events.menuAction(getCurrentWebviewWindow()).listen((e) => cb(e.payload)),
+    viewState: (dark, checks) => guard(() => commands.viewState(dark, checks)),
     lagHistory: (group, span) => guard(() => commands.lagHistory(group, span)),
     lagCheck: (group, thresholds) => guard(() => commands.lagCheck(group, thresholds)),
     exportGroupOffsets: (group) => guard(() => commands.exportGroupOffsets(group)),
@@ -193,6 +194,7 @@ function missingBackend(): Backend {
     about: no,
     clearIndexCache: no,
     onMenu: async () => () => {},
+    viewState: async () => ({ status: 'ok', data: null }),
   };
 }
 
@@ -275,6 +277,7 @@ export const onStoreChanged = method('onStoreChanged');
 export const onDragDrop = method('onDragDrop');
 export const newWindow = method('newWindow');
 export const onMenu = method('onMenu');
+export const viewState = method('viewState');
 export const indexCacheInfo = method('indexCacheInfo');
 export const clearIndexCache = method('clearIndexCache');
 export const about = method('about');

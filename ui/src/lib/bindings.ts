@@ -59,7 +59,11 @@ export const commands = {
 	/**  Reset a group's offsets; with `dry_run` only computes the before/after table. */
 	resetGroup: (group: string, request: ResetRequest) => typedError<ResetPlanDto, ErrorDto>(__TAURI_INVOKE("reset_group", { group, request })),
 	triggerRound: (group: string, windowMs: number) => typedError<null, ErrorDto>(__TAURI_INVOKE("trigger_round", { group, windowMs })),
-	demoStartMember: (topic: string, group: string, windowMs: number, rate: number) => typedError<Handle, ErrorDto>(__TAURI_INVOKE("demo_start_member", { topic, group, windowMs, rate })),
+	/**
+	 *  Start a demo member. A group with members this app did not start is refused (`group_in_use`,
+	 *  saying what the demo would do to them) unless `join_live` says the user agreed.
+	 */
+	demoStartMember: (topic: string, group: string, windowMs: number, rate: number, joinLive: boolean) => typedError<Handle, ErrorDto>(__TAURI_INVOKE("demo_start_member", { topic, group, windowMs, rate, joinLive })),
 	/**  Stop a demo member gracefully (commit and leave) or kill it (no commit, no goodbye). */
 	demoStopMember: (handle: Handle, kill: boolean) => typedError<null, ErrorDto>(__TAURI_INVOKE("demo_stop_member", { handle, kill })),
 	demoMembers: () => typedError<DemoMember[], ErrorDto>(__TAURI_INVOKE("demo_members")),
@@ -126,6 +130,12 @@ export const commands = {
 	purgeTopic: (topic: string, before: number | null, apply: boolean, force: boolean, confirm: string) => typedError<RetentionPlanDto, ErrorDto>(__TAURI_INVOKE("purge_topic", { topic, before, apply, force, confirm })),
 	/**  What the app's retention removed since the window last asked (emptied by asking). */
 	takeRetentionNotices: () => typedError<RetentionPlanDto[], ErrorDto>(__TAURI_INVOKE("take_retention_notices")),
+	/**
+	 *  A window's look and View toggles, from its UI: its theme (GTK's, which draws the native menu
+	 *  bar, follows the app's dark or light: a white bar over a dark window was issue 24's), and,
+	 *  when it is the focused window, the View menu's check marks.
+	 */
+	viewState: (dark: boolean, checks: MenuChecks) => typedError<null, ErrorDto>(__TAURI_INVOKE("view_state", { dark, checks })),
 };
 
 /** Events */
@@ -136,6 +146,10 @@ export const events = {
 };
 
 /* Constants */
+export const DEFAULT_KEY_TYPE = "u16" as const;
+
+export const DEFAULT_PARTITIONS = 1 as const;
+
 export const GROUP_PREFIX = "--group--" as const;
 
 export const KEY_INT_MAX = {"u16":"65535","u32":"4294967295","u64":"18446744073709551615","u8":"255"} as const;
@@ -265,19 +279,27 @@ export type DemoMember = {
  *  `ipc`, `no_backend` and `preview` come from the webview's side (no answer, no
  *  backend, nothing recorded for the browser preview).
  */
-export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_key_type" | "invalid_partition_count" | "invalid_message_type_name" | "store_not_found" | "empty_folder" | "not_a_store" | "topic_exists" | "topic_not_found" | "group_not_found" | "corrupt_config" | "key_out_of_range" | "key_too_long" | "key_wrong_kind" | "unknown_message_type" | "message_too_long" | "partition_out_of_range" | "corrupt_line" | "wrong_payload_kind" | "typed_encode" | "typed_decode" | "bad_partitioner" | "symlink_refused" | "short_write" | "invalid_regex" | "invalid_filter" | "topic_deleted" | "not_a_file" | "group_topic_mismatch" | "group_partition_mismatch" | "not_a_group" | "group_join_failed" | "group_unknown_topic" | 
+export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_key_type" | "invalid_partition_count" | "invalid_message_type_name" | "store_not_found" | "empty_folder" | "not_a_store" | "topic_exists" | "topic_not_found" | "group_not_found" | "corrupt_config" | "key_out_of_range" | "key_too_long" | "key_wrong_kind" | "unknown_message_type" | "message_too_long" | "partition_out_of_range" | "corrupt_line" | "wrong_payload_kind" | "typed_encode" | "typed_decode" | "bad_partitioner" | "symlink_refused" | "short_write" | "invalid_regex" | "invalid_filter" | "topic_deleted" | "not_a_file" | 
+/**  Another process holds a file the operation had to delete or replace (Windows). */
+"file_in_use" | "group_topic_mismatch" | "group_partition_mismatch" | "not_a_group" | "group_join_failed" | "group_unknown_topic" | 
 /**  An offsets file (or an import's offsets) that is not what `groups export` writes. */
 "invalid_offsets" | 
 /**  A reset to another group's offsets, of another topic. */
 "group_other_topic" | 
 /**  A lag history over an empty or reversed span, or too many points. */
-"invalid_span" | "bad_timestamp" | "bad_input_line" | "import_stopped" | "copy_stopped" | "copy_into_itself" | "uncopyable_message" | "key_types_differ" | "invalid_retention" | "bad_export_target" | "io" | "invalid_offset" | "invalid_hex" | "missing_class" | "invalid_json" | "invalid_reset" | 
+"invalid_span" | "bad_timestamp" | "bad_input_line" | "import_stopped" | "copy_stopped" | "copy_into_itself" | "uncopyable_message" | "key_types_differ" | "invalid_retention" | "bad_export_target" | 
+/**  A finished export kept beside its target, which could not be replaced. */
+"export_not_placed" | "io" | "invalid_offset" | "invalid_hex" | "missing_class" | "invalid_json" | "invalid_reset" | 
 /**  A lag alert threshold that is not a count or a duration of zero or more. */
 "invalid_threshold" | "confirmation_mismatch" | "no_store" | "no_demo" | "no_such_member" | 
 /**  The search session asked for is gone (replaced by a newer search, or the store closed). */
 "no_search" | 
 /**  An export or copy of picked rows with none picked. */
-"empty_selection" | "internal" | "other" | "ipc" | "no_backend" | "preview";
+"empty_selection" | 
+/**  An export to a file that is already there, not confirmed (`ExportRequest::overwrite`). */
+"target_exists" | 
+/**  A demo member asked for in a group that members this app did not start are in (not confirmed). */
+"group_in_use" | "internal" | "other" | "ipc" | "no_backend" | "preview";
 
 /**  Every command error: a stable code to branch on and a message to show. */
 export type ErrorDto = {
@@ -302,6 +324,12 @@ export type ExportRequest = {
 	path: string,
 	/**  The topic's name in the new store (`store` only; default: the topic's own). */
 	store_topic: string | null,
+	/**
+	 *  Replace a file already at `path` (`jsonl`, `csv`): the user said so. Without it, an
+	 *  existing file is refused (`target_exists`) and nothing is written: an export never
+	 *  replaces a file unasked.
+	 */
+	overwrite: boolean,
 };
 
 export type FileDetail = {
@@ -545,6 +573,13 @@ export type MenuAction = {
 	path: string | null,
 };
 
+/**  A View toggle's state in a window: `None` when it does not apply there (no topic shown). */
+export type MenuChecks = {
+	utc: boolean,
+	follow_tail: boolean | null,
+	detail_pane: boolean | null,
+};
+
 /**  The menu items the UI acts on. */
 export type MenuId = "open-store" | "open-recent" | "new-topic" | "import" | "export" | "settings" | "copy-message" | "copy-json" | "find" | "theme" | "time-zone" | "follow-tail" | "detail-pane" | "topic-list" | "jump-offset" | "jump-time" | "shortcuts" | "about";
 
@@ -714,6 +749,8 @@ export type ResetPlanDto = {
 	/**  0.2.3 members holding reset partitions: those running overwrite it with their next commit. */
 	overwriting: number[],
 	applied: boolean,
+	/**  The other group whose offsets these are (another group's, or a file exported from one). */
+	from_group: string | null,
 };
 
 export type ResetRequest = {
@@ -730,6 +767,12 @@ export type ResetRequest = {
 	other_group: string | null,
 	/**  `"<partition>"` to offset (`-1`: the end), for `offsets`. */
 	offsets: { [key in string]: Commit } | null,
+	/**
+	 *  The group and topic an offsets file names (`offsets` from a file `groups export`
+	 *  wrote): a file of another topic is refused, one of another group is said in the plan.
+	 */
+	file_group: string | null,
+	file_topic: string | null,
 	/**  All partitions when absent. */
 	partitions: number[] | null,
 	dry_run: boolean,
@@ -743,6 +786,11 @@ export type ResetRowDto = {
 	after: Offset,
 	start: Offset,
 	end: Offset,
+	/**
+	 *  The offset the request named for this partition (an offset, a file's), when it lay
+	 *  outside the partition's start..end and `after` is where it was moved to.
+	 */
+	clamped_from: Offset | null,
 };
 
 /**  Where a reset moves a group's commits. */
@@ -796,6 +844,11 @@ export type RetentionPlanDto = {
 	groups_holding: string[],
 	/**  Partitions whose first file, after the plan, is not at offset 0. */
 	new_starts: NewStart[],
+	/**
+	 *  Groups whose log is here but whose config is missing or damaged: what they consumed
+	 *  cannot be told, so they hold every file (unless forced), and the user is told why.
+	 */
+	unknown_groups: UnknownGroupDto[],
 };
 
 export type RoundDto = {
@@ -981,6 +1034,12 @@ written: Count | null };
 
 /**  A running export, import or copy, for `cancel_transfer`. */
 export type TransferId = number;
+
+/**  A group whose state cannot be read, and why (e.g. `its config is missing`). */
+export type UnknownGroupDto = {
+	group: string,
+	why: string,
+};
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

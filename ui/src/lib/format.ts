@@ -10,6 +10,12 @@ export function groupDigits(dec: string | bigint): string {
   return s.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
+/** `1 topic`, `2 topics`, `1,000 topics`: a count with its noun, singular for exactly one. */
+export function counted(n: number | bigint | string, one: string, many = `${one}s`): string {
+  const b = BigInt(n);
+  return `${groupDigits(b)} ${b === 1n ? one : many}`;
+}
+
 /** 1234567 → "1.2 M" for badges; exact below 10,000. */
 export function compactCount(dec: string | bigint): string {
   let v: bigint;

@@ -186,7 +186,7 @@ export function compact(n: JsonNode): string {
 }
 
 /** A string literal as a person reads it: \u escapes of printable characters decoded (ü, 🚀), quotes and control characters still escaped. */
-function readableString(raw: string): string {
+export function readableString(raw: string): string {
   if (!raw.includes('\\u')) return raw;
   try {
     // A string literal parses to a string exactly (no number is involved); stringify escapes

@@ -45,6 +45,7 @@ import type {
   KeyText,
   LaunchError,
   MenuAction,
+  MenuChecks,
   MessageRow,
   NewTopic,
   Offset,
@@ -266,6 +267,10 @@ export class MockStore {
   private transfers = new Map<number, { cancelled: boolean }>();
   private nextTransfer = 0;
   private retentionListeners = new Set<(r: RetentionApplied) => void>();
+  /** What the window told the native menu (theme, View marks), in order: tests read it. */
+  viewStates: { dark: boolean; checks: MenuChecks }[] = [];
+  /** Files the pretend exports wrote (an export to one of them unconfirmed is refused). */
+  exportedFiles = new Set<string>();
   /** Plans a test says the app's retention removed, until taken. */
   retentionNotices: RetentionPlanDto[] = [];
 
@@ -345,6 +350,7 @@ export class MockStore {
   /** The store as recorded, nothing appended or changed (tests call this between cases). */
   seed(): void {
     this.retentionSaved?.clear();
+    this.exportedFiles?.clear();
     this.stopTimers();
     this.root = recording.root;
     this.topics.clear();
@@ -860,8 +866,8 @@ export class MockStore {
           return ok(null);
         }),
       ),
-      demoStartMember: call('demoStartMember', (topic: string, group: string, windowMs: number, rate: number): Result<Handle> =>
-        needStore(() => this.startDemo(topic, group, windowMs, rate)),
+      demoStartMember: call('demoStartMember', (topic: string, group: string, windowMs: number, rate: number, joinLive: boolean): Result<Handle> =>
+        needStore(() => this.refuseBusyGroup(group, joinLive) ?? this.startDemo(topic, group, windowMs, rate)),
       ),
       demoStopMember: call('demoStopMember', (handle: Handle, kill: boolean): Result<null> => this.stopDemo(handle, kill)),
       demoMembers: call('demoMembers', (): Result<DemoMember[]> => ok(this.listDemos())),
@@ -908,8 +914,14 @@ export class MockStore {
       pickOpenFile: call('pickOpenFile', (): Result<string | null> => ok(this.pickFileResult)),
       exportMessages: call('exportMessages', (request: ExportRequest, onEvent: (e: TransferEvent) => void): Result<TransferId> =>
         needStore(() => {
-          const rec = recording.transfer.exports.find((x) => same(x.request, request));
+          // The same request was recorded twice when the first wrote the file and the second was
+          // refused for it (target_exists): which one answers depends on the file being there.
+          const refused = (x: { events: TransferEvent[] }) => x.events.some((e) => e.event === 'failed' && e.error.code === 'target_exists');
+          const there = this.exportedFiles.has(request.path);
+          const recs = recording.transfer.exports.filter((x) => same(x.request, request));
+          const rec = recs.find((x) => refused(x) === there) ?? recs[0];
           if (!rec) return preview(`exporting to ${request.path} (recorded: ${recording.transfer.exports.map((x) => x.request.path).join(', ')})`);
+          if (rec.events.some((e) => e.event === 'done') && request.format !== 'store') this.exportedFiles.add(request.path);
           return this.streamTransfer(rec.events, onEvent);
         }),
       ),
@@ -949,7 +961,15 @@ export class MockStore {
           return rec ? copy(rec.answer) : preview(`a retention preview of ${topic} for ${JSON.stringify(r)}`);
         }),
       ),
-      applyRetention: call('applyRetention', (topic: string): Result<RetentionPlanDto> => preview(`applying the retention of ${topic}`)),
+      // The recorded dry run of the saved setting, as applied (the files are not removed here).
+      applyRetention: call('applyRetention', (topic: string, force: boolean): Result<RetentionPlanDto> =>
+        needStore(() => {
+          const saved = this.retentionSaved.get(topic) ?? null;
+          const rec = recording.transfer.previews.find((x) => x.topic === topic && same(x.retention, saved) && x.force === force);
+          if (rec?.answer.status !== 'ok') return preview(`applying the retention of ${topic}`);
+          return ok({ ...copy(rec.answer.data), applied: true });
+        }),
+      ),
       purgeTopic: call('purgeTopic', (topic: string, before: number | null, apply: boolean, force: boolean): Result<RetentionPlanDto> =>
         needStore(() => {
           const rec = recording.transfer.purges.find((x) => x.topic === topic && x.before === before && x.force === force);
@@ -978,6 +998,10 @@ export class MockStore {
         this.menuListeners.add(cb);
         return () => this.menuListeners.delete(cb);
       },
+      viewState: call('viewState', (dark: boolean, checks: MenuChecks): Result<null> => {
+        this.viewStates.push({ dark, checks: copy(checks) });
+        return ok(null);
+      }),
     };
   }
 
@@ -998,6 +1022,19 @@ export class MockStore {
     return Object.values(recording.demos)
       .map((s) => `${s.group} on ${s.topic}: ${s.steps.map((x) => `${x.do} ${x.handle}`).join(', ')}`)
       .join('; ');
+  }
+
+  /** As the backend (members.rs check_group_free): members this app did not start are in the group, unconfirmed. */
+  private refuseBusyGroup(group: string, joinLive: boolean): Result<Handle> | null {
+    if (joinLive) return null;
+    // Every member this app started is ours, killed or stopped too.
+    const ours = new Set([...this.demos.values()].filter((d) => d.group === group).map((d) => d.member_id));
+    const others = (this.groups.get(group)?.detail.members ?? []).filter((m) => m.status !== 'gone' && !ours.has(m.id)).map((m) => `m${m.id}`);
+    if (others.length === 0) return null;
+    return failed({
+      code: 'group_in_use',
+      message: `group ${group} has ${others.length} member${others.length === 1 ? '' : 's'} this app did not start (${others.join(', ')}): a demo member would join it, take some of their partitions at the next round and commit what it reads, so they would never process those messages. Try the demo in a group of its own, or join anyway`,
+    });
   }
 
   private startDemo(topic: string, group: string, windowMs: number, rate: number): Result<Handle> {

@@ -21,10 +21,14 @@ type PageRef = { partition: number; pageStart: bigint };
 const pageStartOf = (offset: bigint): bigint => offset - (offset % BigInt(PAGE));
 const keyOf = (partition: number, pageStart: bigint) => `${partition}:${pageStart}`;
 
-function* pagesOf(runs: Run[]): Generator<PageRef & { k: string }> {
+/** The pages of these runs, each with the offset below which the run needs its rows. */
+function* pagesOf(runs: Run[]): Generator<PageRef & { k: string; upTo: bigint }> {
   for (const r of runs) {
     if (r.to <= r.from) continue;
-    for (let ps = pageStartOf(r.from); ps < r.to; ps += BigInt(PAGE)) yield { partition: r.partition, pageStart: ps, k: keyOf(r.partition, ps) };
+    for (let ps = pageStartOf(r.from); ps < r.to; ps += BigInt(PAGE)) {
+      const end = ps + BigInt(PAGE);
+      yield { partition: r.partition, pageStart: ps, k: keyOf(r.partition, ps), upTo: r.to < end ? r.to : end };
+    }
   }
 }
 
@@ -35,7 +39,8 @@ export class PageCache {
   private queue: PageRef[] = [];
   /** Pages `load()` waits for: read before the `want()` queue, and never dropped by it. */
   private urgent: PageRef[] = [];
-  private waiters: { keys: Set<string>; resolve: () => void }[] = [];
+  /** `load()` calls waiting: per page, the offset below which they need its rows. */
+  private waiters: { keys: Map<string, bigint>; resolve: () => void }[] = [];
   /** The pages the last `want()` covered (loaded or not). */
   private wanted = new Set<string>();
   private starts = new Map<number, bigint>();
@@ -100,12 +105,13 @@ export class PageCache {
    * all cached: nothing is read twice.
    */
   load(runs: Run[]): Promise<void> {
-    const keys = new Set<string>();
+    const keys = new Map<string, bigint>();
     for (const p of pagesOf(runs)) {
       const e = this.pages.get(p.k);
       if (e) e.used = ++this.tick;
       if ((e && !e.stale) || this.errors.has(p.k)) continue;
-      keys.add(p.k);
+      const was = keys.get(p.k);
+      keys.set(p.k, was !== undefined && was > p.upTo ? was : p.upTo);
       if (!this.inFlight.has(p.k)) this.urgent.push({ partition: p.partition, pageStart: p.pageStart });
     }
     if (keys.size === 0) return Promise.resolve();
@@ -144,12 +150,19 @@ export class PageCache {
     return { pages: this.pages.size, rows, requests: this.requests, inFlight: this.inFlight.size };
   }
 
-  /** Page `done` arrived (or failed): resolve the `load()` calls it completes (with `all`, every one). */
-  private releaseWaiters(all: boolean, done?: string): void {
+  /**
+   * Page `done` arrived (or failed): resolve the `load()` calls it completes (with `all`, every
+   * one). `through`: the page holds rows only below this offset (a partial page read while the
+   * partition grew): only waiters needing no more of it are answered.
+   */
+  private releaseWaiters(all: boolean, done?: string, through?: bigint): void {
     if (this.waiters.length === 0) return;
     const left: typeof this.waiters = [];
     for (const w of this.waiters) {
-      if (done !== undefined) w.keys.delete(done);
+      if (done !== undefined) {
+        const need = w.keys.get(done);
+        if (need !== undefined && (through === undefined || need <= through)) w.keys.delete(done);
+      }
       if (all || w.keys.size === 0) w.resolve();
       else left.push(w);
     }
@@ -198,16 +211,25 @@ export class PageCache {
     if (res.status === 'ok') {
       const next = BigInt(res.data.next);
       const short = next < pageStart + BigInt(PAGE);
-      if (short && tailEpoch !== this.tailEpoch) {
-        // The partition grew while this was read: read it again if it is still needed.
-        if (this.wanted.has(k) || this.waiters.some((w) => w.keys.has(k))) this.urgent.push({ partition, pageStart });
+      // A partial page read while the partition grew (the tail moved on since) holds true rows,
+      // only maybe not all of them: it is kept, marked stale (read again when next wanted), and
+      // its waiters are answered. It used to be dropped and read again at once, and a tail
+      // that grows faster than a page is read was then never answered: following a busy log
+      // froze (issue 24).
+      const stale = short && tailEpoch !== this.tailEpoch;
+      const rows = new Map<string, Row>();
+      for (const r of res.data.rows) rows.set(r.offset, r);
+      this.pages.set(k, { partition, pageStart, next, rows, short, stale, used: ++this.tick });
+      this.evict();
+      if (stale) {
+        // Answered: the waiters whose rows it holds; read again at once only for one that needs
+        // more (the screen's next want() reads it again: it is stale).
+        this.releaseWaiters(false, k, next);
+        if (this.waiters.some((w) => w.keys.has(k))) this.urgent.push({ partition, pageStart });
+        this.onChange();
         this.pump();
         return;
       }
-      const rows = new Map<string, Row>();
-      for (const r of res.data.rows) rows.set(r.offset, r);
-      this.pages.set(k, { partition, pageStart, next, rows, short, stale: false, used: ++this.tick });
-      this.evict();
     } else if (tailEpoch === this.tailEpoch) {
       this.errors.set(k, res.error.message);
     }

@@ -9,9 +9,10 @@ const THEME_KEY = 'twainmq.theme';
 const TZ_KEY = 'twainmq.tz';
 const LAUNCH_KEY = 'twainmq.launch';
 const FOLLOW_KEY = 'twainmq.follow';
+const LAUNCH_STORE_KEY = 'twainmq.launchStore';
 
-/** At launch without a store given: the last store opened, or the welcome screen. */
-export type Launch = 'last' | 'welcome';
+/** At launch without a store given: the last store opened, one chosen store, or the welcome screen. */
+export type Launch = 'last' | 'store' | 'welcome';
 
 function load(key: string): string | null {
   try {
@@ -33,7 +34,9 @@ class Prefs {
   theme = $state<Theme>((['dark', 'light', 'system'] as const).find((t) => t === load(THEME_KEY)) ?? 'system');
   tz = $state<Tz>(load(TZ_KEY) === 'local' ? 'local' : 'utc');
   systemDark = $state(true);
-  launch = $state<Launch>(load(LAUNCH_KEY) === 'welcome' ? 'welcome' : 'last');
+  launch = $state<Launch>((['welcome', 'store'] as const).find((l) => l === load(LAUNCH_KEY)) ?? 'last');
+  /** The store opened at launch when `launch` is 'store'. */
+  launchStore = $state<string | null>(load(LAUNCH_STORE_KEY));
   defaultFollow = $state(load(FOLLOW_KEY) === 'on');
 
   constructor() {
@@ -63,9 +66,14 @@ class Prefs {
     save(TZ_KEY, tz);
   }
 
-  setLaunch(l: Launch): void {
+  /** `store`: the store for 'store' (kept when another choice is made, for coming back to it). */
+  setLaunch(l: Launch, store: string | null = null): void {
     this.launch = l;
     save(LAUNCH_KEY, l);
+    if (store !== null) {
+      this.launchStore = store;
+      save(LAUNCH_STORE_KEY, store);
+    }
   }
 
   setDefaultFollow(on: boolean): void {

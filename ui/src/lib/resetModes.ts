@@ -1,7 +1,7 @@
 // The reset dialog's modes: what each needs typed, and the request it makes
 // (every mode of `twainmq groups reset --to`, and an import from a file).
 
-import type { OffsetsFile, ResetRequest } from './backend';
+import type { OffsetsFile, ResetPlanDto, ResetRequest } from './backend';
 import { parseTime, type Tz } from './format';
 import { parseDuration } from './lagAlerts';
 import { parseOffset } from './validate';
@@ -70,9 +70,42 @@ export function requestOf(f: ResetForm, partitions: number[] | null): Omit<Reset
     ago_secs: f.mode === 'ago' ? parseDuration(f.agoText) : null,
     other_group: f.mode === 'group' ? f.otherGroup : null,
     offsets: f.mode === 'file' ? f.file!.offsets : null,
+    file_group: f.mode === 'file' ? f.file!.group : null,
+    file_topic: f.mode === 'file' ? f.file!.topic : null,
     partitions,
     topic: null,
   };
+}
+
+/**
+ * The request Confirm sends: the offsets the dry run showed, partition by partition. A target
+ * that moves with time or writes (a duration ago, the end, a shift from a commit a member just
+ * moved) computed again at Confirm would commit something else than the table the user
+ * checked (issue 24: "ago 1d" previewed 166,423 and committed 166,435).
+ */
+export function confirmRequest(plan: ResetPlanDto): ResetRequest {
+  const offsets: Record<string, string> = {};
+  for (const r of plan.rows) offsets[String(r.partition)] = r.after;
+  return {
+    to: 'offsets',
+    offset: null,
+    time: null,
+    shift: null,
+    ago_secs: null,
+    other_group: null,
+    offsets,
+    file_group: null,
+    file_topic: null,
+    partitions: plan.rows.map((r) => r.partition),
+    topic: plan.topic,
+    dry_run: false,
+  };
+}
+
+/** Rows whose committed offset is not the one the dry run showed (the partition changed meanwhile, e.g. retention). */
+export function movedRows(shown: ResetPlanDto, done: ResetPlanDto): { partition: number; shown: string; committed: string }[] {
+  const was = new Map(shown.rows.map((r) => [r.partition, r.after]));
+  return done.rows.filter((r) => was.get(r.partition) !== r.after).map((r) => ({ partition: r.partition, shown: was.get(r.partition) ?? '–', committed: r.after }));
 }
 
 /** What the mode does, in a line under the choice. */

@@ -151,8 +151,16 @@ export class TimelineWindow {
     return n;
   }
 
+  /** The newer() read on its way: a second caller shares it (two reads after the same end cut would append the same rows twice). */
+  private reading: Promise<number> | null = null;
+
   /** Rows newer than the window (new messages while following): returns how many came. */
-  async newer(): Promise<number> {
+  newer(): Promise<number> {
+    this.reading ??= this.readNewer().finally(() => (this.reading = null));
+    return this.reading;
+  }
+
+  private async readNewer(): Promise<number> {
     if (this.rows.length === 0) return 0;
     const g = this.generation;
     const r = await this.fetch.after({ at: 'at', offsets: this.end }, TL_PAGE);

@@ -2,9 +2,9 @@
 // Each returns null when fine, or a sentence saying what to change. The limits
 // are the engine's own, exported into the generated bindings.
 
-import { GROUP_PREFIX, KEY_INT_MAX, MAX_CHAR_WIDTH, MAX_GROUP_NAME, MAX_LINE_BYTES, MAX_PARTITIONS, MAX_TOPIC_NAME } from './bindings';
+import { DEFAULT_KEY_TYPE, DEFAULT_PARTITIONS, GROUP_PREFIX, KEY_INT_MAX, MAX_CHAR_WIDTH, MAX_GROUP_NAME, MAX_LINE_BYTES, MAX_PARTITIONS, MAX_TOPIC_NAME } from './bindings';
 
-export { GROUP_PREFIX, KEY_INT_MAX, MAX_CHAR_WIDTH, MAX_GROUP_NAME, MAX_LINE_BYTES, MAX_PARTITIONS, MAX_TOPIC_NAME };
+export { DEFAULT_KEY_TYPE, DEFAULT_PARTITIONS, GROUP_PREFIX, KEY_INT_MAX, MAX_CHAR_WIDTH, MAX_GROUP_NAME, MAX_LINE_BYTES, MAX_PARTITIONS, MAX_TOPIC_NAME };
 
 export type IntKeyType = keyof typeof KEY_INT_MAX;
 
