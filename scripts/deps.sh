@@ -32,6 +32,15 @@ need_pkg desktop-file-utils
 need_cmd gio libglib2.0-bin
 # The torture suite's NTFS run (tests/torture/test_ntfs.py): mkntfs and ntfs-3g on a loop device.
 need_pkg ntfs-3g
+# Its XFS and btrfs runs (tests/torture/test_filesystems.py): mkfs.xfs and mkfs.btrfs on loop devices.
+need_pkg xfsprogs
+need_pkg btrfs-progs
+# Windows, cross-built and tested here (scripts/windows/, make package-windows, its test under
+# Wine): Debian's Rust with the std's source (-Z build-std; rustup's toolchain builds no other
+# target's std here), mingw-w64 (gcc links, windres and dlltool), makensis, and Wine.
+for p in rustc-web cargo-web rust-web-src gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 nsis wine64; do
+  need_pkg "$p"
+done
 
 if [ "${#pkgs[@]}" -gt 0 ]; then
   echo "deps: installing ${pkgs[*]}"
