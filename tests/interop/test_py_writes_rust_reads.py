@@ -498,3 +498,16 @@ def test_typed_fields_beyond_64_bit_and_special_floats(cli, twainmq, store, name
     got = recs[1]["payload"]
     assert got["type"] == "dataclass" and got["class"] == "Box", got
     assert _same_value(got["fields"]["value"], value), f"field value {got['fields']['value']!r}, 0.2.3 wrote {value!r}"
+
+
+def test_topic_defaults_are_0_2_3s(cli, twainmq, store):
+    """`twainmq topics create NAME` (and the app's New Topic, from the same engine constants)
+    makes what 0.2.3's `create_topic(NAME)` makes: the same key type and partition count."""
+    tmq = make_twain(twainmq, store)
+    tmq.create_topic("by_py")
+    cli(store, "topics", "create", "by_cli")
+    py = json.loads((store / "by_py.twc").read_text())
+    ours = json.loads((store / "by_cli.twc").read_text())
+    assert (ours["key_width"], ours["partitions"]) == (py["key_width"], py["partitions"]), (ours, py)
+    listed = {t["name"]: t for t in json.loads(cli(store, "topics", "list", "--json").stdout)}
+    assert (listed["by_cli"]["key_type"], listed["by_cli"]["partitions"]) == ("u16", 1)

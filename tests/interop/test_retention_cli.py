@@ -113,6 +113,8 @@ def test_purge_empties_the_topic_and_0_2_3_goes_on_from_the_same_offsets(cli, tw
     ends = {p: len(v) for p, v in py_read(twainmq, store, 2).items()}
     preview = cli(store, "topics", "purge", "days", "--all")
     assert "would delete 6 files" in preview.stdout and "nothing deleted" in preview.stderr
+    # Before anything is deleted it says what a purge of everything does to running 0.2.3 programs.
+    assert "stop 0.2.3 producers" in preview.stdout and "restart 0.2.3 consumers" in preview.stdout
     assert all(len(day_files(store, p)) == 3 for p in range(2))
     cli(store, "topics", "purge", "days", "--all", "--yes")
     assert all(v == [] for v in py_read(twainmq, store, 2).values())
