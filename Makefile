@@ -6,7 +6,7 @@ BIN := target/debug/twainmq
 APP := target/debug/twainmq-desktop
 DEMO_STORE ?= $(HOME)/.local/share/twainmq/demo-store
 
-.PHONY: deps ui app cli bindings ui-fixture test lint unit ui-test interop e2e package package-test run demo-store clean bench bench-app shots-scale torture torture-short fuzz
+.PHONY: deps ui app cli bindings ui-fixture test lint unit ui-test interop e2e package package-test run demo-store clean bench bench-app shots-scale torture torture-short fuzz package-windows package-windows-test test-windows wheel python-test
 
 deps:
 	@bash scripts/deps.sh
@@ -36,6 +36,8 @@ lint: ui
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p twainmq --no-deps --locked
 	# The UI's test backend (recorded data) must not be in the app's bundle.
 	bash scripts/check-bundle.sh
+	# The engine's and CLI's macOS code compiles (docs/PLATFORMS.md "macOS: checked here, never built").
+	bash scripts/check-macos.sh
 
 unit: ui
 	$(CARGO) test --workspace --locked
@@ -49,7 +51,7 @@ interop: cli
 e2e: app
 	bash scripts/e2e.sh
 
-# The short torture, crash, bad-input, hostile-store, skewed-rollover and NTFS runs (a few minutes);
+# The short torture, crash, bad-input, hostile-store, skewed-rollover, NTFS, XFS and btrfs runs (a few minutes);
 # `make torture` is the long form.
 torture-short: cli
 	TWAINMQ_BIN=$(CURDIR)/$(BIN) $(PY) -m pytest tests/torture -q -p no:cacheprovider
@@ -69,7 +71,29 @@ package: ui
 package-test: app
 	bash scripts/package-test.sh
 
-test: lint unit ui-test interop torture-short e2e package-test
+# The Windows installer (NSIS, per user) of the release app and twainmq.exe, cross-built here:
+# target/windows/installer/twainmq-desktop_VERSION_x64-setup.exe (scripts/package-windows.sh).
+package-windows: ui
+	bash scripts/package-windows.sh
+
+# That installer installed, used and uninstalled under Wine (scripts/test-package-windows.sh).
+package-windows-test: package-windows
+	bash scripts/test-package-windows.sh
+
+# The engine's and CLI's tests built for Windows and run under Wine (scripts/windows/test.sh).
+test-windows: deps
+	bash scripts/windows/test.sh
+
+# The engine as the Python package twainmq-rs (crates/twainmq-py, PyO3 + maturin): a release
+# wheel for .venv's Python in target/wheels/, installable with pip (no dependencies).
+wheel: deps
+	$(PY) -m maturin build --release --strip --locked -m crates/twainmq-py/Cargo.toml --out target/wheels -i $(PY)
+
+# That wheel against twainmq 0.2.3: the differential suite, a mixed live group, a fresh venv.
+python-test: wheel
+	bash scripts/python-test.sh
+
+test: lint unit ui-test interop python-test torture-short e2e package-test test-windows package-windows-test
 	@echo "make test: all suites passed"
 
 demo-store: cli
@@ -88,8 +112,9 @@ fuzz: deps
 	bash scripts/fuzz.sh $(RUNS)
 
 # Benchmarks are not part of `make test` (a smoke run of `twainmq bench` is, in the interop suite).
-bench: deps
+bench: deps wheel
 	$(CARGO) build --release -p twainmq-cli --locked
+	.venv/bin/python -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $$(ls -t target/wheels/twainmq_rs-*.whl | head -1)
 	bash scripts/bench.sh
 	$(MAKE) bench-app
 
