@@ -7,6 +7,7 @@ JSONL line only up to the row limit, in bounded memory.
 import json
 import os
 import signal
+import sys
 import subprocess
 import time
 
@@ -162,6 +163,16 @@ def test_a_relative_index_cache_inside_the_store_is_not_used_and_said(store):
     assert sorted(p.name for p in store.iterdir()) == before, "nothing written in the store"
 
 
+# Runs argv[1:] and writes its peak RSS (KiB) last on stderr; exits with its code.
+PEAK_RSS = """
+import os, subprocess, sys
+p = subprocess.Popen(sys.argv[1:])
+_, status, usage = os.wait4(p.pid, 0)
+sys.stderr.write(f"\\nmaxrss={usage.ru_maxrss}\\n")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def test_search_count_and_limit_keep_memory_flat(store, tmp_path):
     """`search --count` keeps no hit and `--limit N` stops once N have settled
     (engine round 3, item 10: 2M hits took 89-118 MB for either)."""
@@ -173,15 +184,16 @@ def test_search_count_and_limit_keep_memory_flat(store, tmp_path):
     lines.unlink()
 
     def measured(*args):
-        """stdout, peak RSS in KiB (the child's own, from wait4) and seconds."""
+        """stdout, peak RSS in KiB and seconds. The peak is taken by a fresh small
+        interpreter that starts the CLI and reads its wait4: a child of this
+        (large) pytest process would report pytest's own peak, as Linux keeps a
+        process's peak across the vfork and exec that start it."""
         t0 = time.monotonic()
-        proc = subprocess.Popen(cli_cmd(store, "search", "t", *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=base_env())
-        out, err = proc.stdout.read(), proc.stderr.read()
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        assert proc.returncode == 0, err.decode()[-800:]
-        return out.decode(), usage.ru_maxrss, time.monotonic() - t0
+        done = subprocess.run([sys.executable, "-c", PEAK_RSS, *map(str, cli_cmd(store, "search", "t", *args))],
+                              capture_output=True, env=base_env(), timeout=120)
+        err = done.stderr.decode()
+        assert done.returncode == 0, err[-800:]
+        return done.stdout.decode(), int(err.rsplit("maxrss=", 1)[1]), time.monotonic() - t0
 
     out, rss, _ = measured("--text", "hit", "--count")
     assert out.strip() == "1000000"
