@@ -21,17 +21,31 @@ fn clocked_topic(start: i64, partitions: u32) -> (tempfile::TempDir, Store, Manu
     (dir, store, clock)
 }
 
-/// A topic of 3 partitions whose messages straddle midnight, with clocks a
-/// few seconds apart per partition (so timestamps are out of order across partitions).
+/// A topic of 3 partitions whose messages straddle midnight, written by
+/// three producers whose clocks are 2 s apart (so timestamps are out of order
+/// across partitions and within them), taking turns message by message.
+///
+/// Each producer's clock only moves forward: a producer whose clock goes back
+/// looks at its topic by path again, cheap on Linux but milliseconds under
+/// Wine, where one producer with a clock jumping back every third message
+/// made this store take a minute to write.
 fn store(n: u32) -> (tempfile::TempDir, Store) {
-    let (dir, store, clock) = clocked_topic(MIDNIGHT - 60, 3);
-    let mut p = store.producer("t").expect("producer");
+    let (dir, store, _clock) = clocked_topic(MIDNIGHT - 60, 3);
+    let clocks: Vec<ManualClock> = (0..3).map(|_| ManualClock::new((MIDNIGHT - 60) * 1_000_000)).collect();
+    let mut producers: Vec<_> = clocks
+        .iter()
+        .map(|c| Store::open(dir.path()).expect("open").with_clock(Arc::new(c.clone())).producer("t").expect("producer"))
+        .collect();
     for i in 0..n {
         // 120 s in all, so half the messages are on each side of midnight.
+        let k = (i % 3) as usize;
         let skew = i64::from(i % 3) * 2_000_000;
-        clock.set((MIDNIGHT - 60) * 1_000_000 + i64::from(i) * 120_000_000 / i64::from(n) + skew);
+        clocks[k].set((MIDNIGHT - 60) * 1_000_000 + i64::from(i) * 120_000_000 / i64::from(n) + skew);
         let text = if i % 7 == 0 { format!("order {i} TIMEOUT") } else { format!("order {i} ok") };
-        p.send_text(u16::try_from(i % 40).expect("small"), &text).expect("send");
+        producers[k].send_text(u16::try_from(i % 40).expect("small"), &text).expect("send");
+    }
+    for mut p in producers {
+        p.flush().expect("flush");
     }
     (dir, store)
 }
@@ -277,17 +291,31 @@ fn a_bad_regex_is_refused_before_anything_is_read() {
 /// that jumps back inside a partition shows which place a hit gets).
 #[test]
 fn ranges_of_big_partitions_join_up_in_timeline_order() {
-    let (_dir, store, clock) = clocked_topic(MIDNIGHT, 2);
-    let mut p = store.producer("t").expect("producer").with_partitioner(|k, _| match k {
-        twainmq::Key::Int(v) => u32::from(*v % 2 == 1),
-        twainmq::Key::Str(_) => 0,
-    });
+    let (dir, store, _clock) = clocked_topic(MIDNIGHT, 2);
+    // One producer per partition, each with its clock (one clock jumping back
+    // and forth every message would look at the topic by path every other
+    // send: a minute's writing under Wine).
+    let clocks: Vec<ManualClock> = (0..2).map(|_| ManualClock::new(MIDNIGHT * 1_000_000)).collect();
+    let mut producers: Vec<_> = clocks
+        .iter()
+        .map(|c| {
+            let s = Store::open(dir.path()).expect("open").with_clock(Arc::new(c.clone()));
+            s.producer("t").expect("producer").with_partitioner(|k, _| match k {
+                twainmq::Key::Int(v) => u32::from(*v % 2 == 1),
+                twainmq::Key::Str(_) => 0,
+            })
+        })
+        .collect();
     for i in 0..280_000u32 {
         // Partition 1's clock jumps back by 50 s every 30,000 messages.
         let jump = if i % 2 == 1 { i64::from((i / 30_000) % 2) * -50_000_000 } else { 0 };
-        clock.set(MIDNIGHT * 1_000_000 + i64::from(i) * 1_000 + jump);
+        let k = (i % 2) as usize;
+        clocks[k].set(MIDNIGHT * 1_000_000 + i64::from(i) * 1_000 + jump);
         let text = if i % 97 == 0 { "needle" } else { "hay" };
-        p.send_text(u16::try_from(i % 4).expect("small"), text).expect("send");
+        producers[k].send_text(u16::try_from(i % 4).expect("small"), text).expect("send");
+    }
+    for mut p in producers {
+        p.flush().expect("flush");
     }
     let all = everything(&store);
     let q = Query { text: Some("needle".into()), ..Query::default() };
