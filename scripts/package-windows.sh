@@ -6,6 +6,8 @@
 # The web UI must be built first (`make package-windows` does: it is embedded in the app).
 # Prints the installer's path on its last line:
 #   target/windows/installer/twainmq-desktop_VERSION_x64-setup.exe
+# TWAINMQ_WINDOWS_PROFILE=installer-test builds it from that profile (Cargo.toml: release
+# without optimisation, for the installer test in `make test`) into target/windows/installer/installer-test/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -17,12 +19,14 @@ fi
 command -v makensis >/dev/null || { echo "package-windows: makensis is missing (apt-get install nsis, or scripts/deps.sh)" >&2; exit 1; }
 command -v x86_64-w64-mingw32-strip >/dev/null || { echo "package-windows: x86_64-w64-mingw32-strip is missing (binutils-mingw-w64-x86-64)" >&2; exit 1; }
 
+profile=${TWAINMQ_WINDOWS_PROFILE:-release}
 start=$SECONDS
-bash scripts/windows/cargo.sh build --release --locked -p twainmq-desktop -p twainmq-cli >&2
-echo "package-windows: cargo build (release, x86_64-pc-windows-gnu) took $((SECONDS - start)) s" >&2
+bash scripts/windows/cargo.sh build --profile "$profile" --locked -p twainmq-desktop -p twainmq-cli >&2
+echo "package-windows: cargo build ($profile, x86_64-pc-windows-gnu) took $((SECONDS - start)) s" >&2
 
-bin="${TWAINMQ_WINDOWS_TARGET_DIR:-$root/target/windows}/x86_64-pc-windows-gnu/release"
+bin="${TWAINMQ_WINDOWS_TARGET_DIR:-$root/target/windows}/x86_64-pc-windows-gnu/$profile"
 out="${TWAINMQ_WINDOWS_TARGET_DIR:-$root/target/windows}/installer"
+[ "$profile" = release ] || out="$out/$profile"
 for f in twainmq-desktop.exe twainmq.exe WebView2Loader.dll; do
   [ -f "$bin/$f" ] || { echo "package-windows: $bin/$f is missing after the build" >&2; exit 1; }
 done
