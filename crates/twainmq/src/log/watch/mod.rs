@@ -37,6 +37,9 @@ pub(crate) enum Scope {
     /// folder in it, including folders made later. A store is two levels deep.
     Store(PathBuf),
     /// These folders, each on its own (not what is in their subfolders).
+    /// Followers' waits off Linux (`wake.rs`); on Linux they wait on inotify
+    /// themselves, and only tests watch a list of folders this way.
+    #[cfg_attr(all(target_os = "linux", not(test)), allow(dead_code))]
     Folders(Vec<PathBuf>),
 }
 

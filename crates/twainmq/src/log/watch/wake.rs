@@ -1,36 +1,25 @@
 //! Waking blocked readers when a topic's files change, instead of sleeping in a loop.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::{Change, FolderWatch, Scope, Sink};
+#[cfg(target_os = "linux")]
+use super::inotify::Waiter;
+#[cfg(not(target_os = "linux"))]
+use signalled::Waiter;
 
 /// Upper bound on one wait: file systems without change events (network
 /// shares) are still polled this often.
 const SAFETY_POLL: Duration = Duration::from_millis(50);
 
-/// A count of change batches, and the condition waiters block on.
-#[derive(Default)]
-struct Signal {
-    count: Mutex<u64>,
-    moved: Condvar,
-}
-
-impl Sink for Signal {
-    fn changes(&self, batch: &[Change<'_>]) {
-        if batch.is_empty() {
-            return;
-        }
-        *self.count.lock().unwrap_or_else(|p| p.into_inner()) += 1;
-        self.moved.notify_all();
-    }
-}
-
-/// Counts change events in some folders; waiters block until the count moves.
+/// Counts changes in some folders; waiters block until the count moves.
+/// Each platform's waiter has one interface: `new(dirs)`, `changes()`, and
+/// `wait(seen, timeout)` (return once `changes()` differs from `seen`, or
+/// after `timeout`). On Linux the waiting thread blocks on inotify itself
+/// (`inotify.rs`); elsewhere a watch thread signals it (below).
 pub(crate) struct Wake {
-    signal: Arc<Signal>,
-    _watch: Option<FolderWatch>,
+    waiter: Mutex<Waiter>,
 }
 
 impl std::fmt::Debug for Wake {
@@ -42,32 +31,88 @@ impl std::fmt::Debug for Wake {
 impl Wake {
     /// Watch `dirs` (not recursively). Without a working watcher, waits fall back to short sleeps.
     pub(crate) fn new(dirs: &[PathBuf]) -> Wake {
-        let signal = Arc::new(Signal::default());
-        let watch = FolderWatch::start(Scope::Folders(dirs.to_vec()), signal.clone())
-            .map_err(|e| tracing::debug!(error = %e, "no file watcher; polling instead"))
-            .ok();
-        Wake { signal, _watch: watch }
+        Wake { waiter: Mutex::new(Waiter::new(dirs)) }
     }
 
     /// The current change count: take it before checking for data, then wait on it.
     pub(crate) fn seq(&self) -> u64 {
-        *self.signal.count.lock().unwrap_or_else(|p| p.into_inner())
+        self.waiter.lock().unwrap_or_else(|p| p.into_inner()).changes()
     }
 
     /// Block until the count differs from `seen`, `deadline` passes, or the safety interval elapses.
     pub(crate) fn wait(&self, seen: u64, deadline: Instant) {
-        let now = Instant::now();
-        let until = deadline.min(now + SAFETY_POLL);
-        let mut guard = self.signal.count.lock().unwrap_or_else(|p| p.into_inner());
-        while *guard == seen {
+        let until = deadline.min(Instant::now() + SAFETY_POLL);
+        // Held while waiting: a Wake belongs to one reader, whose thread alone waits on it.
+        let mut waiter = self.waiter.lock().unwrap_or_else(|p| p.into_inner());
+        while waiter.changes() == seen {
             let now = Instant::now();
             if now >= until {
                 return;
             }
-            guard = match self.signal.moved.wait_timeout(guard, until - now) {
-                Ok((g, _)) => g,
-                Err(p) => p.into_inner().0,
-            };
+            waiter.wait(seen, until - now);
+        }
+    }
+}
+
+/// Off Linux: a [`FolderWatch`](super::FolderWatch) (the `notify` crate) on a
+/// thread of its own counts change batches and wakes the waiter through a
+/// condition variable.
+#[cfg(not(target_os = "linux"))]
+mod signalled {
+    use std::path::PathBuf;
+    use std::sync::{Arc, Condvar, Mutex};
+    use std::time::{Duration, Instant};
+
+    use super::super::{Change, FolderWatch, Scope, Sink};
+
+    /// A count of change batches, and the condition waiters block on.
+    #[derive(Default)]
+    struct Signal {
+        count: Mutex<u64>,
+        moved: Condvar,
+    }
+
+    impl Sink for Signal {
+        fn changes(&self, batch: &[Change<'_>]) {
+            if batch.is_empty() {
+                return;
+            }
+            *self.count.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+            self.moved.notify_all();
+        }
+    }
+
+    pub(super) struct Waiter {
+        signal: Arc<Signal>,
+        _watch: Option<FolderWatch>,
+    }
+
+    impl Waiter {
+        pub(super) fn new(dirs: &[PathBuf]) -> Waiter {
+            let signal = Arc::new(Signal::default());
+            let watch = FolderWatch::start(Scope::Folders(dirs.to_vec()), signal.clone())
+                .map_err(|e| tracing::debug!(error = %e, "no file watcher; polling instead"))
+                .ok();
+            Waiter { signal, _watch: watch }
+        }
+
+        pub(super) fn changes(&self) -> u64 {
+            *self.signal.count.lock().unwrap_or_else(|p| p.into_inner())
+        }
+
+        pub(super) fn wait(&mut self, seen: u64, timeout: Duration) {
+            let until = Instant::now() + timeout;
+            let mut guard = self.signal.count.lock().unwrap_or_else(|p| p.into_inner());
+            while *guard == seen {
+                let now = Instant::now();
+                if now >= until {
+                    return;
+                }
+                guard = match self.signal.moved.wait_timeout(guard, until - now) {
+                    Ok((g, _)) => g,
+                    Err(p) => p.into_inner().0,
+                };
+            }
         }
     }
 }
@@ -135,6 +180,20 @@ mod tests {
         writer.join().expect("writer");
         assert_ne!(wake.seq(), seen, "the write was not seen");
         assert!(started.elapsed() < Duration::from_secs(2), "woken only by polling: {:?}", started.elapsed());
+    }
+
+    /// A change made after the count was taken but before the wait began
+    /// ends the wait at once (not at the safety poll), and moves the count.
+    #[test]
+    fn a_change_before_the_wait_ends_it_at_once() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let wake = Wake::new(&[dir.path().to_path_buf()]);
+        let seen = wake.seq();
+        std::fs::write(dir.path().join("f"), b"x\n").expect("write");
+        let started = Instant::now();
+        wake.wait(seen, Instant::now() + Duration::from_secs(5));
+        assert_ne!(wake.seq(), seen, "the change was not counted");
+        assert!(started.elapsed() < SAFETY_POLL / 2, "woken only by the safety poll: {:?}", started.elapsed());
     }
 
     #[test]
