@@ -4,6 +4,7 @@ one message per call, and our batch calls. Prints one JSON object.
 
 Usage: python python_pkg.py [messages_023] [messages_ours]"""
 import json
+import os
 import sys
 import tempfile
 import time
@@ -27,6 +28,7 @@ def one_by_one(mod, n):
         produce = n / (time.perf_counter() - t)
         if hasattr(producer, "close"):
             producer.close()
+        line_bytes = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(os.path.join(root, "bench")) for f in fs if f.endswith(".tmf")) / n
         consumer = tmq.consumer("bench")
         poll = consumer.poll
         t = time.perf_counter()
@@ -35,7 +37,23 @@ def one_by_one(mod, n):
             read += 1
         consume = read / (time.perf_counter() - t)
         assert read == n, (read, n)
-    return produce, consume
+    return produce, consume, line_bytes
+
+
+def python_write_ceiling(n, line_bytes):
+    """The most any producer that writes each message with one write() can
+    reach from a Python loop on this machine: Python's own os.write of a
+    ready-made line of the same length to an O_APPEND file, one call each."""
+    line = b"x" * max(1, round(line_bytes) - 1) + b"\n"
+    with tempfile.TemporaryDirectory() as root:
+        fd = os.open(os.path.join(root, "floor.txt"), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        write = os.write
+        t = time.perf_counter()
+        for _ in range(n):
+            write(fd, line)
+        rate = n / (time.perf_counter() - t)
+        os.close(fd)
+    return rate
 
 
 def batched(mod, n, batch=1000):
@@ -67,14 +85,16 @@ def main():
     import twainmq
     import twainmq_rs
 
-    p023, c023 = one_by_one(twainmq, n023)
-    pours, cours = one_by_one(twainmq_rs, nours)
+    p023, c023, _ = one_by_one(twainmq, n023)
+    pours, cours, line_bytes = one_by_one(twainmq_rs, nours)
+    ceiling = python_write_ceiling(nours, line_bytes)
     pb, cb = batched(twainmq_rs, nours)
     print(json.dumps({
         "messages_023": n023, "messages_ours": nours,
         "produce_023": p023, "poll_023": c023,
         "produce_ours": pours, "poll_ours": cours,
-        "produce_batched_ours": pb, "poll_many_ours": cb,
+        "produce_batched_ours": pb,
+        "python_write_ceiling": ceiling, "line_bytes": line_bytes, "poll_many_ours": cb,
     }))
 
 
