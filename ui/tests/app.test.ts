@@ -2,35 +2,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render } from '@testing-library/svelte';
 import App from '../src/App.svelte';
 import { app } from '../src/lib/app.svelte';
-import { prefs } from '../src/lib/prefs.svelte';
-import { mock, recordedTopic, rows, settle, until } from './helpers';
+import { freshLaunch, mock, openDemo, recordedTopic, rows, settle, until } from './helpers';
 
 vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend')).mockModule());
 
-beforeEach(() => {
-  // These tests start on the welcome screen (desktop.test.ts tests reopening the last store).
-  prefs.setLaunch('welcome');
-  // Each test's render starts the app again; listeners of earlier ones would
-  // act twice (a drop opening the folder once per earlier test, late).
-  mock().forgetListeners();
-  mock().seed();
-  mock().open = false;
-  mock().watching = true;
-  app.info = null;
-  app.topic = null;
-  app.dialog = null;
-  app.openError = null;
-  mock().calls = [];
-});
+// These tests start on the welcome screen (desktop.test.ts tests reopening the last store).
+beforeEach(freshLaunch);
 afterEach(() => cleanup());
-
-async function openDemo() {
-  const r = render(App);
-  await until(() => !!document.querySelector('[data-testid=welcome]'), 'welcome');
-  await fireEvent.click(r.getByTestId('open-demo'));
-  await until(() => !!document.querySelector('[data-testid=topic-list]'), 'topic list');
-  return r;
-}
 
 describe('the app', () => {
   it('opens the demo store from the welcome screen and lists topics and groups', async () => {

@@ -5,7 +5,7 @@ import { app } from '../src/lib/app.svelte';
 import { prefs } from '../src/lib/prefs.svelte';
 import { accelLabel, accelMatches, actionForKey, actions, shortcutGroups } from '../src/lib/actions.svelte';
 import { MENU_ACCELERATORS } from '../src/lib/bindings';
-import { mock, recording, until } from './helpers';
+import { freshLaunch, mock, openDemo, recording, until } from './helpers';
 import { typeAhead } from '../src/lib/sidebar';
 
 vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend')).mockModule());
@@ -14,20 +14,9 @@ const key = (k: string, mods: Partial<KeyboardEvent> = {}) =>
   ({ key: k, ctrlKey: false, metaKey: false, shiftKey: false, altKey: false, ...mods }) as KeyboardEvent;
 
 beforeEach(() => {
-  mock().forgetListeners();
-  mock().seed();
-  mock().open = false;
-  mock().launch = null;
-  app.info = null;
-  app.topic = null;
-  app.group = null;
-  app.dialog = null;
-  app.openError = null;
-  app.link = {};
+  freshLaunch();
   actions.overlay = null;
-  prefs.setLaunch('welcome');
   prefs.setTheme('dark');
-  mock().calls = [];
 });
 afterEach(() => cleanup());
 
@@ -59,17 +48,9 @@ describe('accelerators', () => {
   });
 });
 
-async function openStore() {
-  const r = render(App);
-  await until(() => !!document.querySelector('[data-testid=welcome]'), 'welcome');
-  await fireEvent.click(r.getByTestId('open-demo'));
-  await until(() => !!document.querySelector('[data-testid=topic-list]'), 'topic list');
-  return r;
-}
-
 describe('the keyboard and the menu bar', () => {
   it('? opens the shortcuts overlay, but not while typing; Esc closes it', async () => {
-    const r = await openStore();
+    const r = await openDemo();
     const input = document.createElement('input');
     document.body.append(input);
     await fireEvent.keyDown(input, { key: '?' });
@@ -83,7 +64,7 @@ describe('the keyboard and the menu bar', () => {
   });
 
   it('runs a menu item sent by the native menu as its accelerator does', async () => {
-    const r = await openStore();
+    const r = await openDemo();
     await until(() => mock().listeningForMenu, 'menu listener');
     mock().menu({ id: 'theme', path: null });
     expect(prefs.theme).toBe('light');
@@ -96,7 +77,7 @@ describe('the keyboard and the menu bar', () => {
   });
 
   it('Help → About names the app, the engine and the 0.2.3 compatibility', async () => {
-    const r = await openStore();
+    const r = await openDemo();
     await until(() => mock().listeningForMenu, 'menu listener');
     mock().menu({ id: 'about', path: null });
     await until(() => !!r.queryByTestId('about-app-version'), 'about');
@@ -105,14 +86,14 @@ describe('the keyboard and the menu bar', () => {
   });
 
   it('says what is missing when a topic action has no topic on screen', async () => {
-    await openStore();
+    await openDemo();
     await until(() => mock().listeningForMenu, 'menu listener');
     mock().menu({ id: 'jump-time', path: null });
     await until(() => /Jump to time: open a topic/.test(document.body.textContent ?? ''), 'status');
   });
 
   it('File → Export and Import open the dialogs of the topic on screen', async () => {
-    const r = await openStore();
+    const r = await openDemo();
     await until(() => mock().listeningForMenu, 'menu listener');
     mock().menu({ id: 'export', path: null });
     await until(() => /Export: open a topic/.test(document.body.textContent ?? ''), 'no topic yet');
@@ -136,7 +117,7 @@ describe('the keyboard and the menu bar', () => {
 
 describe('settings', () => {
   it('change the theme and the launch, and clear the index cache', async () => {
-    const r = await openStore();
+    const r = await openDemo();
     actions.run('settings');
     await until(() => !!r.queryByTestId('settings-dialog'), 'settings');
     await fireEvent.click(r.getByTestId('settings-theme-light'));
@@ -157,7 +138,7 @@ describe('settings', () => {
 
 describe('settings: lag alerts', () => {
   it('lists the groups with thresholds, and removes one', async () => {
-    const r = await openStore();
+    const r = await openDemo();
     const { lagAlerts } = await import('../src/lib/alerts.svelte');
     lagAlerts.set('billing', { maxLag: '100', maxAgeSecs: null });
     actions.run('settings');
@@ -219,7 +200,7 @@ describe('type-ahead in the topic list', () => {
     expect(typeAhead(names, 'bbb', 3)).toBe(1);
   });
   it('selects the topic typed in the real list', async () => {
-    const r = await openStore();
+    const r = await openDemo();
     const first = r.getByTestId('topic-list').querySelector<HTMLElement>('[role="option"]');
     first?.focus();
     await fireEvent.keyDown(first!, { key: 'o' });

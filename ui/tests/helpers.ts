@@ -1,4 +1,8 @@
 import { tick } from 'svelte';
+import { fireEvent, render } from '@testing-library/svelte';
+import App from '../src/App.svelte';
+import { app } from '../src/lib/app.svelte';
+import { prefs } from '../src/lib/prefs.svelte';
 import * as backend from '../src/lib/backend';
 import { recording } from '../src/lib/mockBackend';
 import type { MockStore } from '../src/lib/mockBackend';
@@ -59,3 +63,33 @@ export async function until(cond: () => boolean, what: string, ms = 3000): Promi
 }
 
 export const rows = (root: ParentNode = document) => [...root.querySelectorAll<HTMLElement>('[data-testid=message-row]')];
+
+/**
+ * Put the app and the recorded backend back as a fresh launch finds them: no store open, the
+ * welcome screen. Each test's render starts the app again, so listeners of earlier tests are
+ * forgotten (else a drop would open the folder once per earlier test, late).
+ */
+export function freshLaunch(): void {
+  prefs.setLaunch('welcome');
+  mock().forgetListeners();
+  mock().seed();
+  mock().open = false;
+  mock().launch = null;
+  mock().watching = true;
+  app.info = null;
+  app.topic = null;
+  app.group = null;
+  app.dialog = null;
+  app.openError = null;
+  app.link = {};
+  mock().calls = [];
+}
+
+/** Start the app and open the demo store from its welcome screen. */
+export async function openDemo() {
+  const r = render(App);
+  await until(() => !!document.querySelector('[data-testid=welcome]'), 'welcome');
+  await fireEvent.click(r.getByTestId('open-demo'));
+  await until(() => !!document.querySelector('[data-testid=topic-list]'), 'topic list');
+  return r;
+}

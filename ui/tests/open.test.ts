@@ -3,18 +3,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render } from '@testing-library/svelte';
 import App from '../src/App.svelte';
 import { app } from '../src/lib/app.svelte';
-import { mock, recording, until } from './helpers';
+import { freshLaunch, mock, recording, until } from './helpers';
 
 vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend')).mockModule());
 
-beforeEach(() => {
-  mock().forgetListeners();
-  mock().seed();
-  mock().open = false;
-  app.info = null;
-  app.openError = null;
-  mock().calls = [];
-});
+beforeEach(freshLaunch);
 afterEach(() => cleanup());
 
 describe('opening what is not a store', () => {

@@ -5,31 +5,12 @@ import { cleanup, fireEvent, render } from '@testing-library/svelte';
 import App from '../src/App.svelte';
 import { app } from '../src/lib/app.svelte';
 import { prefs } from '../src/lib/prefs.svelte';
-import { mock, until } from './helpers';
+import { freshLaunch, mock, openDemo, until } from './helpers';
 
 vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend')).mockModule());
 
-beforeEach(() => {
-  prefs.setLaunch('welcome');
-  mock().forgetListeners();
-  mock().seed();
-  mock().open = false;
-  mock().watching = true;
-  app.info = null;
-  app.topic = null;
-  app.dialog = null;
-  app.openError = null;
-  mock().calls = [];
-});
+beforeEach(freshLaunch);
 afterEach(() => cleanup());
-
-async function openDemo() {
-  const r = render(App);
-  await until(() => !!document.querySelector('[data-testid=welcome]'), 'welcome');
-  await fireEvent.click(r.getByTestId('open-demo'));
-  await until(() => !!document.querySelector('[data-testid=topic-list]'), 'topic list');
-  return r;
-}
 
 describe('item 13: New Topic offers what the CLI and 0.2.3 make', () => {
   it('opens on a u16 key and one partition', async () => {
