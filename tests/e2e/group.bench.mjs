@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startApp, cli, CLI, APP, ARTIFACTS, byId, until } from './harness.mjs';
+import { startApp, cli, CLI, APP, ARTIFACTS, byId, until, readProcs } from './harness.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(here, '../..');
@@ -75,26 +75,6 @@ async function makeStore() {
     }
   }
   return store;
-}
-
-function readProcs() {
-  const out = new Map();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const st = fs.readFileSync(`/proc/${d}/status`, 'utf8');
-      let exe = '';
-      try {
-        exe = fs.readlinkSync(`/proc/${d}/exe`);
-      } catch {
-        /* not ours */
-      }
-      out.set(Number(d), { pid: Number(d), ppid: Number(/^PPid:\s*(\d+)/m.exec(st)?.[1] ?? 0), name: /^Name:\s*(.*)$/m.exec(st)?.[1] ?? '', exe });
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
 }
 
 /** The app's process (this run's: the newest) and every process under it. */

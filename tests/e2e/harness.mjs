@@ -86,6 +86,65 @@ export async function shot(browser, name) {
   }
 }
 
+/**
+ * Show the app in `want` ('dark' or 'light') as its toolbar toggle does. Where the toggle cannot
+ * be clicked (the welcome screen has no toolbar; a dialog covers it), the theme the app would
+ * apply is set as the app sets it.
+ */
+export async function setTheme(browser, want) {
+  const t = await byId(browser, 'theme-toggle');
+  const modal = await browser.execute(() => !!document.querySelector('[role="dialog"], [aria-modal="true"]'));
+  if (!(await t.isExisting()) || modal) {
+    await browser.execute((w) => (document.documentElement.dataset.theme = w), want);
+    return;
+  }
+  for (let i = 0; i < 3 && (await t.getAttribute('data-theme')) !== want; i++) await t.click();
+  if ((await t.getAttribute('data-theme')) !== want) throw new Error(`the theme toggle did not reach ${want}`);
+}
+
+/** Screenshots in both themes, `name-dark.png` and `name-light.png`; dark again after. */
+export async function shotsBothThemes(browser, name) {
+  await setTheme(browser, 'dark');
+  await shot(browser, `${name}-dark`);
+  await setTheme(browser, 'light');
+  await shot(browser, `${name}-light`);
+  await setTheme(browser, 'dark');
+}
+
+/**
+ * Every process now: pid, parent, name, resident and anonymous memory (KiB), executable and
+ * command line (empty where not readable). Processes that exit meanwhile are left out.
+ */
+export function readProcs() {
+  const out = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const st = fs.readFileSync(`/proc/${d}/status`, 'utf8');
+      const name = /^Name:\s*(.*)$/m.exec(st)?.[1] ?? '';
+      const ppid = Number(/^PPid:\s*(\d+)/m.exec(st)?.[1] ?? 0);
+      const rssKb = Number(/^VmRSS:\s*(\d+) kB/m.exec(st)?.[1] ?? 0);
+      const anonKb = Number(/^RssAnon:\s*(\d+) kB/m.exec(st)?.[1] ?? 0);
+      let exe = '';
+      try {
+        exe = fs.readlinkSync(`/proc/${d}/exe`);
+      } catch {
+        /* gone, or not ours */
+      }
+      let cmd = '';
+      try {
+        cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
+      } catch {
+        /* gone */
+      }
+      out.set(Number(d), { pid: Number(d), name, ppid, rssKb, anonKb, exe, cmd });
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return out;
+}
+
 export async function rows(browser) {
   return browser.execute(() =>
     [...document.querySelectorAll('[data-testid="message-row"]')].map((r) => ({

@@ -25,7 +25,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startApp, cli, CLI, APP, ARTIFACTS, byId, until, shot } from './harness.mjs';
+import { startApp, cli, CLI, APP, ARTIFACTS, byId, until, shot, readProcs } from './harness.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const root = path.resolve(here, '../..');
@@ -176,36 +176,6 @@ function pacedProducer(store, topic, rate, seconds, startAt, each = false) {
 }
 
 // ---- the app's processes ------------------------------------------------------------------
-
-function readProcs() {
-  const out = new Map();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const st = fs.readFileSync(`/proc/${d}/status`, 'utf8');
-      const name = /^Name:\s*(.*)$/m.exec(st)?.[1] ?? '';
-      const ppid = Number(/^PPid:\s*(\d+)/m.exec(st)?.[1] ?? 0);
-      const rssKb = Number(/^VmRSS:\s*(\d+) kB/m.exec(st)?.[1] ?? 0);
-      const anonKb = Number(/^RssAnon:\s*(\d+) kB/m.exec(st)?.[1] ?? 0);
-      let exe = '';
-      try {
-        exe = fs.readlinkSync(`/proc/${d}/exe`);
-      } catch {
-        /* gone, or not ours */
-      }
-      let cmd = '';
-      try {
-        cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
-      } catch {
-        /* gone */
-      }
-      out.set(Number(d), { pid: Number(d), name, ppid, rssKb, anonKb, exe, cmd });
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  return out;
-}
 
 function pssKb(pid) {
   try {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startApp, fixtureStore, cli, CLI, ARTIFACTS, byId, until, shot, rows, setValue } from './harness.mjs';
+import { startApp, fixtureStore, cli, CLI, ARTIFACTS, byId, until, shot, rows, setValue, setTheme, shotsBothThemes } from './harness.mjs';
 
 let browser;
 let store;
@@ -41,26 +41,6 @@ function step(name, fn) {
       throw e;
     }
   });
-}
-
-async function theme(want) {
-  const t = await byId(browser, 'theme-toggle');
-  // Under a dialog the toolbar cannot be clicked: the theme is set as the app sets it.
-  const modal = await browser.execute(() => !!document.querySelector('[role="dialog"], [aria-modal="true"]'));
-  if (!(await t.isExisting()) || modal) {
-    await browser.execute((w) => (document.documentElement.dataset.theme = w), want);
-    return;
-  }
-  for (let i = 0; i < 3 && (await t.getAttribute('data-theme')) !== want; i++) await t.click();
-}
-
-/** `name-dark.png` and `name-light.png`, back in dark after. */
-async function shots(name) {
-  await theme('dark');
-  await shot(browser, `${name}-dark`);
-  await theme('light');
-  await shot(browser, `${name}-light`);
-  await theme('dark');
 }
 
 /** A topic's Messages tab (the tab chosen stays from topic to topic). */
@@ -121,7 +101,7 @@ step('item 1: a window made at run time lists topics and reads messages; an empt
     await (await byId(browser, 'topic-item-events')).click();
     await until(browser, async () => (await rows(browser)).length > 0, 'messages in the second window', 15000);
     assert.match(await text('row-range'), /of 240/);
-    await shots('round3-second-window');
+    await shotsBothThemes(browser, 'round3-second-window');
     await browser.closeWindow();
   } finally {
     await browser.switchToWindow(main);
@@ -137,7 +117,7 @@ step('item 1: a window made at run time lists topics and reads messages; an empt
     const recent = await browser.execute(() => [...document.querySelectorAll('[data-testid="recent-store"]')].map((e) => e.textContent));
     assert.ok(recent.includes(store), `the first window's store is listed (${recent.join(', ')})`);
     assert.equal(await browser.$('[data-testid="welcome-error"]').isExisting(), false);
-    await shots('round3-empty-window');
+    await shotsBothThemes(browser, 'round3-empty-window');
     await browser.closeWindow();
   } finally {
     await browser.switchToWindow(main);
@@ -163,13 +143,13 @@ step('items 2, 3, 7: "Save and delete now" is labelled, says only what happened,
   });
   assert.match(look.text, /^Delete \d+ files$/);
   assert.notEqual(look.color, look.background, `label colour ${look.color} on ${look.background}`);
-  await shots('round3-retention-confirm');
+  await shotsBothThemes(browser, 'round3-retention-confirm');
   await go.click();
   const done = await byId(browser, 'retention-done-totals');
   await done.waitForDisplayed({ timeout: 15000 });
   assert.match(await done.getText(), /^Deleted \d+ files: [\d,]+ messages/);
   assert.doesNotMatch(await text('retention-saved'), /Nothing was deleted/);
-  await shots('round3-retention-done');
+  await shotsBothThemes(browser, 'round3-retention-done');
   // Item 2: no banner that the topic was deleted and made again (the settings change kept its identity).
   await sleep(3000);
   assert.equal(await browser.$('[data-testid="topic-remade"]').isExisting(), false, 'no false "deleted and made again" banner');
@@ -193,7 +173,7 @@ step('items 2, 3, 7: "Save and delete now" is labelled, says only what happened,
   const shown = await browser.execute(() => [...document.querySelectorAll('[data-testid="group-offsets-row"]')].map((r) => Number(r.getAttribute('data-lag'))));
   assert.deepEqual(shown, left, 'the app shows the same lag');
   assert.equal(await browser.execute(() => document.querySelector('[data-testid="group-offsets-total"]')?.textContent), left.reduce((a, b) => a + b, 0).toLocaleString('en-US'));
-  await shots('round3-lag-after-retention');
+  await shotsBothThemes(browser, 'round3-lag-after-retention');
 });
 
 step('item 5: an export never replaces a file unasked, and the extension follows the format', async () => {
@@ -214,7 +194,7 @@ step('item 5: an export never replaces a file unasked, and the extension follows
   assert.match(await ask.getText(), /hits\.jsonl is already there\. Nothing was written\./);
   assert.equal(fs.readFileSync(jsonl, 'utf8'), written, 'the file is as it was');
   assert.deepEqual(fs.readdirSync(out).filter((f) => f.includes('partial')), [], 'no partial file left');
-  await shots('round3-export-exists');
+  await shotsBothThemes(browser, 'round3-export-exists');
   await (await byId(browser, 'export-keep')).click();
   // CSV: the name follows the format; hits.jsonl is never written as CSV.
   await (await byId(browser, 'export-format-csv')).click();
@@ -228,7 +208,7 @@ step('item 5: an export never replaces a file unasked, and the extension follows
   await (await byId(browser, 'export-exists')).waitForDisplayed({ timeout: 15000 });
   await (await byId(browser, 'export-replace')).click();
   await (await byId(browser, 'export-result')).waitForDisplayed({ timeout: 15000 });
-  await shots('round3-export-replaced');
+  await shotsBothThemes(browser, 'round3-export-replaced');
   await browser.keys('Escape');
   await (await byId(browser, 'export-dialog')).waitForExist({ reverse: true });
 });
@@ -280,7 +260,7 @@ step('item 4: following a topic written at 2,000 msg/s keeps up after click, Esc
       await until(browser, async () => (await newestShown()) >= later, `try ${round + 1}: still following`, 8000);
       assert.equal(await browser.$('[data-testid="follow-behind"]').isExisting(), false, 'no stall reported while it keeps up');
     }
-    await shots('round3-follow-busy');
+    await shotsBothThemes(browser, 'round3-follow-busy');
   } finally {
     await p.stop();
   }
@@ -296,7 +276,7 @@ step('item 16: a single click shows a message; its JSON is a tree that folds and
   const paths = await browser.execute(() => [...document.querySelectorAll('[data-testid="json-node"]')].map((n) => n.getAttribute('data-path')));
   assert.equal(paths[0], 'value');
   assert.ok(paths.length > 2, paths.join(' '));
-  await shots('round3-json-tree');
+  await shotsBothThemes(browser, 'round3-json-tree');
   // Switching topics (busy, then typed) said nothing false of either (item 2).
   assert.doesNotMatch(await browser.execute(() => document.querySelector('[data-testid="status-message"]')?.textContent ?? ''), /deleted and made again/);
   // Fold everything, then unfold.
@@ -319,7 +299,7 @@ step('item 6: the demo asks before joining a group with a live consumer of its o
     await ask.waitForDisplayed({ timeout: 10000 });
     assert.match(await ask.getText(), /1 member this app did not start \(m\d+\).*would never process those messages/s);
     assert.equal((await browser.$$('[data-testid="demo-member"]')).length, 0, 'nothing started');
-    await shots('round3-demo-asks');
+    await shotsBothThemes(browser, 'round3-demo-asks');
     await (await byId(browser, 'demo-in-use-cancel')).click();
     assert.equal((await browser.$$('[data-testid="demo-member"]')).length, 0);
   } finally {
@@ -361,7 +341,7 @@ step('items 11, 12, 15: a demo group: killed says killed, the chart shows its li
   await (await byId(browser, 'demo-round')).click();
   await (await byId(browser, 'round-banner')).waitForDisplayed({ timeout: 10000 });
   assert.equal(await cardTop(), idleTop, 'the map stays where it was while the banner shows');
-  await shots('round3-group-round-open');
+  await shotsBothThemes(browser, 'round3-group-round-open');
   await (await byId(browser, 'round-idle')).waitForDisplayed({ timeout: 20000 });
   assert.equal(await cardTop(), idleTop, 'and after the round');
 
@@ -374,7 +354,7 @@ step('items 11, 12, 15: a demo group: killed says killed, the chart shows its li
   await until(browser, async () => (await browser.execute((id) => document.querySelector(`[data-testid="demo-member"][data-member="${id}"]`)?.getAttribute('data-status'), victim)) === 'killed', 'killed in the demo panel', 10000);
   const badge = await browser.execute((id) => document.querySelector(`[data-testid="group-member"][data-member="${id}"] [data-testid="member-status"]`)?.textContent ?? null, victim);
   assert.ok(badge === null || badge === 'killed', `the member list says ${badge}`);
-  await shots('round3-group-killed');
+  await shotsBothThemes(browser, 'round3-group-killed');
 
   // Item 15: leaving the page stops its work: no more reads of the group.
   await (await byId(browser, 'topic-item-names')).click();
@@ -405,7 +385,7 @@ step('items 8, 9, 10, 13: a range re-runs the search, a reset says what moved, a
   await until(browser, async () => /2026|20\d\d-/.test(await text('search-banner')), 'the range in the search banner', 10000);
   await until(browser, async () => (await byId(browser, 'search-progress')).getAttribute('data-state').then((s) => s === 'done'), 'the ranged search', 15000);
   assert.notEqual(await text('search-banner'), '', 'the range is said');
-  await shots('round3-search-range');
+  await shotsBothThemes(browser, 'round3-search-range');
   console.log(`search: all time "${allTime}", today "${await text('search-count')}"`);
   await browser.execute(() => {
     const s = document.querySelector('[data-testid="range-preset"]');
@@ -423,7 +403,7 @@ step('items 8, 9, 10, 13: a range re-runs the search, a reset says what moved, a
   await (await byId(browser, 'reset-clamped-note')).waitForDisplayed({ timeout: 10000 });
   assert.match(await text('reset-clamped-note'), /outside what (it holds|they hold)/);
   assert.match(await (await browser.$('[data-testid="reset-clamped"]')).getText(), /asked 999,999: past the end/);
-  await shots('round3-reset-clamped');
+  await shotsBothThemes(browser, 'round3-reset-clamped');
   await browser.keys('Escape');
 
   // Item 10: after an import the button does not offer the same import again.
@@ -441,7 +421,7 @@ step('items 8, 9, 10, 13: a range re-runs the search, a reset says what moved, a
   const again = await byId(browser, 'import-submit');
   assert.equal(await again.getText(), 'Imported');
   assert.equal(await again.isEnabled(), false);
-  await shots('round3-import-done');
+  await shotsBothThemes(browser, 'round3-import-done');
   await browser.keys('Escape');
   assert.equal(JSON.parse(cli(store, 'topics', 'describe', 'inbox', '--json')).messages, 2, 'imported once');
 
@@ -449,7 +429,7 @@ step('items 8, 9, 10, 13: a range re-runs the search, a reset says what moved, a
   await (await byId(browser, 'create-topic')).click();
   assert.equal(await (await byId(browser, 'create-topic-key-type')).getValue(), 'u16');
   assert.equal(await (await byId(browser, 'create-topic-partitions')).getValue(), '1');
-  await shots('round3-new-topic');
+  await shotsBothThemes(browser, 'round3-new-topic');
   await browser.keys('Escape');
 });
 
@@ -462,7 +442,7 @@ step('item 13: a store of one topic says "1 topic"', async () => {
   await browser.execute((p) => window.__TAURI_INTERNALS__.invoke('open_store', { path: p }), one);
   await browser.refresh();
   await until(browser, async () => /^1 topic · 1 message$/.test(await text('status-totals').catch(() => '')), '"1 topic · 1 message"', 15000, async () => text('status-totals'));
-  await shots('round3-one-topic');
+  await shotsBothThemes(browser, 'round3-one-topic');
   await browser.execute((p) => window.__TAURI_INTERNALS__.invoke('open_store', { path: p }), store);
   await browser.refresh();
   await (await byId(browser, 'topic-list')).waitForDisplayed({ timeout: 20000 });
@@ -484,13 +464,13 @@ function menuBarLuminance(name) {
 }
 
 step('item 14: the native menu bar follows the theme', async () => {
-  await theme('dark');
+  await setTheme(browser, 'dark');
   await sleep(800);
   const dark = menuBarLuminance('round3-menubar-dark');
-  await theme('light');
+  await setTheme(browser, 'light');
   await sleep(800);
   const light = menuBarLuminance('round3-menubar-light');
-  await theme('dark');
+  await setTheme(browser, 'dark');
   assert.ok(dark < 0.35, `the menu bar is dark in the dark theme (luminance ${dark})`);
   assert.ok(light > 0.65, `and light in the light theme (luminance ${light})`);
 });
