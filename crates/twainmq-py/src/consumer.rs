@@ -5,7 +5,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::PyDict;
 use twainmq::group::{GroupMember, GroupOptions};
 use twainmq::{Consumer, KeyType, StartFrom};
 
@@ -115,12 +115,7 @@ enum Failure {
 
 impl TwainMQConsumer {
     fn closed(&self, py: Python<'_>) -> PyErr {
-        errors::new_error(
-            py,
-            "ConsumerClosedError",
-            format!("the consumer of topic {:?} is closed: make a new one with Twain.consumer({:?})", self.topic, self.topic),
-            &[("topic", PyString::new(py, &self.topic).into_any())],
-        )
+        errors::closed(py, "ConsumerClosedError", "consumer", &self.topic)
     }
 
     fn fail(&self, py: Python<'_>, f: Failure) -> PyErr {

@@ -125,11 +125,7 @@ pub(crate) fn engine_error(py: Python<'_>, err: Error) -> PyErr {
             attrs.push(("path", py_path(py, path)));
             "ConfigCorruptError"
         }
-        Error::KeyOutOfRange { topic, .. } | Error::KeyTooLong { topic, .. } => {
-            attrs.push(("topic", py_str(py, topic)));
-            "InvalidMessageKeyError"
-        }
-        Error::KeyWrongKind { topic, .. } => {
+        Error::KeyOutOfRange { topic, .. } | Error::KeyTooLong { topic, .. } | Error::KeyWrongKind { topic, .. } => {
             attrs.push(("topic", py_str(py, topic)));
             "InvalidMessageKeyError"
         }
@@ -229,6 +225,18 @@ pub(crate) fn locate(py: Python<'_>, err: &PyErr, m: &twainmq::Message) {
     let _ = value.setattr("topic", py_str(py, &m.topic));
     let _ = value.setattr("partition", py_int(py, m.partition.into()));
     let _ = value.setattr("offset", py_int(py, m.offset));
+}
+
+/// `ProducerClosedError` or `ConsumerClosedError` (`class`): the `what`
+/// ("producer", "consumer") of `topic` was closed; the message says how to
+/// get a new one.
+pub(crate) fn closed(py: Python<'_>, class: &str, what: &str, topic: &str) -> PyErr {
+    new_error(
+        py,
+        class,
+        format!("the {what} of topic {topic:?} is closed: make a new one with Twain.{what}({topic:?})"),
+        &[("topic", py_str(py, topic))],
+    )
 }
 
 /// A `TypeError`-like refusal of arguments, as our own class.

@@ -46,12 +46,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl TwainMQProducer {
     fn closed(&self, py: Python<'_>) -> PyErr {
-        errors::new_error(
-            py,
-            "ProducerClosedError",
-            format!("the producer of topic {:?} is closed: make a new one with Twain.producer({:?})", self.topic, self.topic),
-            &[("topic", PyString::new(py, &self.topic).into_any())],
-        )
+        errors::closed(py, "ProducerClosedError", "producer", &self.topic)
     }
 
     /// Run the custom partitioner (if any) for `keys`, in order.

@@ -110,23 +110,13 @@ fn sends_until_refused(p: &mut twainmq::Producer, key: u8) -> (String, u32) {
     }
 }
 
+// A topic deleted (and made again) under a producer: platform.rs,
+// a_topic_deleted_under_a_producer_stops_it (with what Wine cannot show).
+
 #[test]
-fn a_producer_whose_topic_was_deleted_or_replaced_reports_nothing_as_sent() {
+fn a_partition_file_deleted_alone_gets_a_new_file_and_the_message_is_there() {
     let (d, store) = store();
-    store.create_topic("t", &TopicSpec::new(KeyType::U8, 2)).expect("create");
-    let mut p = store.producer("t").expect("producer");
-    p.send_text(0u8, "before").expect("send");
-    store.delete_topic("t").expect("delete");
-    let (code, sent) = sends_until_refused(&mut p, 0);
-    assert_eq!(code, "topic_deleted");
-    assert!(sent <= twainmq::internals::LINK_CHECK_WRITES, "{sent}");
-    store.create_topic("t", &TopicSpec::new(KeyType::U8, 4)).expect("again, 4 partitions");
-    for k in 0..8u8 {
-        assert_eq!(p.send_text(k, "after re-create").expect_err("replaced").code(), "topic_deleted");
-    }
-    assert!(read_all(&store, "t", 0).is_empty() && read_all(&store, "t", 1).is_empty());
-    // A new producer writes to the new topic.
-    store.producer("t").expect("new").send_text(0u8, "new").expect("send");
+    store.create_topic("t", &TopicSpec::new(KeyType::U8, 4)).expect("create");
     // A partition file deleted alone (the topic stays): the message goes to a new file and is there.
     let mut p = store.producer("t").expect("producer");
     let first = p.send_text(0u8, "x").expect("send");
