@@ -85,19 +85,25 @@ impl std::fmt::Display for Identity {
     }
 }
 
-pub(crate) fn identity_of(file: &File) -> io::Result<Identity> {
-    // SAFETY: plain old data, all zeros is a valid value.
-    let mut info: fs::FILE_ID_INFO = unsafe { std::mem::zeroed() };
+/// `GetFileInformationByHandleEx` of an open file, for one information class.
+///
+/// # Safety
+/// `T` must be the structure Windows fills for `class` (plain old data, for
+/// which all zeros is a valid value).
+unsafe fn info_by_handle<T>(file: &File, class: fs::FILE_INFO_BY_HANDLE_CLASS) -> io::Result<T> {
+    // SAFETY: plain old data, by the caller's promise.
+    let mut info: T = unsafe { std::mem::zeroed() };
     // SAFETY: a live handle, and a buffer of the size given.
-    let ok = unsafe {
-        fs::GetFileInformationByHandleEx(
-            handle(file),
-            fs::FileIdInfo,
-            (&raw mut info).cast(),
-            std::mem::size_of::<fs::FILE_ID_INFO>() as u32,
-        )
-    };
-    if ok != 0 {
+    let ok = unsafe { fs::GetFileInformationByHandleEx(handle(file), class, (&raw mut info).cast(), std::mem::size_of::<T>() as u32) };
+    if ok == 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(info)
+}
+
+pub(crate) fn identity_of(file: &File) -> io::Result<Identity> {
+    // SAFETY: FILE_ID_INFO is FileIdInfo's structure.
+    if let Ok(info) = unsafe { info_by_handle::<fs::FILE_ID_INFO>(file, fs::FileIdInfo) } {
         let b = info.FileId.Identifier;
         let hi = u64::from_le_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
         let lo = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
@@ -215,20 +221,8 @@ pub(crate) fn wait_readable_stdin(_stdin: &std::io::Stdin, _timeout: std::time::
 /// link left, or whose delete is pending (deleted by a classic delete while
 /// handles keep it open), is gone from the store.
 pub(crate) fn file_state(file: &File) -> io::Result<(bool, u64)> {
-    // SAFETY: plain old data.
-    let mut info: fs::FILE_STANDARD_INFO = unsafe { std::mem::zeroed() };
-    // SAFETY: a live handle, and a buffer of the size given.
-    let ok = unsafe {
-        fs::GetFileInformationByHandleEx(
-            handle(file),
-            fs::FileStandardInfo,
-            (&raw mut info).cast(),
-            std::mem::size_of::<fs::FILE_STANDARD_INFO>() as u32,
-        )
-    };
-    if ok == 0 {
-        return Err(io::Error::last_os_error());
-    }
+    // SAFETY: FILE_STANDARD_INFO is FileStandardInfo's structure.
+    let info = unsafe { info_by_handle::<fs::FILE_STANDARD_INFO>(file, fs::FileStandardInfo) }?;
     let linked = info.NumberOfLinks > 0 && !info.DeletePending;
     Ok((linked, u64::try_from(info.EndOfFile).unwrap_or(0)))
 }
