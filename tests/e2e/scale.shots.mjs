@@ -1,6 +1,6 @@
 // Screens at scale, looked at by a person (not a test file: run with
 // `make shots-scale`): a 10M-message topic (the timeline's End, a jump to a
-// time, a CEL search whose hits stream in), a store of 5,000 topics and a topic
+// time, a CEL search whose hits stream in, a second window on it), a store of 5,000 topics and a topic
 // of 1,000 partitions. Screenshots go to $E2E_ARTIFACTS/scale-*.png; the times
 // printed are from WebDriver (not benchmarks: `make bench-app` measures).
 // Knobs: SCALE_MESSAGES (10000000), SCALE_TOPICS (5000), SCALE_PARTITIONS (1000).
@@ -76,6 +76,23 @@ async function bigTopic() {
     log(`search: ${await (await byId(browser, 'search-count')).getText()}`);
     await shot(browser, 'scale-10m-search-done');
     await (await byId(browser, 'search-clear')).click();
+    // A second window on the same store (File → New Window with it), the first still open on the topic.
+    const main = await browser.getWindowHandle();
+    const before = await browser.getWindowHandles();
+    await browser.execute((p) => window.__TAURI_INTERNALS__.invoke('new_window', { path: p }), store);
+    const made = await until(browser, async () => (await browser.getWindowHandles()).find((h) => !before.includes(h)), 'the second window', 30000);
+    await browser.switchToWindow(made);
+    try {
+      await timed('second window: topic clicked to rows', async () => {
+        await (await byId(browser, 'topic-item-payments')).waitForDisplayed({ timeout: 30000 });
+        await (await byId(browser, 'topic-item-payments')).click();
+        await until(browser, async () => (await rows(browser)).length > 5, 'rows in the second window', 60000);
+      });
+      await shot(browser, 'scale-10m-second-window');
+      await browser.closeWindow();
+    } finally {
+      await browser.switchToWindow(main);
+    }
   } finally {
     await browser.deleteSession().catch(() => {});
   }
