@@ -295,6 +295,7 @@ impl PartitionReader {
         let mut skipped = 0u32;
         self.last = None;
         let mut retried_tail = false;
+        let mut relisted = false;
         loop {
             if self.next >= to {
                 return Ok(Scanned::End);
@@ -375,6 +376,16 @@ impl PartitionReader {
                     let torn = (partial > 0).then_some((cur.line_offset, cur.line_no));
                     // A torn last line counts as a line, as 0.2.3 counts it when it starts the next file.
                     let end = cur.line_offset.saturating_add(u64::from(partial > 0));
+                    if next.first > end && !relisted {
+                        // A folder listing is not atomic: a file made while it ran can be
+                        // missing from it while a later one is in it (ext4 returns names in
+                        // hash order, over several reads). Skipping to that later file would
+                        // pass over the lines of the missing one, so before taking a gap in
+                        // the offsets, list the folder again (once: a gap left after it is real).
+                        relisted = true;
+                        self.refresh(true)?;
+                        continue;
+                    }
                     if next.first != end {
                         tracing::debug!(topic = %self.topic, partition = self.partition, file = %next.path.display(), first = next.first, expected = end, "partition file does not start where the previous one ends (a rollover race or a missing file)");
                     }
@@ -456,5 +467,48 @@ impl PartitionReader {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use crate::log::clock::ManualClock;
+    use crate::{KeyType, StartFrom, Store, TopicSpec};
+
+    /// A listing taken while a producer rolled over twice can hold the second new
+    /// file and not the first (readdir is not atomic). The reader must not skip the
+    /// first one's lines: a gap in the offsets makes it list the folder again.
+    #[test]
+    fn a_listing_that_missed_a_file_does_not_skip_its_lines() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let clock = ManualClock::new(1_893_456_000_000_000); // 2030-01-01 00:00 UTC
+        let store = Store::open(dir.path()).expect("open").with_clock(Arc::new(clock.clone()));
+        store.create_topic("t", &TopicSpec::new(KeyType::U32, 1)).expect("create");
+        let mut p = store.producer("t").expect("producer");
+        let day = 86_400_000_000;
+        for (k, text) in [(0u32, "a0"), (1, "a1")] {
+            p.send_text(k, text).expect("day 1");
+        }
+        clock.advance(day);
+        p.send_text(2u32, "b2").expect("day 2");
+        clock.advance(day);
+        p.send_text(3u32, "c3").expect("day 3");
+        p.flush().expect("flush");
+        let mut r = store.partition_reader("t", 0, StartFrom::Start).expect("reader");
+        let offsets: Vec<u64> = (0..2).map(|_| r.poll().expect("poll").expect("a line").offset).collect();
+        assert_eq!(offsets, [0, 1]);
+        assert_eq!(r.files.len(), 3, "listed when the reader first looked");
+        // The listing as a racing readdir could return it: day 2's file missing, day 3's there,
+        // and trusted as complete (the folder unchanged since, and listed long after).
+        let day2 = r.files.remove(1);
+        assert_eq!(day2.first, 2);
+        let mtime = std::fs::metadata(dir.path().join("t")).and_then(|m| m.modified()).expect("mtime");
+        r.listed = Some((mtime, mtime + Duration::from_secs(60)));
+        let got: Vec<(u64, String)> =
+            std::iter::from_fn(|| r.poll().expect("poll")).map(|m| (m.offset, m.text().unwrap_or_default().to_string())).collect();
+        assert_eq!(got, [(2, "b2".to_string()), (3, "c3".to_string())], "day 2's line is read, in order");
     }
 }
