@@ -40,6 +40,8 @@ pub const OTHER_ROOT: &str = "/data/pipeline";
 pub const MISSING_ROOT: &str = "/mnt/usb/old-store";
 /// A folder of other files with a store one level down (opening it names that one).
 pub const NOT_A_STORE_ROOT: &str = "/home/me/projects";
+/// A file where a store's folder was expected (an export, dropped by mistake).
+pub const FILE_ROOT: &str = "/home/me/orders.jsonl";
 
 /// 2026-11-28 00:00 UTC: the generated topics' first messages.
 const T0: f64 = 1_795_824_000.0;
@@ -919,9 +921,19 @@ pub fn record(fixture: &Path) -> Res<Value> {
     let sub = Store::open_or_create(not_a_store.0.join("orders-store")).map_err(err("a store one level down"))?;
     sub.create_topic("orders", &twainmq::TopicSpec::new(twainmq::KeyType::U32, 2)).map_err(err("a store one level down"))?;
     let open_other_files = Store::open_existing(&not_a_store.0).map(|_| ()).map_err(ErrorDto::from);
+    let a_file = TempDir::new("file")?;
+    let file = a_file.0.join("orders.jsonl");
+    std::fs::write(&file, b"{}\n").map_err(err("a file"))?;
+    norm.root(&file, FILE_ROOT);
+    let open_file = Store::open_existing(&file).map(|_| ()).map_err(ErrorDto::from);
     out.insert(
         "open_errors".into(),
-        json!({ MISSING_ROOT: answer(&open_missing), OTHER_ROOT: answer(&open_empty), NOT_A_STORE_ROOT: answer(&open_other_files) }),
+        json!({
+            MISSING_ROOT: answer(&open_missing),
+            OTHER_ROOT: answer(&open_empty),
+            NOT_A_STORE_ROOT: answer(&open_other_files),
+            FILE_ROOT: answer(&open_file),
+        }),
     );
 
     drop(scene);

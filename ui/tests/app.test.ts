@@ -24,7 +24,7 @@ describe('the app', () => {
 
   it('says what to do when a store cannot be opened', async () => {
     const { getAllByTestId, getByTestId, queryByTestId } = render(App);
-    await until(() => getAllByTestId('recent-store').length === 4, 'recent stores');
+    await until(() => getAllByTestId('recent-store').length === 5, 'recent stores');
     await fireEvent.click(getAllByTestId('recent-store').find((b) => b.textContent === '/mnt/usb/old-store')!);
     await until(() => !!document.querySelector('[data-testid=welcome-error]'), 'error');
     // The engine's words, and the app's advice for its code (store_not_found).

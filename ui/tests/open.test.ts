@@ -38,6 +38,19 @@ describe('opening what is not a store', () => {
     expect(app.info).toBeNull();
   });
 
+  it('says a file is not a folder, and offers no store where the file is', async () => {
+    const { getAllByTestId, getByTestId, queryByTestId } = render(App);
+    await until(() => getAllByTestId('recent-store').length > 0, 'recent stores');
+    await fireEvent.click(getAllByTestId('recent-store').find((b) => b.textContent === '/home/me/orders.jsonl')!);
+    await until(() => !!document.querySelector('[data-testid=welcome-error]'), 'error');
+    const text = getByTestId('welcome-error').textContent ?? '';
+    expect(text).toMatch(/\/home\/me\/orders\.jsonl is a regular file, not a folder/);
+    expect(text).toMatch(/Pick the store’s folder/);
+    expect(text).not.toMatch(/create it first/);
+    expect(queryByTestId('create-store-here')).toBeNull();
+    expect(app.info).toBeNull();
+  });
+
   it('says nothing when the command line named no store', async () => {
     mock().launch = null;
     render(App);

@@ -112,6 +112,10 @@ pub(crate) fn engine_error(py: Python<'_>, err: Error) -> PyErr {
             attrs.push(("path", py_path(py, path)));
             "StoreNotFoundError"
         }
+        Error::StoreNotAFolder { path, .. } => {
+            attrs.push(("path", py_path(py, path)));
+            "StoreNotAFolderError"
+        }
         Error::TopicExists { topic, .. } => {
             attrs.push(("topic", py_str(py, topic)));
             "TopicExistsError"

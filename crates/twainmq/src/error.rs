@@ -75,6 +75,16 @@ pub enum Error {
         path: PathBuf,
     },
 
+    /// Opening a store at a path that holds something other than a folder
+    /// (a file, a FIFO, ...): not missing, so nothing is to be created there.
+    #[error("{path} is {found}, not a folder: a store is a folder; give the store's folder")]
+    StoreNotAFolder {
+        /// The store's path as given.
+        path: PathBuf,
+        /// What is there: "a regular file", "a FIFO", ...
+        found: &'static str,
+    },
+
     /// [`Store::open_existing`](crate::Store::open_existing) of a folder that is empty: a store
     /// is made there only on request ([`Store::open_or_create`](crate::Store::open_or_create)).
     #[error("{path} is an empty folder, not a TwainMQ store yet: create a store there to start one, or pick the folder that holds the .twc topic files")]
@@ -409,6 +419,7 @@ impl Error {
             Error::InvalidPartitionCount { .. } => "invalid_partition_count",
             Error::InvalidMessageTypeName { .. } => "invalid_message_type_name",
             Error::StoreNotFound { .. } => "store_not_found",
+            Error::StoreNotAFolder { .. } => "store_not_a_folder",
             Error::EmptyFolder { .. } => "empty_folder",
             Error::NotAStore { .. } => "not_a_store",
             Error::TopicExists { .. } => "topic_exists",

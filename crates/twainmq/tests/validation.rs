@@ -130,6 +130,30 @@ fn missing_and_corrupt_configs_are_reported() {
     assert!(matches!(Store::open(d.path().join("missing")), Err(Error::StoreNotFound { .. })));
 }
 
+/// A store path that is a file (or, on Unix, a FIFO) is not called missing: the
+/// message says what is there, and nothing is opened (a FIFO would block).
+#[test]
+fn a_store_path_that_is_not_a_folder_says_what_it_is() {
+    let d = tempfile::tempdir().expect("tmp");
+    let missing = Store::open(d.path().join("missing")).expect_err("missing");
+    assert!(matches!(&missing, Error::StoreNotFound { .. }), "{missing:?}");
+    assert!(missing.to_string().contains("create it first"), "{missing}");
+    let file = d.path().join("file");
+    std::fs::write(&file, b"x").expect("write");
+    let err = Store::open(&file).expect_err("a file");
+    assert!(matches!(&err, Error::StoreNotAFolder { found: "a regular file", .. }), "{err:?}");
+    assert_eq!(err.code(), "store_not_a_folder");
+    assert!(err.to_string().contains("is a regular file, not a folder"), "{err}");
+    assert!(!err.to_string().contains("create it first"), "{err}");
+    #[cfg(unix)]
+    {
+        let fifo = d.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
+        let err = Store::open(&fifo).expect_err("a FIFO");
+        assert!(matches!(&err, Error::StoreNotAFolder { found: "a FIFO", .. }), "{err:?}");
+    }
+}
+
 #[test]
 fn error_messages_say_what_to_do() {
     let e = Error::KeyOutOfRange { topic: "t".into(), key: "256".into(), key_type: KeyType::U8, max: 255 };

@@ -237,6 +237,8 @@ pub enum ErrorCode {
     InvalidPartitionCount,
     InvalidMessageTypeName,
     StoreNotFound,
+    /// A file (or a FIFO, ...) where a store's folder was expected.
+    StoreNotAFolder,
     EmptyFolder,
     NotAStore,
     TopicExists,

@@ -279,7 +279,9 @@ export type DemoMember = {
  *  `ipc`, `no_backend` and `preview` come from the webview's side (no answer, no
  *  backend, nothing recorded for the browser preview).
  */
-export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_key_type" | "invalid_partition_count" | "invalid_message_type_name" | "store_not_found" | "empty_folder" | "not_a_store" | "topic_exists" | "topic_not_found" | "group_not_found" | "corrupt_config" | "key_out_of_range" | "key_too_long" | "key_wrong_kind" | "unknown_message_type" | "message_too_long" | "partition_out_of_range" | "corrupt_line" | "wrong_payload_kind" | "typed_encode" | "typed_decode" | "bad_partitioner" | "symlink_refused" | "short_write" | "invalid_regex" | "invalid_filter" | "topic_deleted" | "not_a_file" | 
+export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_key_type" | "invalid_partition_count" | "invalid_message_type_name" | "store_not_found" | 
+/**  A file (or a FIFO, ...) where a store's folder was expected. */
+"store_not_a_folder" | "empty_folder" | "not_a_store" | "topic_exists" | "topic_not_found" | "group_not_found" | "corrupt_config" | "key_out_of_range" | "key_too_long" | "key_wrong_kind" | "unknown_message_type" | "message_too_long" | "partition_out_of_range" | "corrupt_line" | "wrong_payload_kind" | "typed_encode" | "typed_decode" | "bad_partitioner" | "symlink_refused" | "short_write" | "invalid_regex" | "invalid_filter" | "topic_deleted" | "not_a_file" | 
 /**  Another process holds a file the operation had to delete or replace (Windows). */
 "file_in_use" | "group_topic_mismatch" | "group_partition_mismatch" | "not_a_group" | "group_join_failed" | "group_unknown_topic" | 
 /**  An offsets file (or an import's offsets) that is not what `groups export` writes. */

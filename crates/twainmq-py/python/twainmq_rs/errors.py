@@ -51,6 +51,10 @@ class StoreNotFoundError(TwainMQError, FileNotFoundError):
     """The store's folder does not exist."""
 
 
+class StoreNotAFolderError(TwainMQError, NotADirectoryError):
+    """The store's path holds a file (or a FIFO, ...), not a folder."""
+
+
 class TopicExistsError(TopicAlreadyExists, ValueError):
     """create_topic of a topic that exists (0.2.3: ValueError)."""
 

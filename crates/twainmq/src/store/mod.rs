@@ -53,11 +53,16 @@ impl Store {
     /// Open the store in the existing folder `root`.
     ///
     /// # Errors
-    /// [`Error::StoreNotFound`] when `root` is not a folder.
+    /// [`Error::StoreNotFound`] when nothing is at `root`, [`Error::StoreNotAFolder`]
+    /// when something other than a folder is.
     pub fn open(root: impl AsRef<Path>) -> Result<Store> {
         let root = root.as_ref();
         if !root.is_dir() {
-            return Err(Error::StoreNotFound { path: root.to_path_buf() });
+            // Through links, as is_dir: a link to a store's folder opens it.
+            return Err(match fs::metadata(root) {
+                Ok(m) => Error::StoreNotAFolder { path: root.to_path_buf(), found: crate::sys::open::kind_name(&m.file_type()) },
+                Err(_) => Error::StoreNotFound { path: root.to_path_buf() },
+            });
         }
         Ok(Store { log: LogDir::new(root.to_path_buf()), groups: GroupLogs::default() })
     }
@@ -69,7 +74,7 @@ impl Store {
     /// elsewhere on request with [`Store::open_or_create`].
     ///
     /// # Errors
-    /// [`Error::StoreNotFound`] when `root` is not a folder, [`Error::EmptyFolder`] when it
+    /// [`Error::StoreNotFound`] or [`Error::StoreNotAFolder`] as [`Store::open`], [`Error::EmptyFolder`] when it
     /// holds nothing, [`Error::NotAStore`] when it holds files but no `*.twc`, [`Error::Io`]
     /// when it cannot be listed.
     pub fn open_existing(root: impl AsRef<Path>) -> Result<Store> {
