@@ -10,6 +10,15 @@ vi.mock('../src/lib/backend', async () => (await import('../src/lib/mockBackend'
 beforeEach(freshLaunch);
 afterEach(() => cleanup());
 
+/** Open a recent store from the welcome screen; the welcome error's text. */
+async function openRecentFailing(path: string): Promise<string> {
+  const { getAllByTestId, getByTestId } = render(App);
+  await until(() => getAllByTestId('recent-store').length > 0, 'recent stores');
+  await fireEvent.click(getAllByTestId('recent-store').find((b) => b.textContent === path)!);
+  await until(() => !!document.querySelector('[data-testid=welcome-error]'), 'error');
+  return getByTestId('welcome-error').textContent ?? '';
+}
+
 describe('opening what is not a store', () => {
   it('shows why the store named on the command line did not open, with the fix', async () => {
     const err = recording.open_errors['/data/pipeline'];
@@ -25,29 +34,21 @@ describe('opening what is not a store', () => {
   });
 
   it('names the sub-folder that holds a store, and offers no store in a folder of other files', async () => {
-    const { getAllByTestId, getByTestId, queryByTestId } = render(App);
-    await until(() => getAllByTestId('recent-store').length > 0, 'recent stores');
-    await fireEvent.click(getAllByTestId('recent-store').find((b) => b.textContent === '/home/me/projects')!);
-    await until(() => !!document.querySelector('[data-testid=welcome-error]'), 'error');
-    const text = getByTestId('welcome-error').textContent ?? '';
+    const text = await openRecentFailing('/home/me/projects');
     expect(text).toMatch(/holds no TwainMQ store/);
     expect(text).toMatch(/\/home\/me\/projects\/orders-store holds one/);
     expect(text).toMatch(/pick the folder that holds the .twc files/);
     expect(text).toMatch(/not one above it/);
-    expect(queryByTestId('create-store-here')).toBeNull();
+    expect(document.querySelector('[data-testid=create-store-here]')).toBeNull();
     expect(app.info).toBeNull();
   });
 
   it('says a file is not a folder, and offers no store where the file is', async () => {
-    const { getAllByTestId, getByTestId, queryByTestId } = render(App);
-    await until(() => getAllByTestId('recent-store').length > 0, 'recent stores');
-    await fireEvent.click(getAllByTestId('recent-store').find((b) => b.textContent === '/home/me/orders.jsonl')!);
-    await until(() => !!document.querySelector('[data-testid=welcome-error]'), 'error');
-    const text = getByTestId('welcome-error').textContent ?? '';
+    const text = await openRecentFailing('/home/me/orders.jsonl');
     expect(text).toMatch(/\/home\/me\/orders\.jsonl is a regular file, not a folder/);
     expect(text).toMatch(/Pick the store’s folder/);
     expect(text).not.toMatch(/create it first/);
-    expect(queryByTestId('create-store-here')).toBeNull();
+    expect(document.querySelector('[data-testid=create-store-here]')).toBeNull();
     expect(app.info).toBeNull();
   });
 
