@@ -136,3 +136,68 @@ def test_retention_refuses_a_topic_without_a_setting_and_bad_settings(cli, store
     (store / "t.twc").write_text(json.dumps({"key_width": 2, "partitions": 1, "message_types": {}, "retention": "forever"}))
     r = cli(store, "retention", "show", "t", check=False)
     assert r.returncode != 0 and "retention" in r.stderr and "fix or remove" in r.stderr
+
+
+def _entries_by_day(store, topic, parts):
+    """{partition: [day of each entry 0.2.3 counts for it]}"""
+    out = {p: [] for p in range(parts)}
+    for f in (store / topic).iterdir():
+        stem = f.stem
+        part, _, rest = stem.partition("-")
+        if part.isdigit() and int(part) < parts:
+            out[int(part)].append(rest.split("_")[0])
+    return out
+
+
+def test_purge_never_leaves_two_files_for_one_day_and_0_2_3_goes_on(cli, twainmq, store):
+    """A purge of everything while a group has not read today's file deletes
+    nothing and makes nothing; forced, today's file is followed by one of the
+    day before, then today's is made again, empty. Either way 0.2.3's producer
+    and consumer(start_from="now") open the topic and read on (two files for
+    today made both raise TopicCorruptError)."""
+    tmq = twainmq.Twain(str(store))
+    tmq.create_topic("t", key_type="u16", partitions=2, message_types=[])
+    prod = tmq.producer("t")
+    for i in range(20):
+        prod.write_message(i, f"before {i}")
+    member = tmq.consumer("t", group="g")  # the group starts at 0 and commits nothing
+    del member
+    before = sorted(f.name for f in (store / "t").iterdir())
+    r = cli(store, "topics", "purge", "t", "--all", "--yes")
+    assert "not yet consumed by g" in r.stdout, r.stdout
+    assert sorted(f.name for f in (store / "t").iterdir()) == before, "kept files get no successor"
+    # 0.2.3 opens the topic as before: a producer, and a consumer from now.
+    later = twainmq.Twain(str(store))
+    now = later.consumer("t", start_from="now")
+    later.producer("t").write_message(1, "after a refused purge")
+    got = [m.message for m in iter(now.poll, None)]
+    assert got == ["after a refused purge"]
+
+    ends = {int(f.name.split("-")[0]): None for f in (store / "t").iterdir()}
+    for p in ends:
+        ends[p] = sum(1 for _ in py_read_topic(twainmq, store, "t", p))
+    cli(store, "topics", "purge", "t", "--all", "--force", "--yes")
+    by_day = _entries_by_day(store, "t", 2)
+    today = datetime.now(timezone.utc).strftime("%Y%m%d")
+    for p, days in by_day.items():
+        # Made before today's file went, one of the day before; then today's.
+        assert sorted(days) == [min(days), today] and min(days) < today, f"partition {p}: {days}"
+    after = twainmq.Twain(str(store))
+    now = after.consumer("t", start_from="now")
+    after.producer("t").write_message(1, "after a purge of everything")
+    got = [(m.offset, m.message) for m in iter(now.poll, None)]
+    p = next(p for p in range(2) if any(True for _ in py_read_topic(twainmq, store, "t", p)))
+    assert got == [(ends[p], "after a purge of everything")], got
+    for p, days in _entries_by_day(store, "t", 2).items():
+        assert len(days) == len(set(days)), f"partition {p}: {days}"
+    # Ours reads it with the same offset.
+    ours = parse_jsonl(cli(store, "consume", "t", "--json").stdout)
+    assert [(r["offset"], r["payload"]["value"]) for r in ours] == got
+
+
+def py_read_topic(twainmq, store, topic, p):
+    from twainmq.consumer import TwainMQConsumerlet
+
+    cl = TwainMQConsumerlet(twainmq.Twain(str(store)), topic, p, offset=0)
+    while (m := cl.poll()) is not None:
+        yield m

@@ -363,6 +363,21 @@ pub enum Error {
         kind: &'static str,
     },
 
+    /// A producer would start partition `partition`'s file for `day`, but the
+    /// topic folder already holds an entry 0.2.3 takes for that file (a
+    /// folder, a link, a name whose offset is out of range, a stray copy such
+    /// as `.tmf.bak`): a second file for one day stops 0.2.3's producers and
+    /// `consumer(start_from="now")`. Nothing was written.
+    #[error("{path} is in the way of partition {partition}'s file for {day}: 0.2.3 takes it for that day's file, and a second file for one day stops 0.2.3's producers and consumers (\"Multiple message files for the same chunk\"). Nothing was written: move it out of the topic folder, then write again")]
+    DayEntryInTheWay {
+        /// The entry in the way.
+        path: PathBuf,
+        /// The partition.
+        partition: u32,
+        /// The UTC day, `YYYYMMDD`.
+        day: String,
+    },
+
     /// Another process holds a file open in a way that keeps it from being
     /// deleted or replaced (on Windows: opened without sharing delete, as
     /// 0.2.3 and Python's `open()` do). Retried for a while first; nothing was
@@ -444,6 +459,7 @@ impl Error {
             Error::TopicDeleted { .. } => "topic_deleted",
             Error::NotAFile { .. } => "not_a_file",
             Error::FileInUse { .. } => "file_in_use",
+            Error::DayEntryInTheWay { .. } => "day_entry_in_the_way",
             Error::Group(g) => match g {
                 GroupError::TopicMismatch { .. } => "group_topic_mismatch",
                 GroupError::PartitionMismatch { .. } => "group_partition_mismatch",

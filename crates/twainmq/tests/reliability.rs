@@ -428,3 +428,48 @@ fn poll_timeout_of_duration_max_returns_what_is_there_without_a_panic() {
     assert_eq!(m.poll_timeout(Duration::MAX).expect("poll").map(|m| m.offset), Some(0));
     m.close().expect("close");
 }
+
+/// 0.2.3 takes every entry of a topic folder whose name, less its last
+/// extension, starts with `<p>-<today>_` for partition p's file of today, and
+/// raises `TopicCorruptError` ("Multiple message files for the same chunk")
+/// when there are two. An entry of today that we cannot append to (a folder,
+/// a link, a name whose offset is out of range, a stray copy) must therefore
+/// stop our producer, naming it, rather than make it start a second file for
+/// the day.
+#[test]
+fn a_producer_never_starts_a_second_entry_for_a_day() {
+    let (d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U8, 1)).expect("create");
+    let today = store.today().to_string();
+    let dir = d.path().join("t");
+    let entries = |dir: &std::path::Path| {
+        let mut v: Vec<String> = std::fs::read_dir(dir).expect("list").flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        v.sort();
+        v
+    };
+    let strays: Vec<(String, bool)> = vec![
+        (format!("0-{today}_5.tmf"), true),
+        (format!("0-{today}_99999999999999999999.tmf"), false),
+        (format!("0-{today}_3.tmf.bak"), false),
+    ];
+    for (name, folder) in &strays {
+        let path = dir.join(name);
+        if *folder {
+            std::fs::create_dir(&path).expect("folder");
+        } else {
+            std::fs::write(&path, b"").expect("file");
+        }
+        let before = entries(&dir);
+        let e = store.producer("t").expect("producer").send_text(0u8, "m").expect_err("refused");
+        assert_eq!(e.code(), "day_entry_in_the_way", "{name}: {e}");
+        assert!(e.to_string().contains(name.as_str()) && e.to_string().contains("move"), "{e}");
+        assert_eq!(entries(&dir), before, "{name}: no second entry for the day");
+        if *folder {
+            std::fs::remove_dir(&path).expect("rm");
+        } else {
+            std::fs::remove_file(&path).expect("rm");
+        }
+    }
+    store.producer("t").expect("producer").send_text(0u8, "m").expect("sent once the way is clear");
+    assert_eq!(entries(&dir), vec![format!("0-{today}_0.tmf")]);
+}

@@ -300,3 +300,72 @@ fn a_retention_setting_changed_under_a_producer_does_not_stop_it() {
     }
     assert_eq!(texts(&store).len(), 46);
 }
+
+/// The days of the partition's files, in file order.
+fn days(store: &Store) -> Vec<String> {
+    let d = store.describe_topic("t").expect("describe");
+    d.partition_details[0].files.iter().map(|f| f.day.clone()).collect()
+}
+
+/// 0.2.3 raises `TopicCorruptError` ("Multiple message files for the same
+/// chunk") in its producer and in `consumer(start_from="now")` when a
+/// partition holds two files for today, so no partition may ever hold two
+/// files for one day.
+fn assert_one_file_a_day(store: &Store) {
+    let mut days = days(store);
+    let n = days.len();
+    days.sort();
+    days.dedup();
+    assert_eq!(days.len(), n, "two files for one day: {:?}", files(store));
+}
+
+/// A purge of everything that keeps the newest file (a group has not read it)
+/// makes no successor: the kept file already carries the partition's next offset.
+#[test]
+fn a_purge_that_keeps_the_newest_file_makes_no_successor() {
+    let (_d, store, _clock) = four_days();
+    store.ensure_group("t", "g", StartFrom::Start).expect("group");
+    let before = files(&store);
+    let plan = store.purge_topic("t", None, false, false).expect("purge");
+    assert_eq!(plan.totals().0, 0, "g has read nothing: nothing goes");
+    assert!(plan.created.is_empty(), "no successor for a kept file: {:?}", plan.created);
+    assert_eq!(files(&store), before);
+    assert_one_file_a_day(&store);
+    // With g past the first three files, those go and the newest stays, alone for its day.
+    store.reset_group("g", ResetTo::Offset(35), None, false).expect("commit 35");
+    let plan = store.purge_topic("t", None, false, false).expect("purge");
+    assert!(plan.created.is_empty(), "{:?}", plan.created);
+    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![30]);
+    assert_one_file_a_day(&store);
+    store.producer("t").expect("producer").send_text(Key::Int(1), "after").expect("send");
+    assert_eq!(texts(&store).last().map(String::as_str), Some("40 after"));
+}
+
+/// A purge of everything whose newest file is today's: its successor cannot be
+/// today's while it is there (two files for one day, for a moment), and no file
+/// at all would let a 0.2.3 producer start today's at offset 0. So a file of the
+/// day before, named for the end offset, is made first; then today's goes; then
+/// today's file is made at the same offset (the name any producer would give it).
+#[test]
+fn a_purge_of_today_s_file_never_leaves_two_files_for_one_day() {
+    let (_d, store, clock) = four_days();
+    let today = days(&store).last().cloned().expect("a file");
+    let plan = store.purge_topic("t", None, true, false).expect("dry run");
+    assert_eq!(plan.created.len(), 2, "{:?}", plan.created);
+    store.purge_topic("t", None, false, false).expect("purge");
+    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![40, 40]);
+    let d = days(&store);
+    assert!(d[0] < today && d[1] == today, "the day before, then today: {d:?}");
+    assert_one_file_a_day(&store);
+    store.producer("t").expect("producer").send_text(Key::Int(1), "after").expect("send");
+    assert_eq!(texts(&store), vec!["40 after".to_string()]);
+    assert_one_file_a_day(&store);
+    // A day later the newest file is yesterday's: its successor is today's alone.
+    clock.advance(DAY);
+    store.purge_topic("t", None, false, false).expect("purge");
+    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![41]);
+    assert!(days(&store)[0] > today, "dated today");
+    store.producer("t").expect("producer").send_text(Key::Int(1), "next day").expect("send");
+    assert_eq!(texts(&store), vec!["41 next day".to_string()]);
+    assert_one_file_a_day(&store);
+}

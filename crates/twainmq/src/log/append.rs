@@ -480,6 +480,12 @@ impl Appender {
         if let Some((path, first, fday)) = self.pick_existing(&files, partition, day) {
             return self.open_file(path, first, fday);
         }
+        // No file of ours for the day: an entry 0.2.3 takes for the day's file
+        // (a folder, a link, a damaged name, a stray copy) would be a second
+        // file for the day beside the one we would make.
+        if let Some(path) = files::entries_for_day(&dir, partition, day)?.into_iter().next() {
+            return Err(Error::DayEntryInTheWay { path, partition, day: day.to_string() });
+        }
         // 0.2.3 starts the new file after the latest one's lines, counting a torn last line.
         let (first, _prev_lock) = match files.iter().max_by_key(|f| (f.day, f.first)) {
             Some(prev) => {

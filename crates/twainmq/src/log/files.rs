@@ -219,6 +219,44 @@ pub fn list_partition(dir: &Path, partition: u32) -> Result<Vec<PartitionFile>> 
     Ok(files)
 }
 
+/// The entries of `dir` that 0.2.3 takes for partition `partition`'s file of
+/// `day`: every entry (of any kind) whose name, less its last extension
+/// (Python's `Path.stem`), is `<partition>-<day>` or starts with
+/// `<partition>-<day>_`. Two of them stop 0.2.3's producers and its
+/// `consumer(start_from="now")` ("Multiple message files for the same chunk").
+///
+/// # Errors
+/// I/O errors other than a missing folder.
+pub fn entries_for_day(dir: &Path, partition: u32, day: Day) -> Result<Vec<PathBuf>> {
+    refuse_link(dir)?;
+    let chunk = format!("{partition}-{day}");
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io("list", dir, e)),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io("list", dir, e))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if python_stem(&name).split('_').next() == Some(chunk.as_str()) {
+            out.push(entry.path());
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Python's `PurePath.stem`: the name less its last suffix, where a suffix
+/// is a `.` and what follows it, neither at the name's start nor its end.
+fn python_stem(name: &str) -> &str {
+    match name.rfind('.') {
+        Some(i) if i > 0 && i < name.len() - 1 => &name[..i],
+        _ => name,
+    }
+}
+
 /// Line statistics of a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LineCount {
@@ -258,5 +296,18 @@ mod tests {
         }
         assert_eq!(Day::from_unix_micros(1_796_016_478_803_225), Day(20261130));
         assert_eq!(Day::from_unix_micros(0).to_string(), "19700101");
+    }
+
+    #[test]
+    fn stems_as_python_takes_them() {
+        for (name, stem) in [
+            ("0-20261129_5.tmf", "0-20261129_5"),
+            ("0-20261129_5.tmf.bak", "0-20261129_5.tmf"),
+            (".hidden", ".hidden"),
+            ("trailing.", "trailing."),
+            ("0-20261129", "0-20261129"),
+        ] {
+            assert_eq!(python_stem(name), stem, "{name}");
+        }
     }
 }

@@ -59,8 +59,10 @@ pub struct RetentionPlan {
     pub applied: bool,
     /// The files, oldest first per partition.
     pub files: Vec<PlannedFile>,
-    /// Empty files made first (a purge of everything): each partition's next
-    /// file, named for its end offset, so offsets go on where they were.
+    /// Empty files made (a purge of everything), named for each partition's
+    /// end offset, so offsets go on where they were: today's, and when the
+    /// deleted newest file was today's, one of the day before it, made before
+    /// it went (a partition never holds two files for one day).
     pub created: Vec<String>,
     /// Groups whose log is in the store but whose config is missing or
     /// damaged (or whose log cannot be read): what they consumed cannot be
@@ -164,7 +166,7 @@ impl Store {
     /// # Errors
     /// Topic, group and I/O errors.
     pub fn preview_retention(&self, topic: &str, retention: Retention, force: bool) -> Result<RetentionPlan> {
-        self.plan(topic, Rule::Retention(retention, self.today()), force)
+        self.plan(topic, Rule::Retention(retention, self.today()), force).map(|(plan, _)| plan)
     }
 
     /// Empty a topic without deleting it: every day file goes (with `before`,
@@ -180,32 +182,91 @@ impl Store {
     }
 
     fn run_plan(&self, topic: &str, rule: Rule, dry_run: bool, force: bool) -> Result<RetentionPlan> {
-        let mut plan = self.plan(topic, rule, force)?;
-        if !dry_run {
-            // Every file to delete is claimed first (on Windows another process
-            // may hold one without sharing delete: then nothing is deleted, or
-            // made, and the error names it), then the successors are made, then
-            // the claimed files go.
-            let doomed: Vec<std::path::PathBuf> =
-                plan.files.iter().filter(|f| f.deleted).map(|f| self.topic_dir(topic).join(&f.name)).collect();
-            let claims = crate::sys::remove::claim("delete", &doomed)?;
-            for name in &plan.created {
-                let path = self.topic_dir(topic).join(name);
-                std::fs::OpenOptions::new()
-                    .write(true)
-                    .create(true)
-                    .truncate(false)
-                    .open(&path)
-                    .map_err(|e| Error::io("create", path, e))?;
-            }
-            // A file gone already (another process applied it) was not claimed: what we meant.
-            claims.delete("delete")?;
-            plan.applied = true;
+        let (mut plan, successors) = self.plan(topic, rule, force)?;
+        if dry_run {
+            return Ok(plan);
         }
+        // Every file to delete is claimed first (on Windows another process may
+        // hold one without sharing delete: then nothing is deleted, or made, and
+        // the error names it). The newest files of partitions that get a
+        // successor are claimed one by one: each goes only once its successor is made.
+        let dir = self.topic_dir(topic);
+        let older: Vec<std::path::PathBuf> =
+            plan.files.iter().filter(|f| f.deleted && !successors.iter().any(|s| s.newest == f.name)).map(|f| dir.join(&f.name)).collect();
+        let older = crate::sys::remove::claim("delete", &older)?;
+        let newest = successors
+            .iter()
+            .map(|s| crate::sys::remove::claim("delete", &[dir.join(&s.newest)]))
+            .collect::<Result<Vec<crate::sys::remove::Claims>>>()?;
+        // A file gone already (another process applied it) was not claimed: what we meant.
+        older.delete("delete")?;
+        let mut created = Vec::new();
+        for (s, claim) in successors.iter().zip(newest) {
+            created.extend(self.replace_newest(topic, s, claim)?);
+        }
+        plan.created = created;
+        plan.applied = true;
         Ok(plan)
     }
 
-    fn plan(&self, topic: &str, rule: Rule, force: bool) -> Result<RetentionPlan> {
+    /// Delete `s.newest`, the last file of a partition a purge empties (its
+    /// older files are gone by now), leaving an empty file named for the
+    /// partition's end offset, so that offsets go on where they were. Returns
+    /// the names of the files made (none when a producer started a later file
+    /// meanwhile: that file carries the offsets on).
+    ///
+    /// A partition never holds two files for one day, not even for a moment:
+    /// 0.2.3's producers and its `consumer(start_from="now")` raise
+    /// `TopicCorruptError` ("Multiple message files for the same chunk") on
+    /// two files for today. Making today's successor before deleting today's
+    /// newest file would leave both for a moment; deleting first would leave
+    /// no file at all, and a 0.2.3 producer starting then would make today's
+    /// file at offset 0, for good. So when the newest file is today's (or
+    /// later, by a skewed clock), the successor is first made for the day
+    /// before it; then the newest file goes; then today's file is made. With
+    /// only the successor left, any producer (0.2.3's or ours) starting
+    /// today's file names it exactly so (the successor's offset plus its 0
+    /// lines): whoever makes it first, it is one file. The successor stays
+    /// (empty, it goes with retention), so a 0.2.3 producer that listed the
+    /// folder before today's file existed still finds it to count.
+    fn replace_newest(&self, topic: &str, s: &Successor, claim: crate::sys::remove::Claims) -> Result<Vec<String>> {
+        let dir = self.topic_dir(topic);
+        // Our producers make a partition's next file under this lock, after listing again.
+        let _lock = crate::sys::lock::lock_folder(&dir, &self.config_path(topic)).map_err(|e| Error::io("lock", &dir, e))?;
+        let files = crate::log::files::list_partition(&dir, s.partition)?;
+        let newest = files.iter().max_by_key(|f| (f.day, f.first)).filter(|f| f.path.file_name().and_then(|n| n.to_str()) == Some(&s.newest));
+        let Some(newest) = newest else {
+            // A producer started a file after it since the plan (that file carries
+            // the offsets on), or it is gone already.
+            claim.delete("delete")?;
+            return Ok(Vec::new());
+        };
+        // Counted again: lines appended since the plan are deleted with the file.
+        let lines = self.index().count(&newest.path)?.python_lines();
+        let end = newest.first.saturating_add(lines);
+        let today = self.today();
+        let mut made = Vec::new();
+        let make = |day: Day, made: &mut Vec<String>| -> Result<()> {
+            let name = crate::log::files::PartitionFile::file_name(s.partition, day, end);
+            let path = dir.join(&name);
+            // An entry 0.2.3 takes for that day's file would be a second one beside it.
+            if let Some(other) = crate::log::files::entries_for_day(&dir, s.partition, day)?.into_iter().find(|p| *p != path) {
+                return Err(Error::DayEntryInTheWay { path: other, partition: s.partition, day: day.to_string() });
+            }
+            std::fs::OpenOptions::new().write(true).create(true).truncate(false).open(&path).map_err(|e| Error::io("create", path, e))?;
+            made.push(name);
+            Ok(())
+        };
+        let first_day = successor_day(newest.day, today);
+        make(first_day, &mut made)?;
+        claim.delete("delete")?;
+        if first_day < today {
+            make(today, &mut made)?;
+        }
+        Ok(made)
+    }
+
+    fn plan(&self, topic: &str, rule: Rule, force: bool) -> Result<(RetentionPlan, Vec<Successor>)> {
         let d = self.describe_topic(topic)?;
         // Each group's committed offset per partition (-1: "from the end", all consumed),
         // counting a 0.2.3 group whose topic is ambiguous as a reader of this one.
@@ -225,20 +286,16 @@ impl Store {
             }
         }
         let mut files = Vec::new();
-        let mut created = Vec::new();
+        let mut successors = Vec::new();
         for p in &d.partition_details {
             let Some((newest, older)) = p.files.split_last() else { continue };
+            // A purge of everything takes the newest file too, unless it is empty
+            // (then it already is the file named for the end offset).
             let everything = matches!(rule, Rule::Purge(None)) && p.end > newest.first;
-            let older = if everything {
-                // The successor, dated today (or the newest file's day, if a skewed clock dated it later).
-                let day = self.today().max(newest.day.parse().map(Day).unwrap_or(Day(0)));
-                created.push(crate::log::files::PartitionFile::file_name(p.partition, day, p.end));
-                &p.files[..]
-            } else {
-                older
-            };
+            let candidates = if everything { &p.files[..] } else { older };
             let mut kept_bytes: u64 = p.bytes;
-            for (i, f) in older.iter().enumerate() {
+            let mut all_go = true;
+            for (i, f) in candidates.iter().enumerate() {
                 let next_first = p.files.get(i + 1).map_or(f.first.saturating_add(f.lines), |n| n.first);
                 let goes = match rule {
                     Rule::Retention(r, today) => {
@@ -251,6 +308,7 @@ impl Store {
                 };
                 if !goes {
                     // Oldest first: a file that stays keeps every later one.
+                    all_go = false;
                     break;
                 }
                 let unconsumed_by: Vec<String> = commits
@@ -272,13 +330,50 @@ impl Store {
                     deleted,
                 });
                 if !deleted {
+                    all_go = false;
                     break;
                 }
                 kept_bytes = kept_bytes.saturating_sub(f.bytes);
             }
+            // Only a partition whose newest file goes gets a successor: a kept
+            // newest file already carries the next offset, and a successor
+            // beside it would be a second file for its day.
+            if everything && all_go {
+                successors.push(Successor { partition: p.partition, newest: newest.name.clone() });
+            }
         }
-        Ok(RetentionPlan { topic: topic.to_string(), applied: false, files, created, unknown_groups })
+        // What a run would make (it counts again, and dates by the clock then).
+        let today = self.today();
+        let mut created = Vec::new();
+        for s in &successors {
+            let Some(p) = d.partition_details.iter().find(|p| p.partition == s.partition) else { continue };
+            let Some(day) = p.files.last().and_then(|f| f.day.parse().ok()).map(Day) else { continue };
+            let first_day = successor_day(day, today);
+            created.push(crate::log::files::PartitionFile::file_name(s.partition, first_day, p.end));
+            if first_day < today {
+                created.push(crate::log::files::PartitionFile::file_name(s.partition, today, p.end));
+            }
+        }
+        Ok((RetentionPlan { topic: topic.to_string(), applied: false, files, created, unknown_groups }, successors))
     }
+}
+
+/// A partition whose every file a purge deletes, and the name of its newest
+/// file, which a successor named for the partition's end offset follows.
+struct Successor {
+    partition: u32,
+    newest: String,
+}
+
+/// The day of the file made before a purged newest file of day `newest` is
+/// deleted: today, unless that is the newest file's day (or before it: a
+/// skewed clock dated it later), then the day before the newest file's (see
+/// `replace_newest`).
+fn successor_day(newest: Day, today: Day) -> Day {
+    if newest < today {
+        return today;
+    }
+    newest.date().and_then(|d| d.pred_opt()).map_or(today, Day::from_date)
 }
 
 /// Whether a file of day `day` (`YYYYMMDD`) is more than `days` days before `today`.
