@@ -306,9 +306,11 @@ pub enum Error {
         path: PathBuf,
     },
 
-    /// An append wrote only part of its bytes (typically a full disk); the
-    /// next append ends the half-written line first, so it is not glued to.
-    #[error("short write to {path}: {written} of {len} bytes. The disk may be full; free space and retry")]
+    /// An append wrote only part of its bytes (typically a full disk). The
+    /// part is cut off again when nothing was appended after it (`taken_back`):
+    /// nothing of the write is left. Otherwise the next append ends the
+    /// half-written line first, so it is not glued to.
+    #[error("short write to {path}: {written} of {len} bytes{}. The disk may be full; free space and retry", if *taken_back { ", taken back: nothing of it is in the file" } else { "" })]
     ShortWrite {
         /// The partition file's path.
         path: PathBuf,
@@ -316,6 +318,8 @@ pub enum Error {
         written: usize,
         /// Bytes that should have been written.
         len: usize,
+        /// Whether the bytes written were cut off again.
+        taken_back: bool,
     },
 
     /// A search's regular expression does not compile (or is too large).

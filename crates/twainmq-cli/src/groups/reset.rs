@@ -25,6 +25,11 @@ pub(super) fn reset(store: &Store, out: &mut dyn Write, group: &str, to: &str, p
 
 pub(super) fn import(store: &Store, out: &mut dyn Write, group: &str, file: &Path, parts: &[u32], dry_run: bool, json: bool) -> Result<()> {
     let offsets = read_offsets(file)?;
+    // A group deleted to give it a clean log is made again on the file's topic.
+    if let (false, Some(topic)) = (dry_run || store.list_groups()?.iter().any(|g| g == group), offsets.topic.as_deref()) {
+        store.ensure_group(topic, group, twainmq::StartFrom::Start)?;
+        eprintln!("made group {group} on topic {topic}, from the offsets in {}", file.display());
+    }
     apply(store, out, group, ResetTo::File(offsets), parts, dry_run, json)
 }
 

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use super::records::Record;
 use super::setup::group_topic_reader;
-use super::state::{Event, GroupLog};
+use super::state::{Event, GroupLog, TornLine, MAX_TORN_KEPT};
 use crate::error::{Error, Result};
 use crate::format::name;
 use crate::log::dir::LogDir;
@@ -60,10 +60,20 @@ pub(crate) fn read_log(g: &Groups, group: &str) -> Result<GroupLog> {
 }
 
 /// Read every new record of the group log into `log`, calling `f` for each.
+/// Lines 0.2.3 cannot read (torn records) are noted in `log.torn` for a
+/// member of ours to mend ([`mend_torn`]).
 pub(crate) fn read_all(reader: &mut PartitionReader, log: &mut GroupLog, mut f: impl FnMut(u32, &Event)) -> Result<()> {
+    let mut last_ts = log.last_record_at.unwrap_or(0.0);
+    let note = |log: &mut GroupLog, torn: TornLine| {
+        log.breaking_023 += 1;
+        if log.torn.len() < MAX_TORN_KEPT {
+            log.torn.push(torn);
+        }
+    };
     loop {
         match reader.poll() {
             Ok(Some(m)) => {
+                last_ts = m.timestamp;
                 let key = match m.key {
                     crate::format::key::Key::Int(k) => u32::try_from(k).unwrap_or(u32::MAX),
                     crate::format::key::Key::Str(_) => continue,
@@ -73,6 +83,9 @@ pub(crate) fn read_all(reader: &mut PartitionReader, log: &mut GroupLog, mut f: 
                         let ev = log.apply(key, m.offset, m.timestamp, &r);
                         f(key, &ev);
                     }
+                    None if matches!(&m.payload, crate::format::payload::Payload::Text(t) if crate::format::mend::is_stand_in_text(t)) => {
+                        log.mended += 1;
+                    }
                     None => {
                         log.unreadable += 1;
                         tracing::warn!(group_offset = m.offset, "group record of unknown shape skipped");
@@ -80,11 +93,62 @@ pub(crate) fn read_all(reader: &mut PartitionReader, log: &mut GroupLog, mut f: 
                 }
             }
             Ok(None) => return Ok(()),
-            Err(e @ Error::CorruptLine { .. }) => {
+            Err(Error::CorruptLine { problem: crate::format::line::Corrupt::TornTail { len }, path, offset, .. }) => {
                 log.unreadable += 1;
-                tracing::warn!(error = %e, "damaged group record skipped");
+                tracing::warn!(group_offset = offset, file = %path.display(), "torn group record before a later file skipped");
+                note(log, TornLine::Tail { path, len: len as u64 });
+            }
+            Err(e @ Error::CorruptLine { .. }) => {
+                let line = reader.last_line_at();
+                match line {
+                    // A stand-in whose payload our base85 refuses (a dangling last character 0.2.3 drops).
+                    Some((_, _, bytes)) if crate::format::mend::stand_in(&bytes, 0.0).is_some_and(|s| s == bytes) => log.mended += 1,
+                    Some((path, pos, bytes)) if !crate::format::mend::python_reads_group_line(&bytes) => {
+                        log.unreadable += 1;
+                        tracing::warn!(error = %e, "damaged group record skipped");
+                        note(log, TornLine::Line { path, pos, bytes, fallback_ts: last_ts });
+                    }
+                    _ => {
+                        log.unreadable += 1;
+                        tracing::warn!(error = %e, "damaged group record skipped");
+                    }
+                }
             }
             Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Mend the lines 0.2.3 cannot read that the fold noted in `log.torn`: each
+/// becomes, at its own length, a record 0.2.3 reads and passes over
+/// (`log::torn::mend_line`), or a torn tail before a later file is ended
+/// first. Called by writers of the group log only (our members): a read of
+/// a store writes nothing. A line that could not be mended (a full disk, a
+/// copy-on-write file system out of space) is kept for the next call; one
+/// too short to mend (under 18 bytes) is dropped (`twainmq check` names it).
+pub(crate) fn mend_torn(log: &mut GroupLog) {
+    let torn = std::mem::take(&mut log.torn);
+    for t in torn {
+        let done = match &t {
+            TornLine::Line { path, pos, bytes, fallback_ts } => {
+                if bytes.len() < crate::format::mend::MIN_STAND_IN {
+                    tracing::warn!(file = %path.display(), pos, len = bytes.len(), "a torn group record is too short to make readable to 0.2.3 (its members die joining the group): see `twainmq check`");
+                    continue;
+                }
+                crate::log::torn::mend_line(path, *pos, bytes, *fallback_ts)
+            }
+            TornLine::Tail { path, len } => crate::log::torn::end_and_mend_group_tail(path, None, Some(*len)),
+        };
+        match done {
+            Ok(mended) => {
+                if mended {
+                    log.breaking_023 = log.breaking_023.saturating_sub(1);
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "a torn group record could not be made readable to 0.2.3 now; trying again later");
+                log.torn.push(t);
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use super::cache::read_all;
+use super::cache::{mend_torn, read_all};
 use super::options::GroupOptions;
 use super::records::Record;
 use super::setup::{ensure_group, group_topic_reader};
@@ -89,6 +89,9 @@ impl GroupMember {
         let mut writer = dir.producer(&gtopic)?;
         let mut log = GroupLog::default();
         read_all(&mut reader, &mut log, |_, _| {})?;
+        // Before anything of ours lands: a torn record in the log kills every
+        // 0.2.3 member that joins (it reads the whole log); make it one it reads.
+        mend_torn(&mut log);
         if let Some(n) = log.partitions_hint {
             if n > config.partitions {
                 return Err(GroupError::PartitionMismatch {
@@ -138,6 +141,8 @@ impl GroupMember {
             }
             std::thread::sleep(Duration::from_millis(u64::from(rand::random::<u8>() % 100)));
         };
+        // A torn tail our first write ended (see `log::torn`) was read since.
+        mend_torn(&mut log);
         let consumer = dir.consumer_of(topic, &[], StartFrom::Start)?;
         let mut member = GroupMember {
             dir: dir.clone(),
@@ -258,6 +263,9 @@ impl GroupMember {
     fn process(&mut self) -> Result<()> {
         let mut events = Vec::new();
         read_all(&mut self.reader, &mut self.log, |key, ev| events.push((key, ev.clone())))?;
+        if !self.log.torn.is_empty() {
+            mend_torn(&mut self.log);
+        }
         // The last round to end in these records counted no offer of ours.
         let mut left_out = false;
         for (key, ev) in events {

@@ -96,6 +96,35 @@ pub(crate) struct Activity {
     pub(crate) wrote_since_began: bool,
 }
 
+/// At most this many lines to mend are kept between a read of the log and
+/// the mending (only a member of ours mends; a read-only fold keeps a few).
+pub(crate) const MAX_TORN_KEPT: usize = 64;
+
+/// A line of a group log 0.2.3 cannot read, found by the fold.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum TornLine {
+    /// A whole line (ended by a newline) at byte `pos` of `path`.
+    Line {
+        /// The group log file.
+        path: std::path::PathBuf,
+        /// Where the line starts.
+        pos: u64,
+        /// Its bytes, without the newline.
+        bytes: Vec<u8>,
+        /// The timestamp of the last record read before it (the stand-in's,
+        /// when the line's own cannot be read).
+        fallback_ts: f64,
+    },
+    /// The unfinished last line of a file that has a later file (never
+    /// completed: a crash or a full disk), `len` bytes long.
+    Tail {
+        /// The group log file.
+        path: std::path::PathBuf,
+        /// Its length.
+        len: u64,
+    },
+}
+
 /// The fold.
 #[derive(Debug, Clone, Default)]
 pub struct GroupLog {
@@ -120,6 +149,17 @@ pub struct GroupLog {
     pub last_record_at: Option<f64>,
     /// Lines of the group log skipped: damaged, or not one of the seven records.
     pub unreadable: u64,
+    /// Of those, lines 0.2.3 cannot read either: every 0.2.3 member dies
+    /// joining the group while one is in its log (it reads the whole log).
+    /// Our members mend them ([`crate::group::GroupMember`]); lines shorter
+    /// than 18 bytes cannot be mended.
+    pub breaking_023: u64,
+    /// Torn records mended by a member of ours: lines 0.2.3 reads and passes
+    /// over, in place of records it could not read (not counted as unreadable).
+    pub mended: u64,
+    /// Lines found that 0.2.3 cannot read, not mended yet (at most
+    /// [`MAX_TORN_KEPT`]).
+    pub(crate) torn: Vec<TornLine>,
     /// Time of the last record written under each key (a live member writes
     /// at least in every round and on every commit).
     pub last_seen: BTreeMap<u32, f64>,

@@ -163,6 +163,10 @@ pub(crate) struct Appender {
     /// When the topic was last looked at by path ([`TOPIC_RECHECK`]), UNIX
     /// micros by the producer's clock.
     topic_checked: i64,
+    /// A consumer group's log: every write reserves its space first (0.2.3
+    /// reads the whole log at each join and dies on a torn record), and a
+    /// torn tail is ended as a record 0.2.3 reads (`torn::end_and_mend_group_tail`).
+    group_log: bool,
 }
 
 impl Appender {
@@ -195,6 +199,7 @@ impl Appender {
             locate: false,
             reserve: false,
             topic_checked: i64::MIN,
+            group_log: topic.starts_with(crate::format::name::GROUP_PREFIX),
         })
     }
 
@@ -275,7 +280,7 @@ impl Appender {
                 self.active[p] = None;
                 continue;
             }
-            if self.reserve {
+            if self.reserve || self.group_log {
                 crate::sys::reserve::reserve(&active.file, active.our_end, bytes.len())
                     .map_err(|e| Error::io("make room to append to", active.path.to_path_buf(), e))?;
             }
@@ -295,9 +300,11 @@ impl Appender {
                 }
             };
             if written != bytes.len() {
-                // Half a line is on disk: the next write checks for it and ends it first.
+                // Half a line is on disk. Cut off again when nothing came after it;
+                // otherwise the next write checks for it and ends it first.
                 active.our_end = None;
-                return Err(Error::ShortWrite { path: active.path.to_path_buf(), written, len: bytes.len() });
+                let taken_back = take_back(&active.file, &active.path, written);
+                return Err(Error::ShortWrite { path: active.path.to_path_buf(), written, len: bytes.len(), taken_back });
             }
             // Whether the file is still in the store (its link count, or a pending
             // delete) and how long it is are asked of the handle every
@@ -524,7 +531,7 @@ impl Appender {
         let day_end =
             day.date().and_then(|d| d.succ_opt()).and_then(|d| d.and_hms_opt(0, 0, 0)).map_or(i64::MAX, |t| t.and_utc().timestamp_micros());
         let mut file = crate::sys::open::open_regular(&path, true)?;
-        terminate_torn_tail(&mut file, &path)?;
+        terminate_torn_tail(&mut file, &path, self.group_log)?;
         Ok(ActiveFile {
             first,
             day,
@@ -595,6 +602,41 @@ impl Drop for Appender {
     fn drop(&mut self) {
         if let Err(e) = self.settle() {
             tracing::warn!(topic = %self.topic, error = %e, "the last messages sent could not be checked in the store");
+        }
+    }
+}
+
+/// Cut the `written` bytes of a short write off the end of `file` again, if
+/// they are still its last bytes (nothing was appended after them): a half
+/// line left there would be read by 0.2.3 (which takes a line without its
+/// newline as a whole one) and kill it, or, in a group log, kill every 0.2.3
+/// member that joins. On a full disk another writer's append fails as ours
+/// did, so the window between the look at the size and the cut (a writer
+/// appending then would lose its bytes) needs space freed in between. `true`
+/// when cut.
+fn take_back(file: &File, path: &Path, written: usize) -> bool {
+    // With O_APPEND the descriptor stands at the end of our write.
+    let Ok(end) = std::io::Seek::stream_position(&mut &*file) else { return false };
+    let Some(start) = end.checked_sub(written as u64) else { return false };
+    if crate::sys::open::file_state(file).size != Some(end) {
+        return false;
+    }
+    // An append-only handle cannot set the length on Windows: a handle that can.
+    let cut = file.set_len(start).or_else(|_| {
+        let f = crate::sys::open::open_regular_to_overwrite(path).map_err(std::io::Error::other)?;
+        if f.metadata()?.len() != end {
+            return Err(std::io::Error::other("the file grew"));
+        }
+        f.set_len(start)
+    });
+    match cut {
+        Ok(()) => {
+            tracing::warn!(file = %path.display(), written, "a short write (a full disk?) was cut off again: nothing of it is left");
+            true
+        }
+        Err(e) => {
+            tracing::warn!(file = %path.display(), written, error = %e, "a short write (a full disk?) could not be cut off; the next write ends its half line");
+            false
         }
     }
 }

@@ -159,6 +159,20 @@ impl PartitionReader {
         Some((cur.file.path.as_path(), line, cur.buf.get(s..e)?))
     }
 
+    /// [`PartitionReader::last_line`] with the byte position of the line's
+    /// start in its file (for mending a damaged line in place).
+    pub(crate) fn last_line_at(&self) -> Option<(std::path::PathBuf, u64, Vec<u8>)> {
+        let (s, e, _) = self.last?;
+        let cur = self.cur.as_ref()?;
+        if cur.discarding > 0 {
+            return None;
+        }
+        // The handle stands at the file position of `buf[end]`.
+        let at = std::io::Seek::stream_position(&mut &cur.handle).ok()?;
+        let pos = at.checked_sub(u64::try_from(cur.end.checked_sub(s)?).ok()?)?;
+        Some((cur.file.path.clone(), pos, cur.buf.get(s..e)?.to_vec()))
+    }
+
     /// Re-position the reader.
     ///
     /// # Errors

@@ -41,11 +41,116 @@ pub(crate) fn byte_at_retrying(r: &File, pos: u64) -> std::io::Result<Option<u8>
     }
 }
 
+/// What a group log's torn tail is ended with: 18 characters (so that the
+/// ended line is long enough to mend: [`crate::format::mend::MIN_STAND_IN`]),
+/// then the newline.
+pub(crate) const GROUP_TAIL_END: &[u8] = b"000000000000000000\n";
+
+/// Overwrite the line of the group log `path` that starts at byte `pos` and
+/// holds `line` (without its newline) with a line of the same length that
+/// 0.2.3 reads and passes over ([`crate::format::mend::stand_in`]), if the
+/// bytes there are still `line` and a newline and 0.2.3 cannot read them.
+/// `Ok(false)` when nothing was written (the line changed, is readable, or is
+/// too short to mend). Nothing moves: every line keeps its offset.
+///
+/// # Errors
+/// Opening, reading or writing the file.
+pub(crate) fn mend_line(path: &Path, pos: u64, line: &[u8], fallback_ts: f64) -> Result<bool> {
+    if crate::format::mend::python_reads_group_line(line) {
+        return Ok(false);
+    }
+    let Some(stand_in) = crate::format::mend::stand_in(line, fallback_ts) else { return Ok(false) };
+    let file = crate::sys::open::open_regular_to_overwrite(path)?;
+    let mut there = vec![0u8; line.len() + 1];
+    if !read_exact_at(&file, &mut there, pos).map_err(|e| Error::io("read", path, e))? || there[..line.len()] != *line || there[line.len()] != b'\n' {
+        return Ok(false);
+    }
+    crate::sys::open::write_at(&file, &stand_in, pos).map_err(|e| Error::io("mend a torn record in", path, e))?;
+    tracing::info!(file = %path.display(), pos, len = line.len(), "a torn group record was made readable to 0.2.3 members (a record they pass over, at the same length)");
+    Ok(true)
+}
+
+/// Read all of `buf` from `pos`; `false` when the file ends first.
+fn read_exact_at(file: &File, buf: &mut [u8], pos: u64) -> std::io::Result<bool> {
+    let mut done = 0;
+    while done < buf.len() {
+        match crate::sys::open::read_at(file, &mut buf[done..], pos + done as u64) {
+            Ok(0) => return Ok(false),
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
+/// The start of the last line of `path` (whose size is `size`), the line's
+/// bytes (no newline: a torn tail), and the timestamp of the line before it
+/// as 0.2.3 reads it, if any; `None` when the file ends in a newline or the
+/// last line is longer than 64 KiB.
+fn torn_tail_of(file: &File, size: u64) -> std::io::Result<Option<(u64, Vec<u8>, Option<f64>)>> {
+    const LOOK: u64 = 64 << 10;
+    let from = size.saturating_sub(LOOK);
+    let mut buf = vec![0u8; usize::try_from(size - from).unwrap_or(0)];
+    if !read_exact_at(file, &mut buf, from)? {
+        return Ok(None);
+    }
+    if buf.last().is_none_or(|b| *b == b'\n') {
+        return Ok(None);
+    }
+    let start = match memchr::memrchr(b'\n', &buf) {
+        Some(i) => i + 1,
+        None if from == 0 => 0,
+        None => return Ok(None),
+    };
+    let prev = buf[..start.saturating_sub(1)].rsplit(|b| *b == b'\n').next().filter(|_| start > 0);
+    let prev_ts = prev.and_then(|l| l.get(crate::format::mend::KEY_CHARS..crate::format::mend::KEY_CHARS + 10)).and_then(|t| crate::format::line::decode_timestamp(t).ok());
+    Ok(Some((from + start as u64, buf[start..].to_vec(), prev_ts)))
+}
+
+/// End the torn last line of the group log `path` (bytes after its last
+/// newline, left by a full disk or a crash) with [`GROUP_TAIL_END`] through
+/// `appender` (an appending handle of it, or a new one), then mend the line
+/// ([`mend_line`]). Nothing is done when the file ends in a newline, when the
+/// tail is not `expect_len` bytes (when given), or when another write landed
+/// between (the line it made is mended when a reader of ours comes to it).
+///
+/// # Errors
+/// Opening, reading or writing the file.
+pub(crate) fn end_and_mend_group_tail(path: &Path, appender: Option<&mut File>, expect_len: Option<u64>) -> Result<bool> {
+    let reader = crate::sys::open::open_regular(path, false)?;
+    let size = reader.metadata().map_err(|e| Error::io("read", path, e))?.len();
+    let Some((pos, tail, prev_ts)) = torn_tail_of(&reader, size).map_err(|e| Error::io("read", path, e))? else { return Ok(false) };
+    if expect_len.is_some_and(|l| l != tail.len() as u64) {
+        return Ok(false);
+    }
+    let mut own;
+    let appender = match appender {
+        Some(a) => a,
+        None => {
+            own = crate::sys::open::open_regular(path, true)?;
+            &mut own
+        }
+    };
+    tracing::warn!(file = %path.display(), "the group log ends inside a record torn by a crash or a full disk; ending it, and making it a record 0.2.3 members read and pass over");
+    appender.write_all(GROUP_TAIL_END).map_err(|e| Error::io("append to", path, e))?;
+    let end = std::io::Seek::stream_position(appender).map_err(|e| Error::io("append to", path, e))?;
+    if end != size + GROUP_TAIL_END.len() as u64 {
+        return Ok(false);
+    }
+    let mut line = tail;
+    line.extend_from_slice(&GROUP_TAIL_END[..GROUP_TAIL_END.len() - 1]);
+    mend_line(path, pos, &line, prev_ts.unwrap_or(0.0))
+}
+
 /// If the file ends inside a line left by a crashed writer, end that line, so
 /// that our next message is not glued to it (and lost with it). Readers skip
-/// the terminated fragment as a damaged line. Best effort: when the tail
-/// cannot be read, the check after each write still catches a glued line.
-pub(crate) fn terminate_torn_tail(file: &mut File, path: &Path) -> Result<()> {
+/// the terminated fragment as a damaged line; in a group log (`group`) it is
+/// also made a record 0.2.3 members read ([`end_and_mend_group_tail`]), since
+/// 0.2.3 reads a group's whole log at every join and dies on a line it cannot
+/// decode. Best effort: when the tail cannot be read, the check after each
+/// write still catches a glued line.
+pub(crate) fn terminate_torn_tail(file: &mut File, path: &Path, group: bool) -> Result<()> {
     let last_byte = |path: &Path| -> Result<Option<(u64, u8)>> {
         let r = match crate::sys::open::open_regular(path, false) {
             Ok(r) => r,
@@ -78,6 +183,9 @@ pub(crate) fn terminate_torn_tail(file: &mut File, path: &Path) -> Result<()> {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     match last_byte(path)? {
+        Some((now_len, b)) if now_len == len && b != b'\n' && group => {
+            end_and_mend_group_tail(path, Some(file), None).map(|_| ())
+        }
         Some((now_len, b)) if now_len == len && b != b'\n' => {
             tracing::warn!(file = %path.display(), "the file ends inside a line torn by a crash; ending that line so new messages are not lost with it");
             file.write_all(b"\n").map_err(|e| Error::io("append to", path, e))

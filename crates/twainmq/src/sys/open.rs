@@ -114,11 +114,57 @@ pub(crate) fn kind_name(t: &fs::FileType) -> &'static str {
 /// [`Error::SymlinkRefused`], [`Error::NotAFile`], or [`Error::Io`] (a
 /// missing file keeps its `NotFound` kind).
 pub(crate) fn open_regular(path: &Path, append: bool) -> Result<fs::File> {
-    let op = if append { "open for append" } else { "open" };
+    open_checked(path, if append { Access::Append } else { Access::Read })
+}
+
+/// How a store file is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// Reading.
+    Read,
+    /// Appending, made if missing.
+    Append,
+    /// Reading, and writing bytes in place (never made, never grown by it).
+    Overwrite,
+}
+
+/// [`open_regular`] to overwrite bytes in place ([`write_at`]): only an
+/// existing regular file, never through a link.
+///
+/// # Errors
+/// As [`open_regular`].
+pub(crate) fn open_regular_to_overwrite(path: &Path) -> Result<fs::File> {
+    open_checked(path, Access::Overwrite)
+}
+
+/// Write all of `buf` at byte `pos` of `file`, opened with
+/// [`open_regular_to_overwrite`] (Unix: `pwrite`; Windows: `seek_write`).
+///
+/// # Errors
+/// The write's error.
+pub(crate) fn write_at(file: &fs::File, buf: &[u8], pos: u64) -> std::io::Result<()> {
+    let mut done = 0;
+    while done < buf.len() {
+        match imp::write_at(file, &buf[done..], pos + done as u64) {
+            Ok(0) => return Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "wrote nothing")),
+            Ok(n) => done += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+fn open_checked(path: &Path, access: Access) -> Result<fs::File> {
+    let op = match access {
+        Access::Read => "open",
+        Access::Append => "open for append",
+        Access::Overwrite => "open for writing",
+    };
     if imp::CHECK_LINK_BY_PATH && fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
         return Err(Error::SymlinkRefused { path: path.to_path_buf() });
     }
-    let file = match imp::open_options(append).open(path).map_err(imp::map_open_error) {
+    let file = match imp::open_options(access).open(path).map_err(imp::map_open_error) {
         Ok(f) => f,
         Err(e) => {
             // Unix: ELOOP from O_NOFOLLOW, the last component is a link.
@@ -139,7 +185,7 @@ pub(crate) fn open_regular(path: &Path, append: bool) -> Result<fs::File> {
     }
     let file = if imp::needs_reopen(&meta) {
         // A reparse point that is no link (a cloud placeholder): its data, not its reparse data.
-        imp::reopen_options(append).open(path).map_err(|e| Error::io(op, path, imp::map_open_error(e)))?
+        imp::reopen_options(access).open(path).map_err(|e| Error::io(op, path, imp::map_open_error(e)))?
     } else {
         file
     };

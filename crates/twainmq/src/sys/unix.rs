@@ -51,13 +51,13 @@ pub(crate) fn identity_at(path: &Path) -> io::Result<Identity> {
 /// Options for opening a store file: `O_NOFOLLOW` (a link fails the open with
 /// `ELOOP`) and `O_NONBLOCK` (a FIFO or device never blocks the open; regular
 /// files ignore it, and `after_open` clears it).
-pub(crate) fn open_options(append: bool) -> OpenOptions {
+pub(crate) fn open_options(access: super::open::Access) -> OpenOptions {
     let mut opts = OpenOptions::new();
-    if append {
-        opts.append(true).create(true);
-    } else {
-        opts.read(true);
-    }
+    match access {
+        super::open::Access::Read => opts.read(true),
+        super::open::Access::Append => opts.append(true).create(true),
+        super::open::Access::Overwrite => opts.read(true).write(true),
+    };
     opts.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32 | rustix::fs::OFlags::NONBLOCK.bits() as i32);
     opts
 }
@@ -80,8 +80,8 @@ pub(crate) fn needs_reopen(_meta: &std::fs::Metadata) -> bool {
     false
 }
 
-pub(crate) fn reopen_options(append: bool) -> OpenOptions {
-    open_options(append)
+pub(crate) fn reopen_options(access: super::open::Access) -> OpenOptions {
+    open_options(access)
 }
 
 /// Back to blocking reads (regular files never block, but a handle passed on
@@ -95,6 +95,10 @@ pub(crate) fn after_open(file: &File) {
 
 pub(crate) fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     std::os::unix::fs::FileExt::read_at(file, buf, pos)
+}
+
+pub(crate) fn write_at(file: &File, buf: &[u8], pos: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::write_at(file, buf, pos)
 }
 
 /// Open for writing without blocking: `Ok(None)` for a FIFO with no reader

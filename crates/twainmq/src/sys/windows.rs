@@ -146,12 +146,9 @@ pub(crate) fn identity_at(path: &Path) -> io::Result<Identity> {
 /// readers notice); appends also read, because `LockFileEx` needs read or
 /// write access and an append-only handle has neither. The open does not
 /// follow a link (`FILE_FLAG_OPEN_REPARSE_POINT`): the caller refuses one.
-pub(crate) fn open_options(append: bool) -> OpenOptions {
-    let mut opts = OpenOptions::new();
-    opts.read(true).share_mode(SHARE_ALL).custom_flags(fs::FILE_FLAG_OPEN_REPARSE_POINT);
-    if append {
-        opts.append(true).create(true);
-    }
+pub(crate) fn open_options(access: super::open::Access) -> OpenOptions {
+    let mut opts = reopen_options(access);
+    opts.custom_flags(fs::FILE_FLAG_OPEN_REPARSE_POINT);
     opts
 }
 
@@ -180,11 +177,17 @@ pub(crate) fn needs_reopen(meta: &std::fs::Metadata) -> bool {
 }
 
 /// Options for opening again a reparse point that is not a link.
-pub(crate) fn reopen_options(append: bool) -> OpenOptions {
+pub(crate) fn reopen_options(access: super::open::Access) -> OpenOptions {
     let mut opts = OpenOptions::new();
     opts.read(true).share_mode(SHARE_ALL);
-    if append {
-        opts.append(true).create(true);
+    match access {
+        super::open::Access::Read => {}
+        super::open::Access::Append => {
+            opts.append(true).create(true);
+        }
+        super::open::Access::Overwrite => {
+            opts.write(true);
+        }
     }
     opts
 }
@@ -194,6 +197,10 @@ pub(crate) fn after_open(_file: &File) {}
 
 pub(crate) fn read_at(file: &File, buf: &mut [u8], pos: u64) -> io::Result<usize> {
     std::os::windows::fs::FileExt::seek_read(file, buf, pos)
+}
+
+pub(crate) fn write_at(file: &File, buf: &[u8], pos: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_write(file, buf, pos)
 }
 
 /// Open for writing (Windows has no FIFOs in folders; a named pipe or a
