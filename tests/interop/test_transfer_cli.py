@@ -249,7 +249,8 @@ def test_import_on_a_disk_that_fills_leaves_whole_lines_and_counts_what_landed(c
         (mnt / "filler").write_bytes(b"\0" * 1_000_000)
         rng = random.Random(5)
         alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
-        texts = ["".join(rng.choices(alphabet, k=2000)) for _ in range(2000)]  # ~4 MB of lines: far more than fits
+        # ~2.6 MB of lines, more than fits; a batch of 4,096 (some 530 KB) fits, the next does not.
+        texts = ["".join(rng.choices(alphabet, k=100)) for _ in range(20000)]
         f = tmp_path / "in.jsonl"
         f.write_text("".join(json.dumps({"key": i, "payload": t}) + "\n" for i, t in enumerate(texts)))
         r = cli(store, "import", "t", f, check=False)

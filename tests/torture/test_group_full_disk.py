@@ -229,3 +229,61 @@ def test_a_group_write_on_a_full_disk_leaves_nothing_0_2_3_cannot_read(tmp_path,
         out = run_cli(store, "consume", "t", "--group", "g", "--max", "1", "--rebalance-window", "0.3", "--json").stdout
         assert [json.loads(x)["offset"] for x in out.splitlines()] == [5], out
         assert run_cli(store, "check", check=False).returncode == 0
+
+
+@pytest.mark.parametrize("fs", ["tmpfs", "ntfs"])
+@pytest.mark.parametrize("json_out", [False, True], ids=["text", "json"])
+def test_an_import_stopped_by_a_full_disk_reports_exactly_what_landed(tmp_path, fs, json_out):
+    """A 4-partition import into a disk that fills: a batch goes to every
+    partition, so a failed batch can land in some partitions and not others.
+    The report (text and --json) says exactly which input lines are in the
+    topic: every line before the one it stopped at, and any after it that
+    landed anyway (with a reservation first, where the file system has one,
+    none do: what landed is a true prefix)."""
+    import random
+
+    with volume(tmp_path, fs) as mnt:
+        store = mnt / "store"
+        store.mkdir()
+        run_cli(store, "topics", "create", "t", "--key-type", "u32", "--partitions", "4")
+        rng = random.Random(7)
+        alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+        # About 220 bytes a line in the topic: a batch of 4,096 lines is some 900 KB.
+        n = 20_000
+        inp = tmp_path / "in.jsonl"
+        inp.write_text("".join(json.dumps({"key": i, "payload": "".join(rng.choices(alphabet, k=200))}) + "\n" for i in range(n)))
+        free = shutil.disk_usage(mnt).free
+        filler = mnt / "filler"
+        with open(filler, "wb") as f:
+            f.write(b"\0" * max(0, free - (2 << 20)))  # about 2 MB left: two batches and part of a third
+        r = run_cli(store, "import", "t", inp, *(["--json"] if json_out else []), check=False)
+        assert r.returncode != 0, r.stdout
+        assert "space" in r.stderr.lower(), r.stderr
+        filler.unlink()
+        landed = sorted(json.loads(x)["key"] + 1 for x in run_cli(store, "export", "t").stdout.splitlines())
+        assert 0 < len(landed) < n
+        if json_out:
+            report = json.loads(r.stdout)
+            stop = report["stopped"]
+            line, after = stop["line"], stop["landed_after"]
+            assert report["messages"] == len(landed), report
+            assert sum(report["partitions"]) == len(landed), report
+        else:
+            # "import stopped at input line N: every line before it is in the topic ..."
+            text = r.stderr
+            line = int(text.split("stopped at input line ")[1].split(":")[0].split(" ")[0])
+            assert f"{len(landed)} messages" in text, text
+            after = []
+            if "lines after it" in text:
+                after = None  # named in full by --json only
+        prefix = list(range(1, line))
+        if after is None:
+            assert landed[: line - 1] == prefix
+        else:
+            assert landed == sorted(prefix + after), f"{fs}: lines before {line} and {after[:10]}... vs {landed[:5]}..."
+        if fs == "tmpfs":
+            assert landed == prefix, "reserved first: a true prefix"
+        elif json_out:
+            # ntfs-3g reserves nothing: the failed batch landed in the partitions written before.
+            assert after, f"{fs}: expected lines past the stop (no reservation there)"
+        print(f"[{fs}] stopped at line {line}, {len(landed)} landed, {len(after or [])} after it; {r.stderr.strip()[-400:]}")

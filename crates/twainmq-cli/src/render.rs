@@ -233,6 +233,44 @@ impl Text for Imported {
     }
 }
 
+/// An import that stopped: what is in the topic (`import`'s report on an error).
+#[derive(Serialize)]
+pub(crate) struct ImportStopped {
+    /// Messages of the input in the topic.
+    pub(crate) messages: u64,
+    /// Of those, each partition's.
+    pub(crate) partitions: Vec<u64>,
+    pub(crate) stopped: StoppedAt,
+}
+
+/// Where an import stopped.
+#[derive(Serialize)]
+pub(crate) struct StoppedAt {
+    /// Every input line before this one is in the topic.
+    pub(crate) line: u64,
+    /// Lines after it that are in the topic too.
+    pub(crate) landed_after: Vec<u64>,
+    /// The error's code.
+    pub(crate) error: &'static str,
+    pub(crate) message: String,
+}
+
+impl Text for ImportStopped {
+    fn text(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "wrote {} messages before stopping", self.messages)?;
+        let parts: Vec<String> = self.partitions.iter().enumerate().filter(|(_, n)| **n > 0).map(|(p, n)| format!("{p}: {n}")).collect();
+        if !parts.is_empty() {
+            writeln!(out, "partitions: {}", parts.join(", "))?;
+        }
+        let after = &self.stopped.landed_after;
+        if after.is_empty() {
+            writeln!(out, "in the topic: every input line before line {}, nothing from it on", self.stopped.line)
+        } else {
+            writeln!(out, "in the topic: every input line before line {}, and {} lines after it (--json lists them)", self.stopped.line, after.len())
+        }
+    }
+}
+
 // ---- retention ---------------------------------------------------------------
 
 /// `retention show` / `set`.

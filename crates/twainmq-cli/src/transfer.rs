@@ -108,8 +108,23 @@ pub(crate) fn import(store: &Store, args: &ImportArgs) -> Result<()> {
     let label = if args.dry_run { "bad line" } else { "skipped line" };
     let report = transfer::import(store, &args.topic, &mut input, &opts, &stop, &mut |_| {}, &mut |s| {
         eprintln!("{label} {}: {}", s.line, s.problem);
-    })?;
+    });
     let mut out = io::stdout().lock();
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => {
+            // What is in the topic, exactly, on stdout too (the error says it on stderr).
+            if let twainmq::Error::Transfer(twainmq::TransferError::ImportStopped { line, written, landed_after, partitions, cause }) = &e {
+                let view = render::ImportStopped {
+                    messages: *written,
+                    partitions: partitions.clone(),
+                    stopped: render::StoppedAt { line: *line, landed_after: landed_after.clone(), error: cause.code(), message: e.to_string() },
+                };
+                render::emit(&mut out, &view, args.json)?;
+            }
+            return Err(e.into());
+        }
+    };
     render::emit(&mut out, &render::Imported(report.clone()), args.json)?;
     if report.finish == Finish::Cancelled {
         bail!(

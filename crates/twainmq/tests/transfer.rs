@@ -140,8 +140,9 @@ fn a_bad_line_stops_with_everything_before_it_written_and_names_it() {
     let o = ImportOptions { keep_timestamps: false, ..opts(ImportFormat::Jsonl) };
     let e = import(&store, "t", input.as_bytes(), &o).expect_err("stops");
     match e {
-        Error::Transfer(TransferError::ImportStopped { line, written, cause }) => {
+        Error::Transfer(TransferError::ImportStopped { line, written, landed_after, cause, .. }) => {
             assert_eq!((line, written), (3, 2));
+            assert!(landed_after.is_empty(), "a bad line stops with a true prefix written");
             assert!(cause.to_string().contains("4096"), "{cause}");
         }
         other => panic!("{other}"),

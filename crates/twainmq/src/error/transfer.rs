@@ -15,14 +15,25 @@ pub enum TransferError {
         /// What is wrong with it and what a good line looks like.
         problem: String,
     },
-    /// An import stopped before the end of its input: `written` messages (all
-    /// those before input line `line`) are in the topic, nothing of the rest.
-    #[error("import stopped at input line {line} with {written} messages written (everything before that line): {cause}")]
+    /// An import stopped before the end of its input: the messages of every
+    /// input line before `line` are in the topic and, of the lines from `line`
+    /// on, those of `landed_after` only (a batch that failed in some
+    /// partitions after others had taken their part of it, where the file
+    /// system could not reserve the batch's space first); `written` in all.
+    #[error(
+        "import stopped at input line {line}: {cause}. {written} messages written: those of every line before it{}",
+        landed_after_text(*line, landed_after)
+    )]
     ImportStopped {
-        /// The input line the import stopped at (the first line not written).
+        /// The first input line whose message is not in the topic: every line
+        /// before it is.
         line: u64,
         /// Messages of the input now in the topic.
         written: u64,
+        /// Input lines after `line` whose messages are in the topic anyway, in order.
+        landed_after: Vec<u64>,
+        /// Of `written`, how many each partition got, by partition.
+        partitions: Vec<u64>,
         /// Why it stopped.
         cause: Box<crate::error::Error>,
     },
@@ -97,6 +108,28 @@ pub enum TransferError {
         /// Why the rename failed.
         cause: String,
     },
+}
+
+/// The end of [`TransferError::ImportStopped`]'s message: what to resume from.
+fn landed_after_text(line: u64, after: &[u64]) -> String {
+    if after.is_empty() {
+        return format!(", and nothing from it on: resume from line {line}");
+    }
+    // Runs of consecutive lines, the first few.
+    let mut runs: Vec<(u64, u64)> = Vec::new();
+    for &l in after {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == l => *end = l,
+            _ => runs.push((l, l)),
+        }
+    }
+    let shown: Vec<String> = runs.iter().take(8).map(|(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") }).collect();
+    let more = if runs.len() > 8 { ", ... (--json lists them all)" } else { "" };
+    format!(
+        ", and of {} lines after it that landed anyway (lines {}{more}): resuming from line {line} writes those again, so leave them out of the rest",
+        after.len(),
+        shown.join(", ")
+    )
 }
 
 impl TransferError {

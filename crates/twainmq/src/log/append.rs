@@ -167,6 +167,8 @@ pub(crate) struct Appender {
     /// reads the whole log at each join and dies on a torn record), and a
     /// torn tail is ended as a record 0.2.3 reads (`torn::end_and_mend_group_tail`).
     group_log: bool,
+    /// Lines of the last batch that landed, per partition ([`Appender::batch_landed`]).
+    batch_landed: Vec<u64>,
 }
 
 impl Appender {
@@ -200,14 +202,62 @@ impl Appender {
             reserve: false,
             topic_checked: i64::MIN,
             group_log: topic.starts_with(crate::format::name::GROUP_PREFIX),
+            batch_landed: Vec::new(),
         })
     }
 
+    /// Append a batch: `per_partition[p]` is partition p's lines. Every
+    /// partition's share is reserved first (where the file system can), so
+    /// that a full disk fails the batch before any of it lands: what an
+    /// import has written stays a prefix of its input. On an error,
+    /// [`Appender::batch_landed`] says how many lines landed in each partition
+    /// (a prefix of each partition's share).
     pub(crate) fn append_batch(&mut self, per_partition: &[Vec<u8>], now: i64) -> Result<()> {
+        self.batch_landed.clear();
+        self.batch_landed.resize(per_partition.len(), 0);
         self.reserve = true;
-        let result = self.append_chunks(per_partition, now);
+        let result = self.reserve_batch(per_partition, now).and_then(|()| self.append_chunks(per_partition, now));
         self.reserve = false;
         result
+    }
+
+    /// A batch is about to be sent: nothing of it has landed yet.
+    pub(crate) fn forget_batch(&mut self) {
+        self.batch_landed.clear();
+    }
+
+    /// Lines of the last batch that landed in each partition (after an error:
+    /// a prefix of each partition's share; after a success: all).
+    pub(crate) fn batch_landed(&self) -> &[u64] {
+        &self.batch_landed
+    }
+
+    /// Reserve each partition's share of a batch at the end of its file.
+    fn reserve_batch(&mut self, per_partition: &[Vec<u8>], now: i64) -> Result<()> {
+        for (p, buf) in (0u32..).zip(per_partition) {
+            if buf.is_empty() {
+                continue;
+            }
+            let i = p as usize;
+            if self.active.get(i).and_then(Option::as_ref).is_some_and(|a| now >= a.day_end) {
+                self.active[i] = None;
+            }
+            if self.active[i].is_none() {
+                match self.open_active(p, Day::from_unix_micros(now)) {
+                    Ok(a) => self.active[i] = Some(a),
+                    Err(e) => {
+                        if matches!(e, Error::TopicDeleted { .. }) {
+                            self.drop_files();
+                        }
+                        return Err(e);
+                    }
+                }
+            }
+            let Some(active) = self.active[i].as_ref() else { continue };
+            crate::sys::reserve::reserve(&active.file, active.our_end, buf.len())
+                .map_err(|e| Error::io("make room to append to", active.path.to_path_buf(), e))?;
+        }
+        Ok(())
     }
 
     fn append_chunks(&mut self, per_partition: &[Vec<u8>], now: i64) -> Result<()> {
@@ -220,6 +270,9 @@ impl Appender {
                 let end =
                     if limit == buf.len() { limit } else { memchr::memrchr(b'\n', &buf[start..limit]).map_or(limit, |i| start + i + 1) };
                 self.append(p, now, &buf[start..end])?;
+                if let Some(n) = self.batch_landed.get_mut(p as usize) {
+                    *n += memchr::memchr_iter(b'\n', &buf[start..end]).count() as u64;
+                }
                 start = end;
             }
         }

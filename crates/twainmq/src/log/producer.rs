@@ -272,6 +272,7 @@ impl Producer {
             return Err(Error::BadTimestamp { topic: self.topic.clone(), timestamp: t, problem: VALID_STAMP });
         }
         let now = self.clock.now_micros();
+        self.appender.forget_batch();
         // Partitions first, here: a custom partitioner runs on this thread only.
         let mut parts = std::mem::take(&mut self.batch_parts);
         parts.clear();
@@ -303,6 +304,16 @@ impl Producer {
             self.after_write(now);
         }
         result.map(|()| messages.len())
+    }
+
+    /// After [`Producer::send_batch`] failed while appending: how many of the
+    /// batch's messages landed in each partition, by partition (each a prefix
+    /// of the batch's messages for that partition, in batch order). All zero
+    /// when it failed before anything was appended (a full disk where the
+    /// file system reserves space first fails so).
+    pub fn last_batch_landed(&self) -> Vec<u64> {
+        let landed = self.appender.batch_landed();
+        (0..self.config.partitions as usize).map(|p| landed.get(p).copied().unwrap_or(0)).collect()
     }
 
     /// The offset of a delivered message, found by counting the lines before it.

@@ -123,8 +123,6 @@ pub fn import(
 ) -> Result<ImportReport> {
     let config = store.topic_config(topic)?;
     let mut run = Run {
-        store,
-        topic,
         opts,
         sender: Sender::new(store.producer(topic)?),
         lines_of_batch: Vec::with_capacity(super::BATCH),
@@ -138,7 +136,6 @@ pub fn import(
             first_bad: None,
             finish: Finish::Done,
         },
-        ends_at_start: if opts.dry_run { Vec::new() } else { store.end_offsets(topic)? },
         on_skipped,
     };
     let finish = match &opts.format {
@@ -155,15 +152,12 @@ pub fn import(
 
 /// An import under way.
 pub(super) struct Run<'a> {
-    pub(super) store: &'a Store,
-    pub(super) topic: &'a str,
     pub(super) opts: &'a ImportOptions,
     pub(super) sender: Sender,
     /// The input line of each message of the batch, and its partition.
     lines_of_batch: Vec<u64>,
     parts_of_batch: Vec<u32>,
     pub(super) report: ImportReport,
-    ends_at_start: Vec<u64>,
     on_skipped: &'a mut dyn FnMut(&SkippedLine),
 }
 
@@ -182,7 +176,14 @@ impl Run<'_> {
         }
         self.flush()?;
         let cause = Box::new(Error::Transfer(TransferError::BadLine { line, problem: skipped.problem }));
-        Err(TransferError::ImportStopped { line, written: self.sender.sent, cause }.into())
+        Err(TransferError::ImportStopped {
+            line,
+            written: self.sender.sent,
+            landed_after: Vec::new(),
+            partitions: self.report.partitions.clone(),
+            cause,
+        }
+        .into())
     }
 
     /// A good record from input line `line`.
@@ -243,9 +244,37 @@ impl Run<'_> {
                     self.bad(lines[i], e.to_string())?;
                 }
                 Err(Refused::Write(e)) => {
-                    let written = self.landed().unwrap_or(self.sender.sent);
-                    let line = lines.first().copied().unwrap_or(self.report.lines);
-                    return Err(TransferError::ImportStopped { line, written, cause: Box::new(e) }.into());
+                    // Each partition holds a prefix of its messages of the batch: which
+                    // input lines those are, and the first line that did not land.
+                    let landed = self.sender.producer.last_batch_landed();
+                    let mut taken = vec![0u64; landed.len()];
+                    let (mut stop, mut after, mut written) = (None, Vec::new(), self.sender.sent);
+                    for (&line, &p) in lines.iter().zip(&parts) {
+                        let p = p as usize;
+                        let here = taken.get(p).copied().unwrap_or(0) < landed.get(p).copied().unwrap_or(0);
+                        if here {
+                            taken[p] += 1;
+                            written += 1;
+                            if let Some(c) = self.report.partitions.get_mut(p) {
+                                *c += 1;
+                            }
+                            if stop.is_some() {
+                                after.push(line);
+                            }
+                        } else if stop.is_none() {
+                            stop = Some(line);
+                        }
+                    }
+                    // (Every line of the batch landed: the error came after; the next line is the one to resume from.)
+                    let line = stop.unwrap_or_else(|| lines.last().map_or(self.report.lines, |l| l + 1));
+                    return Err(TransferError::ImportStopped {
+                        line,
+                        written,
+                        landed_after: after,
+                        partitions: self.report.partitions.clone(),
+                        cause: Box::new(e),
+                    }
+                    .into());
                 }
             }
         }
@@ -257,13 +286,6 @@ impl Run<'_> {
                 *c += 1;
             }
         }
-    }
-
-    /// Messages in the topic now that were not at the start (what landed
-    /// before a failed write; other producers' messages would count too).
-    fn landed(&self) -> Option<u64> {
-        let now = self.store.end_offsets(self.topic).ok()?;
-        Some(now.iter().zip(&self.ends_at_start).map(|(n, s)| n.saturating_sub(*s)).sum())
     }
 }
 
