@@ -226,8 +226,8 @@ impl Appender {
         self.batch_landed.clear();
     }
 
-    /// Lines of the last batch that landed in each partition (after an error:
-    /// a prefix of each partition's share; after a success: all).
+    /// Lines of the last batch that landed in each partition, after it failed
+    /// (a prefix of each partition's share; all zero when nothing landed).
     pub(crate) fn batch_landed(&self) -> &[u64] {
         &self.batch_landed
     }
@@ -269,9 +269,20 @@ impl Appender {
                 let limit = (start + CHUNK).min(buf.len());
                 let end =
                     if limit == buf.len() { limit } else { memchr::memrchr(b'\n', &buf[start..limit]).map_or(limit, |i| start + i + 1) };
-                self.append(p, now, &buf[start..end])?;
-                if let Some(n) = self.batch_landed.get_mut(p as usize) {
-                    *n += memchr::memchr_iter(b'\n', &buf[start..end]).count() as u64;
+                if let Err(e) = self.append(p, now, &buf[start..end]) {
+                    // Counted only on a failure (a success costs no pass over the batch):
+                    // the partitions before this one took their whole share, this one
+                    // the lines before this write (a short write is cut off again or ended).
+                    let count = |b: &[u8]| memchr::memchr_iter(b'\n', b).count() as u64;
+                    let i = p as usize;
+                    for (q, n) in self.batch_landed.iter_mut().enumerate() {
+                        *n = match q.cmp(&i) {
+                            std::cmp::Ordering::Less => per_partition.get(q).map_or(0, |b| count(b)),
+                            std::cmp::Ordering::Equal => count(&buf[..start]),
+                            std::cmp::Ordering::Greater => 0,
+                        };
+                    }
+                    return Err(e);
                 }
                 start = end;
             }
