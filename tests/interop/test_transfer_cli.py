@@ -300,3 +300,19 @@ def test_export_to_a_fifo_a_folder_and_an_interrupted_file(cli, store, tmp_path)
         pytest.skip("the export finished before the signal")
     assert b"interrupted" in err, err
     assert not out.exists() and not (tmp_path / "big.jsonl.partial").exists()
+
+
+def test_export_as_a_store_inside_the_store_is_refused(cli, store):
+    """A store written into the source store's folder (or a topic's folder) is
+    taken for the store's own: `check` saw nothing, `topics create sub` said it
+    existed, `topics delete sub` that it did not. Refused as file exports are."""
+    from conftest import snapshot_tree, describe_diff
+
+    cli(store, "topics", "create", "t", "--partitions", "2")
+    cli(store, "produce", "t", "--key", "1", "hello")
+    before = snapshot_tree(store)
+    for out in (store / "sub", store / "t" / "0-20990101_5.tmf"):
+        r = cli(store, "export", "t", "--format", "store", "--output", out, check=False)
+        assert r.returncode != 0 and "outside" in r.stderr, r.stderr
+        assert snapshot_tree(store) == before, describe_diff(before, snapshot_tree(store))
+    assert cli(store, "check").returncode == 0

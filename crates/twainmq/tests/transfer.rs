@@ -384,3 +384,56 @@ fn jsonl_takes_a_byte_order_mark_and_rfc_3339_timestamps() {
         .expect_err("bad");
     assert!(e.to_string().contains("RFC 3339"), "{e}");
 }
+
+/// The entries under `root`, as relative paths, sorted.
+fn tree(root: &std::path::Path) -> Vec<String> {
+    fn walk(dir: &std::path::Path, root: &std::path::Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).expect("list").flatten() {
+            out.push(e.path().strip_prefix(root).expect("under").to_string_lossy().into_owned());
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                walk(&e.path(), root, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out);
+    out.sort();
+    out
+}
+
+/// A store written inside a store is taken for a topic folder (or, named like
+/// a day file inside a topic's folder, for a partition file 0.2.3 producers
+/// then stumble on): exporting as a store into the source store, or into any
+/// store's folder below its root, is refused as a file export there is, and
+/// nothing is made. An existing store's own folder, or a folder outside any
+/// store, is a target.
+#[test]
+fn an_export_as_a_store_inside_a_store_is_refused_and_nothing_is_made() {
+    let (d, store) = store();
+    fill(&store, "t", KeyType::U16);
+    let other = tempfile::tempdir().expect("tmp");
+    Store::open(other.path()).expect("open").create_topic("u", &TopicSpec::default()).expect("create");
+    let today = store.today().to_string();
+    let before = tree(d.path());
+    let before_other = tree(other.path());
+    let stop = AtomicBool::new(false);
+    for root in [
+        d.path().join("sub"),
+        d.path().to_path_buf(),
+        d.path().join("t"),
+        d.path().join("t").join(format!("0-{today}_999.tmf")),
+        other.path().join("sub"),
+        other.path().join("u").join("deeper"),
+    ] {
+        let e = transfer::export_to_store(&store, &Selection::topic("t"), &root, "t", &stop, &mut |_| {}).expect_err("refused");
+        assert_eq!(e.code(), "bad_export_target", "{}: {e}", root.display());
+        assert!(e.to_string().contains("outside"), "{e}");
+        assert_eq!(tree(d.path()), before, "{}: nothing made in the store", root.display());
+        assert_eq!(tree(other.path()), before_other, "{}: nothing made in the other store", root.display());
+    }
+    // Into the other store's own folder (a new topic there), and a new folder outside: fine.
+    transfer::export_to_store(&store, &Selection::topic("t"), other.path(), "t", &stop, &mut |_| {}).expect("into an existing store");
+    let fresh = tempfile::tempdir().expect("tmp");
+    let r = transfer::export_to_store(&store, &Selection::topic("t"), &fresh.path().join("new"), "t", &stop, &mut |_| {}).expect("new store");
+    assert_eq!(r.messages as usize, messages().len() * 3);
+}

@@ -194,6 +194,7 @@ pub fn export_to_store(
     on_progress: &mut dyn FnMut(Progress),
 ) -> Result<super::CopyReport> {
     let config = store.topic_config(&sel.topic)?;
+    refuse_store_inside_a_store(store, root)?;
     let target = Store::open_or_create(root)?;
     if target.topic_exists(topic)? {
         return Err(TransferError::BadTarget {
@@ -208,6 +209,29 @@ pub fn export_to_store(
     target.create_topic(topic, &spec)?;
     let opts = super::CopyOptions { keep_timestamps: true, rate: None };
     super::copy(store, sel, &target, topic, &opts, cancel, on_progress)
+}
+
+/// A store made inside another store's folder is taken by that store for
+/// topic folders and files it cannot account for (a sub-folder next to the
+/// topics, or, named like a day file in a topic's folder, a partition file
+/// 0.2.3 producers then stumble on): refused, as file exports there are,
+/// before anything is made. The source store itself is refused too (`copy`
+/// makes a topic in it). An existing store's own folder is a target.
+fn refuse_store_inside_a_store(store: &Store, root: &Path) -> Result<()> {
+    let bad = |problem: String| Error::from(TransferError::BadTarget { path: root.to_path_buf(), problem });
+    if crate::sys::identity::is_within(root, store.root()) {
+        return Err(bad(format!(
+            "it is the store {} or a folder inside it: a store there would be taken for the store's own topics and files. Export to a folder outside the store (or use `copy` to make a topic in this store)",
+            store.root().display()
+        )));
+    }
+    if let Some(other) = root.parent().filter(|p| !p.as_os_str().is_empty()).and_then(super::output::store_holding) {
+        return Err(bad(format!(
+            "it is inside {}, a TwainMQ store (it holds .twc files): a store there would be taken for that store's topics and files. Export to a folder outside any store, or to a store's own folder",
+            other.display()
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -99,7 +99,7 @@ struct Output {
 }
 
 /// Whether some folder from `path` up holds a `*.twc` (a store's root).
-fn store_holding(path: &Path) -> Option<PathBuf> {
+pub(super) fn store_holding(path: &Path) -> Option<PathBuf> {
     let mut existing = path;
     while std::fs::symlink_metadata(existing).is_err() {
         existing = existing.parent().filter(|p| !p.as_os_str().is_empty())?;
