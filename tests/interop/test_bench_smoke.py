@@ -2,6 +2,8 @@
 a fall in speed of ten times (speed goals themselves live in `make bench`)."""
 import json
 
+import pytest
+
 
 def test_bench_reports_every_figure(cli, store):
     out = cli(store, "bench", "--messages", "2000", "--latency-rate", "200", "--seek-messages", "5000", "--json").stdout
@@ -23,3 +25,57 @@ def test_speed_has_not_fallen_tenfold(cli, store):
     ratio = r["produce_msgs_per_s"] / r["floor_append_msgs_per_s"]
     assert ratio > 0.012, f"one-message produce is {ratio:.3f} x the floor in this debug build (0.04-0.06 usual)"
     assert r["latency_p50_us"] < 500, f"write-to-read latency p50 {r['latency_p50_us']:.0f} us (70-110 usual)"
+
+
+def _bench_until_it_writes(store, scratch, extra_env=None):
+    """Start a long `twainmq bench` (its scratch space in `scratch`); return it once it is writing."""
+    import os
+    import subprocess
+    import time
+
+    from conftest import base_env, cli_binary
+
+    env = base_env()
+    env["TMPDIR"] = str(scratch)
+    env.update(extra_env or {})
+    p = subprocess.Popen([str(cli_binary()), "--store", str(store), "bench", "--messages", "50000000"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    deadline = time.monotonic() + 30
+    def sizes():
+        return sum(f.stat().st_size for root in (store, scratch) for f in root.rglob("*") if f.is_file())
+    base = sizes()
+    while time.monotonic() < deadline and sizes() <= base + 100_000:
+        assert p.poll() is None, p.communicate()
+        time.sleep(0.05)
+    return p
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM", "SIGKILL"])
+def test_bench_leaves_nothing_in_the_store_whatever_stops_it(cli, store, tmp_path, how):
+    """bench runs in a private temporary store, never in the user's: Ctrl-C and
+    SIGTERM delete it before the exit, and one left by SIGKILL (its lock freed
+    with the process) is deleted by the next run."""
+    import signal
+
+    from conftest import snapshot_tree
+
+    cli(store, "topics", "create", "mine")
+    before = snapshot_tree(store)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    p = _bench_until_it_writes(store, scratch)
+    p.send_signal(getattr(signal, how))
+    out, err = p.communicate(timeout=30)
+    assert p.returncode != 0
+    assert snapshot_tree(store) == before, f"{how}: the store changed: {err[-500:]!r}"
+    assert [t["name"] for t in json.loads(cli(store, "topics", "list", "--json").stdout)] == ["mine"]
+    if how != "SIGKILL":
+        assert list(scratch.iterdir()) == [], f"{how}: {list(scratch.iterdir())}"
+    else:
+        # The next run takes the leftover away, and leaves nothing itself.
+        import os
+
+        env = dict(os.environ, TMPDIR=str(scratch))
+        cli(store, "bench", "--messages", "500", "--latency-rate", "100", env=env)
+        assert list(scratch.iterdir()) == []
+        assert snapshot_tree(store) == before

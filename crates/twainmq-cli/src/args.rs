@@ -287,6 +287,10 @@ pub(crate) struct BenchArgs {
     /// Also time seeks, time jumps and describe in a one-partition topic of this many messages.
     #[arg(long, default_value_t = 0)]
     pub(crate) seek_messages: u64,
+    /// Where the private temporary store is made (default: the system's
+    /// temporary folder); pick a folder on the disk to measure. Never the store.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) dir: Option<PathBuf>,
     #[arg(long)]
     pub(crate) json: bool,
 }

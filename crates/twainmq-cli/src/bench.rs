@@ -1,5 +1,13 @@
 //! `twainmq bench`: produce, batched produce, consume and write-to-read latency
-//! in a temporary topic, beside the floor of raw O_APPEND writes of the same lines.
+//! in a private temporary store, beside the floor of raw O_APPEND writes of
+//! the same lines.
+//!
+//! Nothing of it is ever in the user's store: a topic there (the way it ran
+//! before) was left behind by Ctrl-C, and listed by `topics list` and 0.2.3.
+//! The private store is a scratch folder in `--dir` (default: the system's
+//! temporary folder), deleted at the end, on an error, and on Ctrl-C or
+//! SIGTERM (a handler deletes it before the exit); a run killed outright
+//! (SIGKILL) leaves it, locked no more, and the next run deletes it.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -11,6 +19,8 @@ use twainmq::{Key, KeyType, Outgoing, StartFrom, Store, TopicSpec};
 
 #[derive(Debug, Serialize)]
 pub struct BenchReport {
+    /// The private store it ran in (deleted since).
+    pub dir: std::path::PathBuf,
     pub messages: u64,
     pub payload_bytes: usize,
     pub partitions: u32,
@@ -47,9 +57,44 @@ pub struct SeekReport {
     pub time_jump_max_ms: f64,
 }
 
-/// `twainmq bench`: run it and print the report (text or `--json`).
-pub(crate) fn command(store: &Store, a: &crate::args::BenchArgs) -> Result<()> {
-    let r = run(store, a.messages.max(1), a.payload_bytes, a.partitions.max(1), a.batch.max(1), a.latency_rate, a.seek_messages)?;
+/// Names of the private stores, in their parent folder.
+const SCRATCH_PREFIX: &str = "twainmq-bench-";
+
+/// `twainmq bench`: run it in a private temporary store and print the report
+/// (text or `--json`). `user_store` is the store given, if any: never written.
+pub(crate) fn command(user_store: Option<&std::path::Path>, a: &crate::args::BenchArgs) -> Result<()> {
+    let parent = a.dir.clone().unwrap_or_else(std::env::temp_dir);
+    if let Some(user) = user_store.and_then(|u| Store::open(u).ok()) {
+        anyhow::ensure!(
+            !user.contains_path(&parent),
+            "--dir {} is inside the store {}: bench makes its private store outside any store; give another folder",
+            parent.display(),
+            user.root().display()
+        );
+    }
+    let (scratch, swept) = twainmq::internals::ScratchDir::new(&parent, SCRATCH_PREFIX)
+        .with_context(|| format!("making bench's private store in {} (choose another with --dir)", parent.display()))?;
+    if swept > 0 {
+        eprintln!("deleted {swept} private store(s) left in {} by bench runs that were killed", parent.display());
+    }
+    // Ctrl-C, SIGTERM, SIGHUP: the private store goes before the exit (the
+    // follower process, reading it, stops when it is gone).
+    let path = scratch.path().to_path_buf();
+    let _ = ctrlc::set_handler(move || {
+        for _ in 0..50 {
+            // (Files being made meanwhile can make one pass fail: try again.)
+            if std::fs::remove_dir_all(&path).is_ok() || !path.exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        eprintln!("bench interrupted: its private store was deleted");
+        std::process::exit(130);
+    });
+    let store = Store::open(scratch.path())?;
+    let r = run(&store, a.messages.max(1), a.payload_bytes, a.partitions.max(1), a.batch.max(1), a.latency_rate, a.seek_messages)?;
+    drop(store);
+    drop(scratch);
     crate::render::emit(&mut std::io::stdout().lock(), &r, a.json)
 }
 
@@ -145,6 +190,7 @@ pub fn run(
     drop(guard);
     let seek = if seek_messages > 0 { Some(seeks(store, seek_messages, payload_bytes)?) } else { None };
     Ok(BenchReport {
+        dir: store.root().to_path_buf(),
         messages,
         payload_bytes,
         partitions,
@@ -248,6 +294,8 @@ fn latency(store: &Store, topic: &str, per_sec: u64, payload_bytes: usize) -> Re
         .arg("--store")
         .arg(store.root())
         .args(["bench-follow", "--topic", topic, "--count", &count.to_string()])
+        // Its store is gone after the run: nothing of it is kept in the user's index cache.
+        .env("TWAINMQ_INDEX_CACHE", "off")
         .stdout(std::process::Stdio::piped())
         .spawn()
         .context("starting the follower process")?;

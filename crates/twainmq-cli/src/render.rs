@@ -491,6 +491,7 @@ impl Text for Problems {
 impl Text for BenchReport {
     fn text(&self, out: &mut dyn Write) -> io::Result<()> {
         let r = self;
+        writeln!(out, "in a private store in {} (deleted since; --dir picks another disk)", r.dir.parent().unwrap_or(&r.dir).display())?;
         writeln!(out, "{} messages of {} bytes ({}-byte lines), {} partitions", r.messages, r.payload_bytes, r.line_bytes, r.partitions)?;
         writeln!(out, "produce (one per call)   {:>12.0} msg/s  ({:.2} x the floor)", r.produce_msgs_per_s, r.produce_vs_floor)?;
         writeln!(out, "{:<25}{:>12.0} msg/s", format!("produce (batches of {})", r.batch), r.produce_batched_msgs_per_s)?;

@@ -156,6 +156,8 @@ pub mod internals {
         })
     }
 
+    pub use crate::sys::scratch::ScratchDir;
+
     /// How often producers and readers look at their topic by path (what a
     /// file handle cannot show: a delete pending under Wine, a network file
     /// system's file deleted from another machine).

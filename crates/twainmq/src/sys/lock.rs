@@ -63,6 +63,15 @@ pub(crate) fn lock_owned(file: File, mode: Mode) -> std::io::Result<HeldFile> {
     Ok(HeldFile { _file: file })
 }
 
+/// Lock `file` in `mode` if no other process (or handle) holds it; `None`
+/// when one does. The lock lives as long as the result.
+///
+/// # Errors
+/// As [`lock`].
+pub(crate) fn try_lock_owned(file: File, mode: Mode) -> std::io::Result<Option<HeldFile>> {
+    Ok(imp::try_lock(&file, mode)?.then_some(HeldFile { _file: file }))
+}
+
 /// Block until the topic folder `dir` is locked exclusively (between our
 /// producers making a partition's next file). Unix locks the folder itself;
 /// Windows cannot lock a folder, so it locks a byte of `stand_in`, the

@@ -15,7 +15,8 @@
 //! - `remove`: deletes and replacements that another process may refuse
 //!   (Windows), all-or-nothing, retried with back-off;
 //! - `kind`: local or network file system;
-//! - `priority`: background threads; `reserve`: space before a write.
+//! - `priority`: background threads; `reserve`: space before a write;
+//! - `scratch`: private folders deleted after use, or by the next user when its process died.
 
 #[cfg(unix)]
 #[path = "unix.rs"]
@@ -35,6 +36,7 @@ pub(crate) mod open;
 pub(crate) mod priority;
 pub(crate) mod remove;
 pub(crate) mod reserve;
+pub(crate) mod scratch;
 
 /// Whether this is a Windows program running under Wine, which differs from
 /// Windows where tests must say so (it reports no pending deletes, its file

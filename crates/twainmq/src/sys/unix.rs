@@ -216,6 +216,22 @@ pub(crate) fn lock(file: &File, mode: Mode) -> io::Result<()> {
     }
 }
 
+/// `flock` the whole file if no one else holds it: `false` when another does.
+pub(crate) fn try_lock(file: &File, mode: Mode) -> io::Result<bool> {
+    let op = match mode {
+        Mode::Shared => rustix::fs::FlockOperation::NonBlockingLockShared,
+        Mode::Exclusive => rustix::fs::FlockOperation::NonBlockingLockExclusive,
+    };
+    loop {
+        match rustix::fs::flock(file, op) {
+            Ok(()) => return Ok(true),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(rustix::io::Errno::WOULDBLOCK) => return Ok(false),
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
 pub(crate) fn unlock(file: &File) {
     let _ = rustix::fs::flock(file, rustix::fs::FlockOperation::Unlock);
 }

@@ -270,6 +270,27 @@ fn lock_byte(file: &File, byte: u64, mode: Mode) -> io::Result<()> {
     Ok(())
 }
 
+/// [`lock_byte`] without waiting: `false` when another handle holds it.
+fn try_lock_byte(file: &File, byte: u64, mode: Mode) -> io::Result<bool> {
+    let flags = match mode {
+        Mode::Shared => 0,
+        Mode::Exclusive => fs::LOCKFILE_EXCLUSIVE_LOCK,
+    } | fs::LOCKFILE_FAIL_IMMEDIATELY;
+    // SAFETY: plain old data; the offset is set below.
+    let mut ov: OVERLAPPED = unsafe { std::mem::zeroed() };
+    ov.Anonymous.Anonymous.Offset = byte as u32;
+    ov.Anonymous.Anonymous.OffsetHigh = (byte >> 32) as u32;
+    // SAFETY: as in `lock_byte`; with LOCKFILE_FAIL_IMMEDIATELY the call never waits.
+    if unsafe { fs::LockFileEx(handle(file), flags, 0, 1, 0, &raw mut ov) } == 0 {
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() == Some(ERROR_LOCK_VIOLATION as i32) {
+            return Ok(false);
+        }
+        return Err(e);
+    }
+    Ok(true)
+}
+
 fn unlock_byte(file: &File, byte: u64) {
     // SAFETY: as in `lock_byte`.
     let mut ov: OVERLAPPED = unsafe { std::mem::zeroed() };
@@ -282,6 +303,11 @@ fn unlock_byte(file: &File, byte: u64) {
 /// Lock [`LOCK_BYTE`] of `file`, blocking until it is ours.
 pub(crate) fn lock(file: &File, mode: Mode) -> io::Result<()> {
     lock_byte(file, LOCK_BYTE, mode)
+}
+
+/// Lock [`LOCK_BYTE`] of `file` if no one else holds it: `false` when another does.
+pub(crate) fn try_lock(file: &File, mode: Mode) -> io::Result<bool> {
+    try_lock_byte(file, LOCK_BYTE, mode)
 }
 
 pub(crate) fn unlock(file: &File) {
