@@ -202,6 +202,17 @@ fn check_commits(store: &Store, group: &str, out: &mut Vec<Problem>) {
             format!("{} records of group {group:?} are damaged or of an unknown shape and were skipped (twainmq check lists damaged lines above; other shapes were written by another tool)", log.unreadable),
         );
     }
+    for b in &log.bad_commits {
+        push(
+            Some(b.partition),
+            Some(b.at),
+            "bad_commit",
+            format!(
+                "group {group:?} has a commit of offset {} for partition {} (under key {}): no offset (-1 is the only negative one the protocol has). 0.2.3 members raise taking the partition; ours keep the commit before it. Commit a real position: twainmq groups reset {group} --to offset:N --partition {}",
+                b.offset, b.partition, b.key, b.partition
+            ),
+        );
+    }
     let Ok((Some(topic), _)) = store.group_topic_of(group, &log) else { return };
     let Ok(ends) = store.end_offsets(&topic) else { return };
     for (&p, &committed) in &log.commits {

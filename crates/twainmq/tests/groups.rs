@@ -227,3 +227,35 @@ fn an_offsets_file_of_another_topic_is_refused_and_of_another_group_named() {
     let own = store.reset_group("g1", ResetTo::File(file), None, true).expect("its own");
     assert_eq!(own.from_group, None);
 }
+
+/// A `COMMIT` of an offset below -1 (written by another program: -1 is the
+/// only negative offset the protocol has) is no position: 0.2.3 raises taking
+/// the partition, and reading it as "the end" skipped every message after the
+/// commit before it. It is passed over (the commit before it stands), and
+/// `check` names it with what to do.
+#[test]
+fn a_commit_below_minus_one_is_passed_over_and_named() {
+    let (_d, store) = setup(40);
+    store.ensure_group("ev", "g", StartFrom::Start).expect("group");
+    let ends = store.end_offsets("ev").expect("ends");
+    let p = (0..4u32).find(|p| ends[*p as usize] >= 3).expect("a partition with 3 messages");
+    store.reset_group("g", ResetTo::Offset(2), Some(&[p]), false).expect("commit 2");
+    // Another program's commit under its own key, appended to the group log.
+    let mut raw = vec![0xFB, 0, 6];
+    raw.extend_from_slice(format!(r#"{{"partition_offsets":[[{p},-7]]}}"#).as_bytes());
+    let mut line = Vec::new();
+    twainmq::internals::line::Codec::default().encode_line(KeyType::U32, &Key::Int(9), 1.8e9, &raw, &mut line).expect("line");
+    let log_dir = store.root().join("--group--g");
+    let file = std::fs::read_dir(&log_dir).expect("list").flatten().map(|e| e.path()).max().expect("the group log file");
+    std::io::Write::write_all(&mut std::fs::OpenOptions::new().append(true).open(&file).expect("open"), &line).expect("append");
+    assert_eq!(store.group_log("g").expect("log").commits.get(&p), Some(&2), "the commit before it stands");
+    let mut m = GroupMember::join(&store, "ev", "g", opts(200)).expect("join");
+    let seen = run_until(&mut [&mut m], 5.0, |ms| ms[0].assignment().len() == 4);
+    let mine: Vec<u64> = seen.concat().into_iter().filter(|(q, _)| *q == p).map(|(_, o)| o).collect();
+    assert_eq!(mine.first(), Some(&2), "read from the commit before it, not the end: {mine:?}");
+    m.close().expect("close");
+    let problems = twainmq::check::check_store(&store).expect("check");
+    let bad: Vec<_> = problems.iter().filter(|q| q.kind == "bad_commit").collect();
+    assert_eq!(bad.len(), 1, "{problems:?}");
+    assert!(bad[0].message.contains("-7") && bad[0].message.contains("groups reset"), "{}", bad[0].message);
+}

@@ -100,7 +100,8 @@ fn read_commits(g: &Groups, group: &str, from: f64, to: f64) -> Result<(Commits,
         let in_span = m.timestamp >= from && m.timestamp <= to;
         match Record::from_message(&m) {
             Some(Record::Commit { offsets }) => {
-                for (p, o) in offsets {
+                // (An offset below -1 is no position: passed over, as the fold does.)
+                for (p, o) in offsets.into_iter().filter(|(_, o)| *o >= -1) {
                     commits.entry(p).or_default().push((m.timestamp, o));
                 }
                 if in_span && !is_first && m.key == crate::format::key::Key::Int(0) {

@@ -31,7 +31,7 @@ pub use liveness::{GroupPhase, Liveness, MemberLiveness, MemberStatus, Threshold
 pub use member::GroupMember;
 pub use options::GroupOptions;
 pub use reset::{parse_duration_secs, parse_offsets, parse_offsets_file, OffsetsFile, ResetPlan, ResetRow, ResetTo};
-pub use state::{Event, GroupLog, OfferView, RoundView};
+pub use state::{BadCommit, Event, GroupLog, OfferView, RoundView};
 
 /// The protocol's pure parts, for the fuzz targets (see `crate::internals`).
 #[doc(hidden)]

@@ -125,6 +125,19 @@ pub(crate) enum TornLine {
     },
 }
 
+/// A commit of an offset below -1, passed over by the fold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BadCommit {
+    /// The key (member id) it was written under.
+    pub key: u32,
+    /// The partition.
+    pub partition: u32,
+    /// The offset it names.
+    pub offset: i64,
+    /// Where the record is in the group log.
+    pub at: u64,
+}
+
 /// The fold.
 #[derive(Debug, Clone, Default)]
 pub struct GroupLog {
@@ -157,6 +170,9 @@ pub struct GroupLog {
     /// Torn records mended by a member of ours: lines 0.2.3 reads and passes
     /// over, in place of records it could not read (not counted as unreadable).
     pub mended: u64,
+    /// Commits of offsets below -1 passed over (another program's: no
+    /// position; 0.2.3 raises on them), the first [`MAX_HISTORY`].
+    pub bad_commits: Vec<BadCommit>,
     /// Lines found that 0.2.3 cannot read, not mended yet (at most
     /// [`MAX_TORN_KEPT`]).
     pub(crate) torn: Vec<TornLine>,
@@ -265,10 +281,21 @@ impl GroupLog {
                 if self.records == 1 && key == 0 {
                     self.partitions_hint = offsets.iter().map(|(p, _)| p.saturating_add(1)).max();
                 }
-                for (p, o) in offsets {
+                // -1 is the protocol's one negative offset ("the end when taken"): a
+                // lower one (another program's) is no position. 0.2.3 raises taking
+                // the partition; read as the end it would skip every message after
+                // the commit before it. Passed over, so that commit stands.
+                let (good, bad): (Vec<(u32, i64)>, Vec<(u32, i64)>) = offsets.iter().partition(|(_, o)| *o >= -1);
+                for (p, o) in &good {
                     self.commits.insert(*p, *o);
                 }
-                Event::Committed { offsets: offsets.clone() }
+                for (p, o) in bad {
+                    tracing::warn!(key, partition = p, committed = o, group_offset = offset, "a commit of an offset below -1 is no position: passed over");
+                    if self.bad_commits.len() < MAX_HISTORY {
+                        self.bad_commits.push(BadCommit { key, partition: p, offset: o, at: offset });
+                    }
+                }
+                Event::Committed { offsets: good }
             }
         }
     }
