@@ -201,3 +201,37 @@ def py_read_topic(twainmq, store, topic, p):
     cl = TwainMQConsumerlet(twainmq.Twain(str(store)), topic, p, offset=0)
     while (m := cl.poll()) is not None:
         yield m
+
+
+def test_retention_set_changes_only_what_it_is_given(cli, store):
+    """`--days` alone keeps a `--bytes` set before (and the other way round), 0
+    removes that limit, and a bare `retention set` changes nothing and says
+    what to give (it used to remove the setting, silently)."""
+    cli(store, "topics", "create", "t")
+
+    def setting():
+        return json.loads((store / "t.twc").read_text()).get("retention")
+
+    cli(store, "retention", "set", "t", "--days", "7", "--bytes", "1000000")
+    assert setting() == {"days": 7, "bytes_per_partition": 1000000}
+    cli(store, "retention", "set", "t", "--days", "3")
+    assert setting() == {"days": 3, "bytes_per_partition": 1000000}
+    cli(store, "retention", "set", "t", "--bytes", "5000")
+    assert setting() == {"days": 3, "bytes_per_partition": 5000}
+    r = cli(store, "retention", "set", "t", check=False)
+    assert r.returncode != 0 and "--days" in r.stderr and "--bytes" in r.stderr, r.stderr
+    assert setting() == {"days": 3, "bytes_per_partition": 5000}
+    cli(store, "retention", "set", "t", "--days", "0")
+    assert setting() == {"bytes_per_partition": 5000}
+    r = cli(store, "retention", "set", "t", "--bytes", "0")
+    assert setting() is None and "removed" in r.stdout, r.stdout
+
+
+def test_consuming_a_purged_topic_from_the_start_prints_no_warning(cli, twainmq, store, monkeypatch):
+    py_write_days(twainmq, store, monkeypatch, parts=2)
+    cli(store, "retention", "set", "days", "--days", "1")
+    cli(store, "retention", "apply")
+    r = cli(store, "consume", "days", "--json")
+    got = parse_jsonl(r.stdout)
+    assert got and min(m["offset"] for m in got) > 0, "the oldest files are gone"
+    assert "WARN" not in r.stderr and r.stderr.strip() == "", r.stderr

@@ -287,3 +287,24 @@ def test_an_import_stopped_by_a_full_disk_reports_exactly_what_landed(tmp_path, 
             # ntfs-3g reserves nothing: the failed batch landed in the partitions written before.
             assert after, f"{fs}: expected lines past the stop (no reservation there)"
         print(f"[{fs}] stopped at line {line}, {len(landed)} landed, {len(after or [])} after it; {r.stderr.strip()[-400:]}")
+
+
+def test_retention_set_on_a_full_disk_leaves_no_temporary_file(tmp_path):
+    """The new config is written beside the old and renamed over it: on a full
+    disk the write fails and the temporary file goes too (it was left as
+    `t.twc.retention-tmp`, a name every process shared)."""
+    with volume(tmp_path, "tmpfs") as mnt:
+        store = mnt / "store"
+        store.mkdir()
+        run_cli(store, "topics", "create", "t")
+        run_cli(store, "retention", "set", "t", "--days", "7")
+        before = sorted(p.name for p in store.iterdir())
+        config = (store / "t.twc").read_bytes()
+        filler = fill(mnt)
+        r = run_cli(store, "retention", "set", "t", "--days", "3", check=False)
+        assert r.returncode != 0 and "space" in r.stderr.lower(), r.stderr
+        assert sorted(p.name for p in store.iterdir()) == before
+        assert (store / "t.twc").read_bytes() == config, "the old setting stays, whole"
+        filler.unlink()
+        run_cli(store, "retention", "set", "t", "--days", "3")
+        assert sorted(p.name for p in store.iterdir()) == before

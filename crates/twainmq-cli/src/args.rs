@@ -458,7 +458,8 @@ pub(crate) enum RetentionCmd {
         json: bool,
     },
     /// Set a topic's retention: day files older than DAYS go, and the oldest go while a
-    /// partition holds more than BYTES. `--days 0 --bytes 0` removes the setting.
+    /// partition holds more than BYTES. A limit not given stays as it was; 0 removes it
+    /// (both gone: the setting is removed).
     Set {
         topic: String,
         #[arg(long)]

@@ -1,7 +1,7 @@
 //! `twainmq retention show|set|apply` and `topics purge`: the plan is always
 //! printed (what goes, what stays for which group), then applied unless a dry run.
 
-use std::io;
+use std::io::{self, Write};
 
 use anyhow::{bail, Result};
 use twainmq::{Retention, RetentionPlan, Store};
@@ -17,10 +17,21 @@ pub(crate) fn run(store: &Store, cmd: RetentionCmd) -> Result<()> {
             render::emit(&mut out, &render::RetentionView { topic, retention: r }, json)
         }
         RetentionCmd::Set { topic, days, bytes } => {
-            let days = days.filter(|d| *d > 0);
-            let bytes = bytes.filter(|b| *b > 0);
-            let r = (days.is_some() || bytes.is_some()).then_some(Retention { days, bytes_per_partition: bytes });
+            if days.is_none() && bytes.is_none() {
+                bail!("nothing to set: give --days N and/or --bytes N (a limit not given stays as it is; 0 removes it). To see the setting: twainmq retention show {topic}");
+            }
+            // A limit not given keeps its value; 0 removes that limit.
+            let old = store.retention(&topic)?.unwrap_or_default();
+            let merged = Retention {
+                days: days.map_or(old.days, |d| (d > 0).then_some(d)),
+                bytes_per_partition: bytes.map_or(old.bytes_per_partition, |b| (b > 0).then_some(b)),
+            };
+            let r = (merged.days.is_some() || merged.bytes_per_partition.is_some()).then_some(merged);
             store.set_retention(&topic, r)?;
+            if r.is_none() {
+                writeln!(out, "topic {topic}: retention setting removed (every file is kept)")?;
+                return Ok(());
+            }
             render::emit_text(&mut out, &render::RetentionView { topic, retention: r })
         }
         RetentionCmd::Apply { topic, dry_run, force, json } => {

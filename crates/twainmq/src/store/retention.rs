@@ -134,9 +134,17 @@ impl Store {
             None => config.extra.shift_remove(RETENTION_KEY),
         };
         let path = self.config_path(topic);
-        let tmp = path.with_extension("twc.retention-tmp");
-        std::fs::write(&tmp, config.to_bytes()).map_err(|e| Error::io("write", &tmp, e))?;
-        crate::sys::remove::replace(&tmp, &path).inspect_err(|_| {
+        // The store's temporary config name (0.2.3 lists only `*.twc`, our watcher
+        // passes these over), of this process and this call: two writers never
+        // share one, and it goes whatever fails (a full disk fails the write).
+        let tmp = self.root().join(format!(".{topic}.twc.tmp-{}-{:x}", std::process::id(), crate::sys::remove::unique_number()));
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &config.to_bytes()).and_then(|()| f.sync_all()))
+            .map_err(|e| Error::io("write", &tmp, e));
+        written.and_then(|()| crate::sys::remove::replace(&tmp, &path)).inspect_err(|_| {
             let _ = std::fs::remove_file(&tmp);
         })
     }
