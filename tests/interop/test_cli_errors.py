@@ -252,3 +252,39 @@ def test_store_from_env(cli, twainmq, store):
     env["TWAINMQ_STORE"] = str(store)
     run_cli(None, "topics", "create", "via_env", "--key-type", "u8", env=env)
     assert twainmq.Twain(store).list_topics() == ["via_env"]
+
+
+def test_an_empty_store_variable_is_named_as_such(twainmq_bin, tmp_path):
+    """TWAINMQ_STORE set but empty is that variable's problem, not --store's."""
+    env = base_env()
+    env["TWAINMQ_STORE"] = ""
+    proc = run_cli(None, "topics", "list", check=False, env=env, cwd=tmp_path)
+    assert proc.returncode != 0
+    assert "TWAINMQ_STORE" in proc.stderr and "empty" in proc.stderr, proc.stderr
+    assert "a value is required for '--store" not in proc.stderr, proc.stderr
+    # --store still wins over it.
+    store = tmp_path / "s"
+    store.mkdir()
+    run_cli(store, "topics", "create", "t", env=env)
+
+
+def test_check_of_a_topic_that_does_not_exist_says_so(cli, store):
+    r = cli(store, "check", "nope", check=False)
+    assert r.returncode != 0
+    assert "does not exist" in r.stderr + r.stdout and "corrupt" not in r.stderr + r.stdout, (r.stdout, r.stderr)
+    r = cli(store, "check", "nope", "--json", check=False)
+    assert r.returncode != 0 and "corrupt_config" not in r.stdout + r.stderr, (r.stdout, r.stderr)
+
+
+def test_produce_to_a_topic_whose_folder_is_gone_names_the_folder(cli, store):
+    import shutil
+
+    cli(store, "topics", "create", "t")
+    cli(store, "produce", "t", "--key", "1", "hello")
+    shutil.rmtree(store / "t")
+    before = snapshot_tree(store)
+    r = cli(store, "produce", "t", "--key", "1", "again", check=False)
+    assert r.returncode != 0
+    assert "folder" in r.stderr and str(store / "t") in r.stderr, r.stderr
+    assert "no config file" not in r.stderr, r.stderr
+    assert snapshot_tree(store) == before

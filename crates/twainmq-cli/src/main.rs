@@ -33,13 +33,20 @@ use twainmq::Store;
 use args::{Cli, Command};
 
 fn main() -> ExitCode {
+    // An empty TWAINMQ_STORE is that variable's problem: clap would call it a
+    // missing value of --store. Taken out here, before any thread starts, and
+    // named if no --store is given.
+    let empty_store_env = std::env::var_os("TWAINMQ_STORE").is_some_and(|v| v.is_empty());
+    if empty_store_env {
+        std::env::remove_var("TWAINMQ_STORE");
+    }
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("TWAINMQ_LOG").unwrap_or_else(|_| "warn".into()))
         .with_writer(io::stderr)
         .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .with_target(false)
         .init();
-    match run(Cli::parse()) {
+    match run(Cli::parse(), empty_store_env) {
         Ok(code) => code,
         Err(e) => {
             // A reader that went away (`| head`) ends us quietly, as it does `cat`.
@@ -57,7 +64,7 @@ pub(crate) fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))
 }
 
-fn run(cli: Cli) -> Result<ExitCode> {
+fn run(cli: Cli, empty_store_env: bool) -> Result<ExitCode> {
     // The commands that need no store, or make one, come before opening it.
     if let Command::AssignStdin = cli.command {
         return hooks::assign_stdin().map(|()| ExitCode::SUCCESS);
@@ -66,7 +73,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
     if let Command::Bench(args) = &cli.command {
         return bench::command(cli.store.as_deref(), args).map(|()| ExitCode::SUCCESS);
     }
-    let root = cli.store.ok_or_else(|| anyhow!("no store given: pass --store DIR or set TWAINMQ_STORE"))?;
+    let root = cli.store.ok_or_else(|| {
+        if empty_store_env {
+            anyhow!("TWAINMQ_STORE is set but empty: set it to the store's folder (export TWAINMQ_STORE=/path/to/store), or pass --store DIR")
+        } else {
+            anyhow!("no store given: pass --store DIR or set TWAINMQ_STORE")
+        }
+    })?;
     if let Command::SeedDemo = cli.command {
         return hooks::seed_demo(&root).map(|()| ExitCode::SUCCESS);
     }

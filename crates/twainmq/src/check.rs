@@ -69,6 +69,8 @@ pub fn check_store(store: &Store) -> Result<Vec<Problem>> {
         // One topic that cannot be read is a problem of that topic; the others are still checked.
         match check_topic(store, &topic) {
             Ok(problems) => out.extend(problems),
+            // Deleted since the listing: nothing to check.
+            Err(Error::TopicNotFound { .. }) => {}
             Err(e) => out.push(unreadable(&topic, &e)),
         }
     }
@@ -251,7 +253,8 @@ fn check_commits(store: &Store, group: &str, out: &mut Vec<Problem>) {
 /// Check one topic: its config, its folder's entries, file offsets, and every line.
 ///
 /// # Errors
-/// Invalid names and I/O errors; a corrupt config is a reported problem.
+/// Invalid names, [`Error::TopicNotFound`] and I/O errors; a corrupt config
+/// is a reported problem.
 pub fn check_topic(store: &Store, topic: &str) -> Result<Vec<Problem>> {
     let mut out = Vec::new();
     let problem = |partition: Option<u32>, file: Option<String>, line: Option<u64>, offset: Option<u64>, kind, message: String| Problem {
@@ -265,10 +268,12 @@ pub fn check_topic(store: &Store, topic: &str) -> Result<Vec<Problem>> {
     };
     let config = match store.topic_config(topic) {
         Ok(c) => c,
-        Err(e @ (Error::CorruptConfig { .. } | Error::TopicNotFound { .. })) => {
+        Err(e @ Error::CorruptConfig { .. }) => {
             out.push(problem(None, Some(format!("{topic}.twc")), None, None, "corrupt_config", e.to_string()));
             return Ok(out);
         }
+        // No topic to check (a name given that is none): an error, not a corrupt config.
+        Err(e @ Error::TopicNotFound { .. }) => return Err(e),
         Err(e) => return Err(e),
     };
     for reason in config_compat(store, topic, &config) {

@@ -125,6 +125,16 @@ pub enum Error {
         path: PathBuf,
     },
 
+    /// Writing to a topic whose config is there but whose folder is not (deleted
+    /// by hand, or a delete that stopped half-way): its partition files are gone.
+    #[error("topic {topic:?} has its config but no folder {path}: its messages are gone. Delete the topic (twainmq topics delete {topic} --yes) and create it again, or make the folder again (mkdir) to go on writing from offset 0")]
+    TopicFolderMissing {
+        /// The topic's name.
+        topic: String,
+        /// The folder looked for.
+        path: PathBuf,
+    },
+
     /// Describing, resetting or deleting a consumer group that has no log
     /// (no config file `--group--<group>.twc`).
     #[error("consumer group {group:?} does not exist: no config file at {path}")]
@@ -463,6 +473,7 @@ impl Error {
             Error::TopicDeleted { .. } => "topic_deleted",
             Error::NotAFile { .. } => "not_a_file",
             Error::FileInUse { .. } => "file_in_use",
+            Error::TopicFolderMissing { .. } => "topic_folder_missing",
             Error::DayEntryInTheWay { .. } => "day_entry_in_the_way",
             Error::Group(g) => match g {
                 GroupError::TopicMismatch { .. } => "group_topic_mismatch",

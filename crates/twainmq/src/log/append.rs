@@ -186,7 +186,11 @@ impl Appender {
             return Err(Error::SymlinkRefused { path: dir });
         }
         if !dir.is_dir() {
-            return Err(Error::TopicNotFound { topic: topic.to_string(), path: dir });
+            return Err(if log.config_path(topic).is_file() {
+                Error::TopicFolderMissing { topic: topic.to_string(), path: dir }
+            } else {
+                Error::TopicNotFound { topic: topic.to_string(), path: log.config_path(topic) }
+            });
         }
         let kind = crate::sys::kind::filesystem_kind(&dir);
         if let crate::sys::kind::FsKind::Network(name) = kind {
