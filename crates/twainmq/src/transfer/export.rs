@@ -95,11 +95,17 @@ fn write_batches(
             }
         }
         ExportFormat::Csv => {
+            // The writer's own I/O error, with its kind (a closed pipe ends an
+            // export quietly, as for JSONL): not wrapped as "other".
+            let csv_io = |e: csv::Error| match e.into_kind() {
+                csv::ErrorKind::Io(e) => io(e),
+                other => io(std::io::Error::other(format!("{other:?}"))),
+            };
             let mut w = csv::WriterBuilder::new().buffer_capacity(1 << 16).from_writer(&mut *out);
-            w.write_record(super::csv_header()).map_err(|e| io(e.into()))?;
+            w.write_record(super::csv_header()).map_err(csv_io)?;
             for (batch, total) in rx {
                 for m in &batch {
-                    w.write_record(super::message_csv_row(m)).map_err(|e| io(e.into()))?;
+                    w.write_record(super::message_csv_row(m)).map_err(csv_io)?;
                 }
                 done += batch.len() as u64;
                 on_progress(Progress { done, total });
