@@ -237,7 +237,14 @@ impl PartitionReader {
             Some(i) => self.files[i].clone(),
             None => {
                 let f = self.files[0].clone();
-                tracing::warn!(topic = %self.topic, partition = self.partition, wanted = self.next, start = f.first, "offsets before the partition's first file are gone; starting at its first line");
+                // Reading from the start of a partition whose oldest files retention or
+                // a purge deleted is no surprise (a warning line per partition on every
+                // `consume` was noise); an offset asked for that is gone is worth a word.
+                if self.next == 0 {
+                    tracing::debug!(topic = %self.topic, partition = self.partition, start = f.first, "the partition's oldest files are gone (retention or a purge); starting at its first line");
+                } else {
+                    tracing::warn!(topic = %self.topic, partition = self.partition, wanted = self.next, start = f.first, "offsets before the partition's first file are gone (retention or a purge); starting at its first line");
+                }
                 self.next = f.first;
                 f
             }
