@@ -233,7 +233,7 @@ def test_a_group_write_on_a_full_disk_leaves_nothing_0_2_3_cannot_read(tmp_path,
 
 @pytest.mark.parametrize("fs", ["tmpfs", "ntfs"])
 @pytest.mark.parametrize("json_out", [False, True], ids=["text", "json"])
-def test_an_import_stopped_by_a_full_disk_reports_exactly_what_landed(tmp_path, fs, json_out):
+def test_an_import_stopped_by_a_full_disk_reports_exactly_what_landed(tmp_path, twainmq, fs, json_out):
     """A 4-partition import into a disk that fills: a batch goes to every
     partition, so a failed batch can land in some partitions and not others.
     The report (text and --json) says exactly which input lines are in the
@@ -281,6 +281,19 @@ def test_an_import_stopped_by_a_full_disk_reports_exactly_what_landed(tmp_path, 
             assert landed[: line - 1] == prefix
         else:
             assert landed == sorted(prefix + after), f"{fs}: lines before {line} and {after[:10]}... vs {landed[:5]}..."
+        # 0.2.3 reads the same messages (no half line anywhere), and writes and reads on.
+        from twainmq.consumer import TwainMQConsumerlet
+
+        tmq = twainmq.Twain(str(store))
+        py_keys = []
+        for p in range(4):
+            cl = TwainMQConsumerlet(tmq, "t", p, offset=0)
+            while (m := cl.poll()) is not None:
+                py_keys.append(m.key + 1)
+        assert sorted(py_keys) == landed
+        now = tmq.consumer("t", start_from="now")
+        tmq.producer("t").write_message(123_456, "after the full disk")
+        assert [m.message for m in iter(now.poll, None)] == ["after the full disk"]
         if fs == "tmpfs":
             assert landed == prefix, "reserved first: a true prefix"
         elif json_out:
