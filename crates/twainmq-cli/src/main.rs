@@ -75,7 +75,9 @@ fn run(cli: Cli, empty_store_env: bool) -> Result<ExitCode> {
     }
     let root = cli.store.ok_or_else(|| {
         if empty_store_env {
-            anyhow!("TWAINMQ_STORE is set but empty: set it to the store's folder (export TWAINMQ_STORE=/path/to/store), or pass --store DIR")
+            anyhow!(
+                "TWAINMQ_STORE is set but empty: set it to the store's folder (export TWAINMQ_STORE=/path/to/store), or pass --store DIR"
+            )
         } else {
             anyhow!("no store given: pass --store DIR or set TWAINMQ_STORE")
         }

@@ -266,7 +266,12 @@ impl Text for ImportStopped {
         if after.is_empty() {
             writeln!(out, "in the topic: every input line before line {}, nothing from it on", self.stopped.line)
         } else {
-            writeln!(out, "in the topic: every input line before line {}, and {} lines after it (--json lists them)", self.stopped.line, after.len())
+            writeln!(
+                out,
+                "in the topic: every input line before line {}, and {} lines after it (--json lists them)",
+                self.stopped.line,
+                after.len()
+            )
         }
     }
 }

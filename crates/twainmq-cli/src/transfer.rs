@@ -118,7 +118,12 @@ pub(crate) fn import(store: &Store, args: &ImportArgs) -> Result<()> {
                 let view = render::ImportStopped {
                     messages: *written,
                     partitions: partitions.clone(),
-                    stopped: render::StoppedAt { line: *line, landed_after: landed_after.clone(), error: cause.code(), message: e.to_string() },
+                    stopped: render::StoppedAt {
+                        line: *line,
+                        landed_after: landed_after.clone(),
+                        error: cause.code(),
+                        message: e.to_string(),
+                    },
                 };
                 render::emit(&mut out, &view, args.json)?;
             }

@@ -443,7 +443,8 @@ fn a_producer_never_starts_a_second_entry_for_a_day() {
     let today = store.today().to_string();
     let dir = d.path().join("t");
     let entries = |dir: &std::path::Path| {
-        let mut v: Vec<String> = std::fs::read_dir(dir).expect("list").flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        let mut v: Vec<String> =
+            std::fs::read_dir(dir).expect("list").flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
         v.sort();
         v
     };

@@ -434,6 +434,7 @@ fn an_export_as_a_store_inside_a_store_is_refused_and_nothing_is_made() {
     // Into the other store's own folder (a new topic there), and a new folder outside: fine.
     transfer::export_to_store(&store, &Selection::topic("t"), other.path(), "t", &stop, &mut |_| {}).expect("into an existing store");
     let fresh = tempfile::tempdir().expect("tmp");
-    let r = transfer::export_to_store(&store, &Selection::topic("t"), &fresh.path().join("new"), "t", &stop, &mut |_| {}).expect("new store");
+    let r =
+        transfer::export_to_store(&store, &Selection::topic("t"), &fresh.path().join("new"), "t", &stop, &mut |_| {}).expect("new store");
     assert_eq!(r.messages as usize, messages().len() * 3);
 }

@@ -88,8 +88,7 @@ fn python_inflate(raw: &[u8]) -> Option<Vec<u8>> {
 
 /// The fields 0.2.3's dataclass of each group record type needs (ids 0 to 6
 /// in the group topic's `message_types`).
-const FIELDS: [&[&str]; 7] =
-    [&["tag"], &["tag"], &["own", "partitions"], &["partitions"], &["timestamp"], &[], &["partition_offsets"]];
+const FIELDS: [&[&str]; 7] = [&["tag"], &["tag"], &["own", "partitions"], &["partitions"], &["timestamp"], &[], &["partition_offsets"]];
 
 /// Whether 0.2.3 decodes `line` (a line of a group log, without its `\n`) as
 /// it reads the log when a member joins: `False` where its read raises. Cases
@@ -126,7 +125,11 @@ pub fn python_reads_group_line(line: &[u8]) -> bool {
             let id = payload.get(1..payload.len().min(3)).unwrap_or_default().iter().fold(0usize, |a, b| a * 256 + usize::from(*b));
             let Some(fields) = FIELDS.get(id) else { return false };
             let json = payload.get(3..).unwrap_or_default();
-            if json.starts_with(&[0xEF, 0xBB, 0xBF]) || json.starts_with(&[0xFE, 0xFF]) || json.starts_with(&[0xFF, 0xFE]) || json.iter().take(4).any(|b| *b == 0) {
+            if json.starts_with(&[0xEF, 0xBB, 0xBF])
+                || json.starts_with(&[0xFE, 0xFF])
+                || json.starts_with(&[0xFF, 0xFE])
+                || json.iter().take(4).any(|b| *b == 0)
+            {
                 // Another encoding json.loads detects: not one a torn record takes.
                 return true;
             }
@@ -205,7 +208,8 @@ pub fn stand_in(line: &[u8], fallback_ts: f64) -> Option<Vec<u8>> {
     }
     let mut out = Vec::with_capacity(line.len());
     let key = &line[..KEY_CHARS];
-    let key_ok = python_b85decode(key).and_then(|b| <[u8; 4]>::try_from(b.as_slice()).ok()).is_some_and(|b| u32::from_be_bytes(b) < 1 << 31);
+    let key_ok =
+        python_b85decode(key).and_then(|b| <[u8; 4]>::try_from(b.as_slice()).ok()).is_some_and(|b| u32::from_be_bytes(b) < 1 << 31);
     out.extend_from_slice(if key_ok { key } else { b"00000" });
     let ts = &line[KEY_CHARS..KEY_CHARS + 10];
     let ts_ok = python_b85decode(ts)
@@ -254,7 +258,9 @@ mod tests {
         let mut raw = vec![crate::format::payload::TYPED_MAGIC, 0, 6];
         raw.extend_from_slice(br#"{"partition_offsets":[[0,123456],[1,7]]}"#);
         let mut line = Vec::new();
-        codec.encode_line(crate::format::key::KeyType::U32, &crate::format::key::Key::Int(3), 1_796_000_000.25, &raw, &mut line).expect("encode");
+        codec
+            .encode_line(crate::format::key::KeyType::U32, &crate::format::key::Key::Int(3), 1_796_000_000.25, &raw, &mut line)
+            .expect("encode");
         line.pop();
         assert!(python_reads_group_line(&line));
         let mut crlf = line.clone();
@@ -279,7 +285,9 @@ mod tests {
         let mut codec = crate::format::line::Codec::default();
         let mut whole = Vec::new();
         let payload = [crate::format::payload::TYPED_MAGIC, 0, 6, b'{', b'"', b'p', b'a', b'r'];
-        codec.encode_line(crate::format::key::KeyType::U32, &crate::format::key::Key::Int(9), 1_796_000_000.5, &payload, &mut whole).expect("encode");
+        codec
+            .encode_line(crate::format::key::KeyType::U32, &crate::format::key::Key::Int(9), 1_796_000_000.5, &payload, &mut whole)
+            .expect("encode");
         for len in 0..400 {
             // A torn line: the real record's first bytes, then whatever followed (another line glued).
             let torn: Vec<u8> = whole.iter().copied().filter(|b| *b != b'\n').chain(std::iter::repeat(b'x')).take(len).collect();

@@ -290,7 +290,13 @@ impl GroupLog {
                     self.commits.insert(*p, *o);
                 }
                 for (p, o) in bad {
-                    tracing::warn!(key, partition = p, committed = o, group_offset = offset, "a commit of an offset below -1 is no position: passed over");
+                    tracing::warn!(
+                        key,
+                        partition = p,
+                        committed = o,
+                        group_offset = offset,
+                        "a commit of an offset below -1 is no position: passed over"
+                    );
                     if self.bad_commits.len() < MAX_HISTORY {
                         self.bad_commits.push(BadCommit { key, partition: p, offset: o, at: offset });
                     }

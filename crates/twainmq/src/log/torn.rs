@@ -62,7 +62,10 @@ pub(crate) fn mend_line(path: &Path, pos: u64, line: &[u8], fallback_ts: f64) ->
     let Some(stand_in) = crate::format::mend::stand_in(line, fallback_ts) else { return Ok(false) };
     let file = crate::sys::open::open_regular_to_overwrite(path)?;
     let mut there = vec![0u8; line.len() + 1];
-    if !read_exact_at(&file, &mut there, pos).map_err(|e| Error::io("read", path, e))? || there[..line.len()] != *line || there[line.len()] != b'\n' {
+    if !read_exact_at(&file, &mut there, pos).map_err(|e| Error::io("read", path, e))?
+        || there[..line.len()] != *line
+        || there[line.len()] != b'\n'
+    {
         return Ok(false);
     }
     crate::sys::open::write_at(&file, &stand_in, pos).map_err(|e| Error::io("mend a torn record in", path, e))?;
@@ -104,7 +107,9 @@ fn torn_tail_of(file: &File, size: u64) -> std::io::Result<Option<(u64, Vec<u8>,
         None => return Ok(None),
     };
     let prev = buf[..start.saturating_sub(1)].rsplit(|b| *b == b'\n').next().filter(|_| start > 0);
-    let prev_ts = prev.and_then(|l| l.get(crate::format::mend::KEY_CHARS..crate::format::mend::KEY_CHARS + 10)).and_then(|t| crate::format::line::decode_timestamp(t).ok());
+    let prev_ts = prev
+        .and_then(|l| l.get(crate::format::mend::KEY_CHARS..crate::format::mend::KEY_CHARS + 10))
+        .and_then(|t| crate::format::line::decode_timestamp(t).ok());
     Ok(Some((from + start as u64, buf[start..].to_vec(), prev_ts)))
 }
 
@@ -183,9 +188,7 @@ pub(crate) fn terminate_torn_tail(file: &mut File, path: &Path, group: bool) -> 
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     match last_byte(path)? {
-        Some((now_len, b)) if now_len == len && b != b'\n' && group => {
-            end_and_mend_group_tail(path, Some(file), None).map(|_| ())
-        }
+        Some((now_len, b)) if now_len == len && b != b'\n' && group => end_and_mend_group_tail(path, Some(file), None).map(|_| ()),
         Some((now_len, b)) if now_len == len && b != b'\n' => {
             tracing::warn!(file = %path.display(), "the file ends inside a line torn by a crash; ending that line so new messages are not lost with it");
             file.write_all(b"\n").map_err(|e| Error::io("append to", path, e))

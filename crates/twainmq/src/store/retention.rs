@@ -242,7 +242,8 @@ impl Store {
         // Our producers make a partition's next file under this lock, after listing again.
         let _lock = crate::sys::lock::lock_folder(&dir, &self.config_path(topic)).map_err(|e| Error::io("lock", &dir, e))?;
         let files = crate::log::files::list_partition(&dir, s.partition)?;
-        let newest = files.iter().max_by_key(|f| (f.day, f.first)).filter(|f| f.path.file_name().and_then(|n| n.to_str()) == Some(&s.newest));
+        let newest =
+            files.iter().max_by_key(|f| (f.day, f.first)).filter(|f| f.path.file_name().and_then(|n| n.to_str()) == Some(&s.newest));
         let Some(newest) = newest else {
             // A producer started a file after it since the plan (that file carries
             // the offsets on), or it is gone already.

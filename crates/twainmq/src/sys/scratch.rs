@@ -37,9 +37,8 @@ impl ScratchDir {
                 Err(e) => return Err(Error::io("create", path, e)),
             }
             let lock_path = path.join(LOCK_NAME);
-            let locked = super::open::open_regular(&lock_path, true).and_then(|f| {
-                super::lock::lock_owned(f, super::lock::Mode::Exclusive).map_err(|e| Error::io("lock", &lock_path, e))
-            });
+            let locked = super::open::open_regular(&lock_path, true)
+                .and_then(|f| super::lock::lock_owned(f, super::lock::Mode::Exclusive).map_err(|e| Error::io("lock", &lock_path, e)));
             return match locked {
                 Ok(lock) => Ok((ScratchDir { path, lock: Some(lock) }, swept)),
                 Err(e) => {
