@@ -285,7 +285,8 @@ impl GroupLog {
                 // lower one (another program's) is no position. 0.2.3 raises taking
                 // the partition; read as the end it would skip every message after
                 // the commit before it. Passed over, so that commit stands.
-                let (good, bad): (Vec<(u32, i64)>, Vec<(u32, i64)>) = offsets.iter().partition(|(_, o)| *o >= -1);
+                let good: Vec<(u32, i64)> = offsets.iter().copied().filter(|(_, o)| *o >= -1).collect();
+                let bad = offsets.iter().copied().filter(|(_, o)| *o < -1);
                 for (p, o) in &good {
                     self.commits.insert(*p, *o);
                 }

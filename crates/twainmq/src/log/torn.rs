@@ -87,11 +87,17 @@ fn read_exact_at(file: &File, buf: &mut [u8], pos: u64) -> std::io::Result<bool>
     Ok(true)
 }
 
-/// The start of the last line of `path` (whose size is `size`), the line's
-/// bytes (no newline: a torn tail), and the timestamp of the line before it
-/// as 0.2.3 reads it, if any; `None` when the file ends in a newline or the
-/// last line is longer than 64 KiB.
-fn torn_tail_of(file: &File, size: u64) -> std::io::Result<Option<(u64, Vec<u8>, Option<f64>)>> {
+/// A file's torn last line: where it starts, its bytes (no newline), and the
+/// timestamp of the line before it, if that one's can be read.
+struct TornTail {
+    pos: u64,
+    bytes: Vec<u8>,
+    prev_ts: Option<f64>,
+}
+
+/// The torn last line of `file` (whose size is `size`); `None` when the file
+/// ends in a newline or the last line is longer than 64 KiB.
+fn torn_tail_of(file: &File, size: u64) -> std::io::Result<Option<TornTail>> {
     const LOOK: u64 = 64 << 10;
     let from = size.saturating_sub(LOOK);
     let mut buf = vec![0u8; usize::try_from(size - from).unwrap_or(0)];
@@ -110,7 +116,7 @@ fn torn_tail_of(file: &File, size: u64) -> std::io::Result<Option<(u64, Vec<u8>,
     let prev_ts = prev
         .and_then(|l| l.get(crate::format::mend::KEY_CHARS..crate::format::mend::KEY_CHARS + 10))
         .and_then(|t| crate::format::line::decode_timestamp(t).ok());
-    Ok(Some((from + start as u64, buf[start..].to_vec(), prev_ts)))
+    Ok(Some(TornTail { pos: from + start as u64, bytes: buf[start..].to_vec(), prev_ts }))
 }
 
 /// End the torn last line of the group log `path` (bytes after its last
@@ -125,7 +131,9 @@ fn torn_tail_of(file: &File, size: u64) -> std::io::Result<Option<(u64, Vec<u8>,
 pub(crate) fn end_and_mend_group_tail(path: &Path, appender: Option<&mut File>, expect_len: Option<u64>) -> Result<bool> {
     let reader = crate::sys::open::open_regular(path, false)?;
     let size = reader.metadata().map_err(|e| Error::io("read", path, e))?.len();
-    let Some((pos, tail, prev_ts)) = torn_tail_of(&reader, size).map_err(|e| Error::io("read", path, e))? else { return Ok(false) };
+    let Some(TornTail { pos, bytes: tail, prev_ts }) = torn_tail_of(&reader, size).map_err(|e| Error::io("read", path, e))? else {
+        return Ok(false);
+    };
     if expect_len.is_some_and(|l| l != tail.len() as u64) {
         return Ok(false);
     }
