@@ -171,7 +171,7 @@ pub struct GroupLog {
     /// over, in place of records it could not read (not counted as unreadable).
     pub mended: u64,
     /// Commits of offsets below -1 passed over (another program's: no
-    /// position; 0.2.3 raises on them), the first [`MAX_HISTORY`].
+    /// position; 0.2.3 raises on them), the first 200.
     pub bad_commits: Vec<BadCommit>,
     /// Lines found that 0.2.3 cannot read, not mended yet (at most
     /// [`MAX_TORN_KEPT`]).
