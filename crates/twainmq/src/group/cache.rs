@@ -123,9 +123,10 @@ pub(crate) fn read_all(reader: &mut PartitionReader, log: &mut GroupLog, mut f: 
 /// becomes, at its own length, a record 0.2.3 reads and passes over
 /// (`log::torn::mend_line`), or a torn tail before a later file is ended
 /// first. Called by writers of the group log only (our members): a read of
-/// a store writes nothing. A line that could not be mended (a full disk, a
-/// copy-on-write file system out of space) is kept for the next call; one
-/// too short to mend (under 18 bytes) is dropped (`twainmq check` names it).
+/// a store writes nothing. A line that could not be mended (a read-only
+/// store, a copy-on-write file system out of space) or is too short to mend
+/// (under 18 bytes) is said once and left: the next member to read the log
+/// tries again, and `twainmq check` names it.
 pub(crate) fn mend_torn(log: &mut GroupLog) {
     let torn = std::mem::take(&mut log.torn);
     for t in torn {
@@ -146,8 +147,7 @@ pub(crate) fn mend_torn(log: &mut GroupLog) {
                 }
             }
             Err(e) => {
-                tracing::warn!(error = %e, "a torn group record could not be made readable to 0.2.3 now; trying again later");
-                log.torn.push(t);
+                tracing::warn!(error = %e, "a torn group record could not be made readable to 0.2.3 members (they die joining the group while it is there); the next member of ours to read the log tries again, and `twainmq check` names it");
             }
         }
     }
