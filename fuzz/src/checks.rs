@@ -1097,10 +1097,12 @@ pub fn group_log(data: &[u8]) {
                 if m.records == 1 && key == 0 {
                     m.partitions_hint = offsets.iter().map(|(p, _)| hint_of(*p)).max();
                 }
-                for (p, o) in offsets {
+                // An offset below -1 is no position (docs/FORMAT.md): passed over.
+                let good: Vec<(u32, i64)> = offsets.iter().copied().filter(|(_, o)| *o >= -1).collect();
+                for (p, o) in &good {
                     m.commits.insert(*p, *o);
                 }
-                Event::Committed { offsets: offsets.clone() }
+                Event::Committed { offsets: good }
             }
         };
         let what = format_args!("record {offset} ({record:?} by {key})");
