@@ -559,6 +559,9 @@ impl Appender {
         // (a folder, a link, a damaged name, a stray copy) would be a second
         // file for the day beside the one we would make.
         if let Some(path) = files::entries_for_day(&dir, partition, day)?.into_iter().next() {
+            if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(Error::SymlinkRefused { path });
+            }
             return Err(Error::DayEntryInTheWay { path, partition, day: day.to_string() });
         }
         // 0.2.3 starts the new file after the latest one's lines, counting a torn last line.
