@@ -153,7 +153,12 @@ pub(crate) fn end_and_mend_group_tail(path: &Path, appender: Option<&mut File>, 
     }
     let mut line = tail;
     line.extend_from_slice(&GROUP_TAIL_END[..GROUP_TAIL_END.len() - 1]);
-    mend_line(path, pos, &line, prev_ts.unwrap_or(0.0))
+    // The line is ended now: a write after it is not glued to it, whatever
+    // happens to the mend (it is tried again by the next reader of ours).
+    mend_line(path, pos, &line, prev_ts.unwrap_or(0.0)).or_else(|e| {
+        tracing::warn!(file = %path.display(), error = %e, "a torn group record was ended but could not be made readable to 0.2.3 members now");
+        Ok(false)
+    })
 }
 
 /// If the file ends inside a line left by a crashed writer, end that line, so
