@@ -383,3 +383,36 @@ fn jsonl_takes_a_byte_order_mark_and_rfc_3339_timestamps() {
         .expect_err("bad");
     assert!(e.to_string().contains("RFC 3339"), "{e}");
 }
+
+/// A CSV row must have as many cells as the header: an unquoted comma in a
+/// payload (`1,Hello, world`) splits it, and taking the first part would write
+/// "Hello" and drop the rest. Such a row, and one short of cells, is a bad
+/// line that names the row and the counts; a dry run reports it too.
+#[test]
+fn a_csv_row_with_more_or_fewer_cells_than_the_header_is_a_bad_line() {
+    let (_d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U32, 1)).expect("create");
+    let input = b"key,payload\n0,fine\n1,Hello, world\n2\n3,\"Hello, quoted\"\n";
+    let dry = ImportOptions { dry_run: true, ..plain(ImportFormat::csv()) };
+    let mut skipped = Vec::new();
+    let r = transfer::import(&store, "t", &mut Cursor::new(&input[..]), &dry, &AtomicBool::new(false), &mut |_| {}, &mut |s| {
+        skipped.push((s.line, s.problem.clone()))
+    })
+    .expect("dry run");
+    assert_eq!((r.messages, r.bad_lines), (2, 2), "{skipped:?}");
+    assert_eq!(skipped.iter().map(|s| s.0).collect::<Vec<_>>(), vec![3, 4]);
+    let (more, fewer) = (&skipped[0].1, &skipped[1].1);
+    assert!(more.contains("3 cells") && more.contains("header has 2") && more.contains("Hello") && more.contains(" world"), "{more}");
+    assert!(more.contains("quote"), "says how to put a comma in a cell: {more}");
+    assert!(fewer.contains("1 cell") && fewer.contains("header has 2"), "{fewer}");
+    assert_eq!(store.end_offsets("t").expect("ends"), vec![0], "a dry run writes nothing");
+
+    let e = import(&store, "t", input, &plain(ImportFormat::csv())).expect_err("stops at the row");
+    match e {
+        Error::Transfer(TransferError::ImportStopped { line, written, .. }) => assert_eq!((line, written), (3, 1)),
+        other => panic!("{other}"),
+    }
+    let mut c = store.consumer("t", twainmq::StartFrom::Start).expect("consumer");
+    assert_eq!(c.poll().expect("poll").map(|m| m.payload), Some(twainmq::Payload::Text("fine".into())));
+    assert!(c.poll().expect("poll").is_none(), "nothing of the split row was written");
+}
