@@ -12,6 +12,7 @@ pub mod deflate;
 pub mod inflate;
 pub(crate) mod key;
 pub mod line;
+pub(crate) mod newline;
 pub(crate) mod message;
 pub(crate) mod name;
 pub(crate) mod partitioner;

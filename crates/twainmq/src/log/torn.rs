@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::error::{Error, Result};
+use crate::format::newline;
 
 /// How long a file must have been still before an unfinished last line is
 /// taken for a crash's torn tail rather than a write in progress.
@@ -65,7 +66,9 @@ pub(crate) fn terminate_torn_tail(file: &mut File, path: &Path) -> Result<()> {
         }
     };
     let Some((len, b)) = last_byte(path)? else { return Ok(()) };
-    if b == b'\n' {
+    // A last `\r` ends a line too (a file whose line ends are `\r\n` or `\r`,
+    // cut after one: `format/newline.rs`): our line after it is a line of its own.
+    if newline::is_line_end(b) {
         return Ok(());
     }
     // A write in progress finishes within microseconds; a torn tail stays. Wait for quiet.
@@ -78,7 +81,7 @@ pub(crate) fn terminate_torn_tail(file: &mut File, path: &Path) -> Result<()> {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     match last_byte(path)? {
-        Some((now_len, b)) if now_len == len && b != b'\n' => {
+        Some((now_len, b)) if now_len == len && !newline::is_line_end(b) => {
             tracing::warn!(file = %path.display(), "the file ends inside a line torn by a crash; ending that line so new messages are not lost with it");
             file.write_all(b"\n").map_err(|e| Error::io("append to", path, e))
         }
