@@ -408,7 +408,13 @@ impl TwainMQConsumer {
 
     /// Leaves without committing: commit what was handled before the block ends.
     #[pyo3(signature = (r#type = None, value = None, traceback = None))]
-    fn __exit__(&self, py: Python<'_>, r#type: Option<Py<PyAny>>, value: Option<Py<PyAny>>, traceback: Option<Py<PyAny>>) -> PyResult<bool> {
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        r#type: Option<Py<PyAny>>,
+        value: Option<Py<PyAny>>,
+        traceback: Option<Py<PyAny>>,
+    ) -> PyResult<bool> {
         let _ = (r#type, value, traceback);
         self.close(py, false)?;
         Ok(false)

@@ -202,7 +202,13 @@ impl TwainMQProducer {
 
     /// 0.2.3's parameter names (`type`, `value`, `traceback`).
     #[pyo3(signature = (r#type = None, value = None, traceback = None))]
-    fn __exit__(&self, py: Python<'_>, r#type: Option<Py<PyAny>>, value: Option<Py<PyAny>>, traceback: Option<Py<PyAny>>) -> PyResult<bool> {
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        r#type: Option<Py<PyAny>>,
+        value: Option<Py<PyAny>>,
+        traceback: Option<Py<PyAny>>,
+    ) -> PyResult<bool> {
         let _ = (r#type, value, traceback);
         self.close(py)?;
         Ok(false)

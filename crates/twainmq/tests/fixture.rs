@@ -161,12 +161,20 @@ fn everything_said(store: &Store) -> Value {
     let mut out = serde_json::Map::new();
     for topic in store.list_topics().expect("list") {
         let mut export = Vec::new();
-        twainmq::transfer::export(store, &twainmq::transfer::Selection::topic(&topic), twainmq::transfer::ExportFormat::Jsonl, &mut export, &never, &mut |_| {})
-            .expect("export");
+        twainmq::transfer::export(
+            store,
+            &twainmq::transfer::Selection::topic(&topic),
+            twainmq::transfer::ExportFormat::Jsonl,
+            &mut export,
+            &never,
+            &mut |_| {},
+        )
+        .expect("export");
         let query = twainmq::scan::Query { text: Some("e".into()), ..Default::default() };
         let (_, hits) = twainmq::scan::find(store, &topic, &query, &never, |_| {}).expect("search");
         let hits: Vec<Value> = hits.ordered().iter().map(|h| json!([h.partition, h.offset, h.timestamp])).collect();
-        let msgs = |ms: &[twainmq::Message]| -> Vec<Value> { ms.iter().map(|m| serde_json::to_value(m.to_json()).expect("json")).collect() };
+        let msgs =
+            |ms: &[twainmq::Message]| -> Vec<Value> { ms.iter().map(|m| serde_json::to_value(m.to_json()).expect("json")).collect() };
         let end = store.timeline_page_before(&topic, None, None, 40).expect("end page");
         let mid = end.messages.first().map_or(0.0, |m| m.timestamp);
         let at = store.timeline_page_after(&topic, None, &twainmq::TimelineStart::Time(mid), 40).expect("time page");
@@ -198,7 +206,11 @@ fn everything_said(store: &Store) -> Value {
 #[test]
 fn a_store_converted_to_crlf_or_cr_line_ends_reads_as_the_original() {
     let plain = common::fixture_store();
-    let at = |dir: &Path| Store::open(dir).expect("open").with_clock(std::sync::Arc::new(twainmq::ManualClock::new(1_796_054_400_000_000) /* 2026-11-30 16:00 UTC */));
+    let at = |dir: &Path| {
+        Store::open(dir)
+            .expect("open")
+            .with_clock(std::sync::Arc::new(twainmq::ManualClock::new(1_796_054_400_000_000) /* 2026-11-30 16:00 UTC */))
+    };
     let want = everything_said(&at(plain.path()));
     let expected = common::load_json("expected.json");
     for ending in [&b"\r\n"[..], b"\r"] {
