@@ -83,8 +83,7 @@ impl ActiveFile {
         // as readers split them: ours end in `\n`, another writer's may end in
         // `\r\n` or `\r`, and a line of ours after those is whole all the same.
         let mut whole: std::collections::HashMap<&[u8], u32> = std::collections::HashMap::new();
-        let mut ends = ChunkLines::new(&region, true);
-        while let Some((s, e)) = ends.next() {
+        for (s, e) in ChunkLines::new(&region, true) {
             // Ours end in `\n` alone: a line ended otherwise is not one of ours.
             if region.get(e) == Some(&b'\n') {
                 *whole.entry(&region[s..e]).or_default() += 1;

@@ -572,7 +572,7 @@ mod tests {
         }
         // A `\r\n` astride the count's first read edge, a lone `\r` at the second one (the first read took the `\n` too).
         for (at, end) in [(CHUNK - 1, &b"\r\n"[..]), (2 * CHUNK, b"\rz")] {
-            let line = starts.iter().rposition(|s| *s as usize <= at - 5).expect("a line");
+            let line = starts.iter().rposition(|s| usize::try_from(*s).expect("small") <= at - 5).expect("a line");
             let cut = usize::try_from(starts[line]).expect("small");
             bytes.truncate(cut);
             texts.truncate(line);

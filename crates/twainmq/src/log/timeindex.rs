@@ -139,7 +139,7 @@ impl LineIndex {
                 }
                 let chunk = &buf[..got];
                 let mut ends = ChunkLines::new(chunk, true);
-                while let Some((s, e)) = ends.next() {
+                for (s, e) in ends.by_ref() {
                     heads.line_ends(&chunk[s..e], n, &mut block_max, &mut block_min);
                     n += 1;
                     if n >= lines {
