@@ -45,6 +45,8 @@ pub(crate) fn line_end(buf: &[u8], at_end: bool) -> Option<(usize, usize)> {
 /// into the chunk if it is `\n`; then a last `\r` ends a line (`at_end`).
 pub(crate) struct ChunkLines<'a> {
     buf: &'a [u8],
+    /// Every `\n` and `\r` of `buf`, in order (one search over the chunk, not one a line).
+    ends: memchr::Memchr2<'a>,
     at: usize,
     at_end: bool,
 }
@@ -52,7 +54,7 @@ pub(crate) struct ChunkLines<'a> {
 impl<'a> ChunkLines<'a> {
     /// The lines of `buf`; with `at_end`, a last `\r` ends a line.
     pub(crate) fn new(buf: &'a [u8], at_end: bool) -> Self {
-        ChunkLines { buf, at: 0, at_end }
+        ChunkLines { buf, ends: memchr::memchr2_iter(b'\n', b'\r', buf), at: 0, at_end }
     }
 
     /// Where the bytes after the last line end begin (a line not ended yet).
@@ -66,10 +68,25 @@ impl Iterator for ChunkLines<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<(usize, usize)> {
-        let (len, next) = line_end(&self.buf[self.at..], self.at_end)?;
-        let start = self.at;
-        self.at += next;
-        Some((start, start + len))
+        loop {
+            let i = self.ends.next()?;
+            if i < self.at {
+                continue; // the `\n` of a `\r\n` already taken
+            }
+            let start = self.at;
+            if self.buf[i] == b'\n' {
+                self.at = i + 1;
+                return Some((start, i));
+            }
+            self.at = match self.buf.get(i + 1) {
+                Some(b'\n') => i + 2,
+                Some(_) => i + 1,
+                None if self.at_end => i + 1,
+                // Undecided: the rest of the chunk waits for the byte after it.
+                None => return None,
+            };
+            return Some((start, i));
+        }
     }
 }
 
