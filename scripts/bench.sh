@@ -65,8 +65,12 @@ for name, a, b in rows:
 # The ceiling of any producer that writes each message with one write() (ours must: a message is
 # reported written only when it is in the store), as reached from a Python loop on this machine.
 c = r["python_write_ceiling"]
-print(f'{"os.write of a ready line":30}{c:>18,.0f}{r["produce_023"]:>14,.0f}{c / r["produce_023"]:>9.1f}   ceiling for one write a call ({r["line_bytes"]:.0f}-byte lines); write_message reaches {r["produce_ours"] / c:.2f} x it')
+print(f'{"os.write of a ready line":30}{c:>18,.0f}{r["produce_023"]:>14,.0f}{c / r["produce_023"]:>9.1f}   ceiling for one write a call ({r["line_bytes"]:.0f}-byte lines)')
+# Beside it, by the clock and by CPU time (a busy machine's waits for a core fall in the first only).
+ratio, ratio_cpu = r["produce_ours"] / c, r["produce_ours_cpu"] / r["python_write_ceiling_cpu"]
+print(f'write_message {r["produce_ours"]:,.0f} msg/s against the ceiling {c:,.0f}: {ratio:.2f} x it; by CPU time {r["produce_ours_cpu"]:,.0f} against {r["python_write_ceiling_cpu"]:,.0f}: {ratio_cpu:.2f} x')
 goals = [
+    ("write_message >= 0.8 x the os.write ceiling (by CPU time)", ratio_cpu, 0.8),
     ("write_message >= 20 x 0.2.3", r["produce_ours"] / r["produce_023"], 20),
     ("poll() >= 20 x 0.2.3", r["poll_ours"] / r["poll_023"], 20),
     ("write_messages within 2 x the engine's batched produce", r["produce_batched_ours"] / ours["produce_batched_msgs_per_s"], 0.5),

@@ -429,6 +429,22 @@ fn raw_lines_come_with_their_file_and_line() {
     assert_eq!(service::raw_line(&store, "events", 0, at(9999)).expect("raw"), None);
 }
 
+/// A partition file whose lines end in CRLF (a Windows checkout, FTP in ASCII
+/// mode) shows each raw line as 0.2.3 reads it: the same line, number and
+/// text as before the conversion, without the `\r`.
+#[test]
+fn raw_lines_of_a_crlf_file_are_the_lines_without_their_cr() {
+    let (_d, store) = fixture();
+    let before = service::raw_line(&store, "events", 0, at(22)).expect("raw").expect("line 22");
+    let path = store.root().join("events/0-20261128_21.tmf");
+    let text = std::fs::read_to_string(&path).expect("read");
+    std::fs::write(&path, text.replace('\n', "\r\n")).expect("write");
+    let crlf = Store::open(store.root()).expect("open again");
+    let after = service::raw_line(&crlf, "events", 0, at(22)).expect("raw").expect("line 22");
+    assert_eq!(after, before);
+    assert!(!after.raw.contains('\r'));
+}
+
 /// Wait up to `secs` for `cond`, saying what never happened.
 fn wait_for<T>(what: &str, secs: u64, mut cond: impl FnMut() -> Option<T>) -> T {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);

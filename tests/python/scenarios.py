@@ -372,3 +372,99 @@ def consumerlets_and_the_round_rule(mod, root):
     import_module(mod.__name__ + ".atomic_append").atomic_append(str(f), b"two\n")
     out.append(f.read_bytes())
     return out
+
+
+# -- what a program written for 0.2.3 does with its objects ---------------
+
+@scenario
+def write_after_close(mod, root):
+    # 0.2.3's close() does nothing: a producer writes on after it.
+    t = twain(mod, root)
+    p = t.producer("tiny")
+    p.write_message(1, "before")
+    p.close()
+    p.write_message(2, "after close")
+    with p:
+        pass
+    p.write_message(3, "after the with block")
+    p.close()
+    p.close()
+    c = t.consumer("tiny")
+    return drain(c, timestamp=False)[-3:]
+
+
+@scenario
+def message_types_listed_twice(mod, root):
+    # {name: i for i, name in enumerate(types)}: a repeat takes its last place's id.
+    import base64
+    import zlib
+
+    t = twain(mod, root)
+    t.create_topic("dup", "u16", 1, ["Reading", "Event", "Reading"])
+    p = t.producer("dup")
+    p.write_message(1, Reading("s", 1.5, True))
+    p.write_message(2, Event(7, "e", ["t"]))
+    # The type id in each line's payload (u16 keys: 3 characters, then 10 of timestamp).
+    ids = []
+    for f in sorted((root / "dup").iterdir()):
+        for line in f.read_bytes().splitlines():
+            payload = zlib.decompress(base64.b85decode(line[13:]), wbits=-15)
+            ids.append(int.from_bytes(payload[1:3], "big"))
+    return [(root / "dup.twc").read_text(), ids, drain(t.consumer("dup"), timestamp=False)]
+
+
+@scenario
+def messages_are_frozen(mod, root):
+    # Its fields cannot be assigned or deleted: dataclasses.FrozenInstanceError
+    # (an AttributeError). Names that are not fields: test_differences.py.
+    import dataclasses
+    m = twain(mod, root).consumer("tiny").poll()
+    out = []
+    for name in ["offset", "key", "timestamp", "message"]:
+        try:
+            setattr(m, name, 1)
+            out.append("assigned")
+        except dataclasses.FrozenInstanceError as e:
+            out.append(("FrozenInstanceError", str(e)))
+        try:
+            delattr(m, name)
+            out.append("deleted")
+        except dataclasses.FrozenInstanceError as e:
+            out.append(("FrozenInstanceError", str(e)))
+    return out
+
+
+@scenario
+def public_names_and_signatures(mod, root):
+    # What a program can see of the classes: their public members and how
+    # they are called (keyword names included), as inspect shows them.
+    import inspect
+    from importlib import import_module
+
+    producer_mod, consumer_mod = import_module(mod.__name__ + ".producer"), import_module(mod.__name__ + ".consumer")
+    atomic = import_module(mod.__name__ + ".atomic_append")
+    t = twain(mod, root)
+    p, c = t.producer("tiny"), t.consumer("tiny")
+    cl = consumer_mod.TwainMQConsumerlet(t, "tiny", 0, offset=0)
+
+    def public(obj):
+        return sorted(n for n in dir(obj) if not n.startswith("_"))
+
+    def params(f):
+        return [(q.name, q.kind.name, q.default) for q in inspect.signature(f).parameters.values() if q.name != "self"]
+
+    out = [
+        atomic.INVALID_HANDLE_VALUE,
+        params(mod.TwainMQProducer),
+        params(mod.TwainMQConsumer),
+        params(import_module(mod.__name__ + ".encoding").Message),
+        [n for n in public(p) if n not in ("flush", "write_messages")],
+        [n for n in public(c) if n not in ("close", "group", "positions", "seek")],
+        public(cl),
+        bool(p.__exit__(type=None, value=None, traceback=None)),
+        c.chunk_str_now == p.chunk_str_now == cl.chunk_str_now == t.producer("tiny").chunk_str_now,
+    ]
+    # A line's payload decoded as 0.2.3's consumerlet decodes it.
+    line = sorted((root / "tiny").iterdir())[0].read_bytes().splitlines()[0].decode()
+    out.append(cl.decode_message(line[2 + 10:]))
+    return out

@@ -5,6 +5,7 @@ ones ("Differences from 0.2.3"); a difference not pinned here is a bug."""
 
 import contextlib
 import io
+import json
 import time
 from datetime import timedelta
 
@@ -295,3 +296,105 @@ def test_stdout_is_quiet(both):
         mod, root = both["ours"]
         mod.Twain(root).producer("tiny").write_message(1, "x")
     assert out.getvalue() == ""
+
+
+@contextlib.contextmanager
+def short_rounds(seconds=0.5):
+    import twainmq.consumer
+    import twainmq_rs.consumer
+    saved = twainmq.consumer.REBAL_LENGTH, twainmq_rs.consumer.REBAL_LENGTH
+    twainmq.consumer.REBAL_LENGTH = twainmq_rs.consumer.REBAL_LENGTH = timedelta(seconds=seconds)
+    try:
+        yield
+    finally:
+        twainmq.consumer.REBAL_LENGTH, twainmq_rs.consumer.REBAL_LENGTH = saved
+
+
+def test_one_group_name_on_a_second_topic_is_refused(both):
+    # A group's commits name partitions, not topics. 0.2.3 lets a group that
+    # read topic "a" read topic "b" too: b's partition 0 starts at a's
+    # committed offset, and the messages of b before it are never read (a
+    # larger topic would re-read or skip whatever the offsets happen to say).
+    # Ours records the group's topic and refuses another with GroupError.
+    with short_rounds():
+        for label, (mod, root) in both.items():
+            t = mod.Twain(root)
+            t.create_topic("a", "u16", 1)
+            t.create_topic("b", "u16", 1)
+            with t.producer("a") as p:
+                for i in range(5):
+                    p.write_message(i, f"a{i}")
+            with t.producer("b") as p:
+                for i in range(5):
+                    p.write_message(i, f"b{i}")
+            c = t.consumer("a", group="g")
+            deadline = time.monotonic() + 10
+            got = []
+            while len(got) < 5 and time.monotonic() < deadline:
+                got += [m.message for m in iter(c.poll, None)]
+                time.sleep(0.05)
+            assert got == [f"a{i}" for i in range(5)]
+            c.commit()
+            if label == "0.2.3":
+                d = t.consumer("b", group="g")
+                deadline = time.monotonic() + 3
+                seen = []
+                while time.monotonic() < deadline:
+                    seen += [m.message for m in iter(d.poll, None)]
+                    time.sleep(0.05)
+                assert seen == []  # b0..b4 skipped: b started at a's commit, 5
+            else:
+                with pytest.raises(mod.errors.GroupError, match='"a"'):
+                    t.consumer("b", group="g")
+
+
+@pytest.mark.parametrize("types", [[1, 2], ["Event", None]])
+def test_message_types_that_are_not_strings_are_refused(both, types):
+    # A message type is named by its dataclass (the class's name or its
+    # __message_type__), a str. 0.2.3 writes json.dump's text of anything
+    # else ("1", "null"): types no dataclass names. (A value JSON cannot key,
+    # a tuple, makes it fail after it made the topic's folder, leaving a topic
+    # without a config that create_topic then refuses.) Ours refuses them
+    # with InvalidMessageTypeNameError (a ValueError), making nothing.
+    mod, root = both["0.2.3"]
+    mod.Twain(root).create_topic("nt", "u16", 1, types)
+    assert json.loads((root / "nt.twc").read_text())["message_types"] == {json.dumps(types[0]).strip('"'): 0, json.dumps(types[1]).strip('"'): 1}
+    mod, root = both["ours"]
+    with pytest.raises(mod.errors.InvalidMessageTypeNameError, match="not a str"):
+        mod.Twain(root).create_topic("nt", "u16", 1, types)
+    assert not (root / "nt").exists() and not (root / "nt.twc").exists()
+
+
+def test_assigning_an_attribute_that_is_no_field_of_a_message(both):
+    # A field cannot be assigned or deleted in either (FrozenInstanceError:
+    # test_differential.py's messages_are_frozen). Another name: 0.2.3's
+    # Message, a frozen dataclass with slots, raises TypeError from inside
+    # dataclasses on Python 3.10 and 3.11 (super() against the class that
+    # slots replaced); ours raises FrozenInstanceError for any name, as a
+    # frozen dataclass means to.
+    import dataclasses
+    import sys
+    for label, (mod, root) in both.items():
+        m = mod.Twain(root).consumer("tiny").poll()
+        with pytest.raises((TypeError, dataclasses.FrozenInstanceError)) as e:
+            m.tag = "mine"
+        if label == "ours":
+            assert type(e.value) is dataclasses.FrozenInstanceError
+        elif sys.version_info < (3, 12):
+            assert type(e.value) is TypeError
+
+
+def test_group_records_have_no_json_schema_methods(both):
+    # 0.2.3's group-protocol records (Joined, Commit, ...) are dataclasses
+    # with the JsonSchemaMixin of its dependency dataclasses-jsonschema
+    # (to_dict, to_json, from_dict, from_json, json_schema). Ours are plain
+    # dataclasses with the same fields (twainmq-rs depends on nothing); a
+    # program that reads a group's log gets the same values.
+    import dataclasses
+    from importlib import import_module
+    for label, (mod, _) in both.items():
+        groups = import_module(mod.__name__ + ".consumer_groups")
+        commit = groups.Commit(partition_offsets=[[0, 5]])
+        assert dataclasses.asdict(commit) == {"partition_offsets": [[0, 5]]}
+        assert [f.name for f in dataclasses.fields(groups.RebalOffer)] == ["own", "partitions"]
+        assert hasattr(commit, "to_dict") == (label == "0.2.3")

@@ -36,3 +36,36 @@ def test_scenario(name, impls, tmp_path):
         with short_rounds(impls), contextlib.redirect_stdout(io.StringIO()):
             results[label] = SCENARIOS[name](mod, root)
     assert same(results["0.2.3"], results["ours"]), f"{name} differs:\n0.2.3: {results['0.2.3']!r}\nours:  {results['ours']!r}"
+
+
+def crlf_copy(dest, ending=b"\r\n"):
+    """A copy of the fixture store whose partition files' line ends are
+    `ending`, as git's core.autocrlf=true (CRLF) or an old Mac (CR) leaves
+    them. 0.2.3 reads them in text mode with universal newlines."""
+    root = copy_fixture(dest)
+    for f in root.glob("*/*.tmf"):
+        f.write_bytes(f.read_bytes().replace(b"\n", ending))
+    return root
+
+
+# Scenarios that read (and write after reading) a converted store.
+CRLF_SCENARIOS = ["read_every_topic", "poll_many_in_batches", "multi_poll_round_robin", "start_now_sees_nothing_old",
+                  "write_then_read_every_key_type", "group_reads_all_then_resumes_from_commit", "consumerlets_and_the_round_rule"]
+CRLF_READ_ONLY = CRLF_SCENARIOS[:4]
+
+
+@pytest.mark.parametrize("ending", [b"\r\n", b"\r"], ids=["crlf", "cr"])
+@pytest.mark.parametrize("name", CRLF_SCENARIOS)
+def test_a_crlf_store_reads_as_0_2_3_reads_it(name, ending, impls, tmp_path):
+    results = {}
+    for label, mod in impls.items():
+        root = crlf_copy(tmp_path / label, ending)
+        cross_read.other = impls["ours" if label == "0.2.3" else "0.2.3"]
+        with short_rounds(impls), contextlib.redirect_stdout(io.StringIO()):
+            results[label] = SCENARIOS[name](mod, root)
+    assert same(results["0.2.3"], results["ours"]), f"{name} differs:\n0.2.3: {results['0.2.3']!r}\nours:  {results['ours']!r}"
+    if name in CRLF_READ_ONLY:
+        # And as 0.2.3 reads the store before it was converted.
+        plain = copy_fixture(tmp_path / "plain")
+        with short_rounds(impls), contextlib.redirect_stdout(io.StringIO()):
+            assert same(SCENARIOS[name](impls["0.2.3"], plain), results["ours"]), name

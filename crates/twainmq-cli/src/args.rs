@@ -444,7 +444,7 @@ pub(crate) struct CopyArgs {
     /// Keep the messages' timestamps instead of stamping them now.
     #[arg(long)]
     pub(crate) keep_timestamps: bool,
-    /// At most N messages a second.
+    /// At most N messages a second, in any second (sent in bursts of N/50).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) rate: Option<u64>,
 }

@@ -207,7 +207,10 @@ impl TwainMQConsumer {
     #[new]
     /// `_partitions` (ours, for `TwainMQConsumerlet`): read only these
     /// partitions, without a group.
-    #[pyo3(signature = (twain, topic, start_from = None, group = None, *, _partitions = None))]
+    #[pyo3(
+        signature = (twain, topic, start_from = None, group = None, *, _partitions = None),
+        text_signature = "(twain, topic, start_from='start', group=None)"
+    )]
     fn new(
         py: Python<'_>,
         twain: Py<PyAny>,
@@ -404,8 +407,15 @@ impl TwainMQConsumer {
     }
 
     /// Leaves without committing: commit what was handled before the block ends.
-    #[pyo3(signature = (_exc_type = None, _exc = None, _tb = None))]
-    fn __exit__(&self, py: Python<'_>, _exc_type: Option<Py<PyAny>>, _exc: Option<Py<PyAny>>, _tb: Option<Py<PyAny>>) -> PyResult<bool> {
+    #[pyo3(signature = (r#type = None, value = None, traceback = None))]
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        r#type: Option<Py<PyAny>>,
+        value: Option<Py<PyAny>>,
+        traceback: Option<Py<PyAny>>,
+    ) -> PyResult<bool> {
+        let _ = (r#type, value, traceback);
         self.close(py, false)?;
         Ok(false)
     }
@@ -455,6 +465,13 @@ impl TwainMQConsumer {
     #[getter]
     fn _twain(&self, py: Python<'_>) -> Py<PyAny> {
         self.twain.clone_ref(py)
+    }
+
+    /// Today's UTC date as 0.2.3 names day files (`YYYYMMDD`), by the store's clock.
+    #[getter]
+    fn chunk_str_now(&self, py: Python<'_>) -> PyResult<String> {
+        let store = self.twain.bind(py).call_method0("_native_store")?;
+        Ok(store.cast::<NativeStore>()?.get().store.today().to_string())
     }
 
     /// As 0.2.3's: `TwainMQConsumer(topic=t, group=g)`.

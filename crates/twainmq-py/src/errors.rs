@@ -231,9 +231,9 @@ pub(crate) fn locate(py: Python<'_>, err: &PyErr, m: &twainmq::Message) {
     let _ = value.setattr("offset", py_int(py, m.offset));
 }
 
-/// `ProducerClosedError` or `ConsumerClosedError` (`class`): the `what`
-/// ("producer", "consumer") of `topic` was closed; the message says how to
-/// get a new one.
+/// `ConsumerClosedError` (`class`): the `what` ("consumer") of `topic` was
+/// closed; the message says how to get a new one. (A producer writes on
+/// after `close()`, as 0.2.3's.)
 pub(crate) fn closed(py: Python<'_>, class: &str, what: &str, topic: &str) -> PyErr {
     new_error(
         py,

@@ -25,6 +25,17 @@ pub struct Message {
     pub message: Py<PyAny>,
 }
 
+/// `dataclasses.FrozenInstanceError(message)`.
+fn frozen(py: Python<'_>, message: String) -> PyErr {
+    match py.import("dataclasses").and_then(|dc| dc.getattr("FrozenInstanceError")) {
+        Ok(class) => match class.call1((message,)) {
+            Ok(e) => PyErr::from_value(e),
+            Err(e) => e,
+        },
+        Err(e) => e,
+    }
+}
+
 impl Message {
     fn fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         PyTuple::new(
@@ -42,8 +53,20 @@ impl Message {
 #[pymethods]
 impl Message {
     #[new]
+    #[pyo3(signature = (offset, key, timestamp, message), text_signature = "(offset, key, timestamp, message)")]
     fn new(offset: u64, key: Py<PyAny>, timestamp: Py<PyAny>, message: Py<PyAny>) -> Self {
         Message { offset, key, timestamp, message }
+    }
+
+    /// A frozen dataclass refuses every assignment with
+    /// `dataclasses.FrozenInstanceError` (an `AttributeError`), as 0.2.3's does.
+    fn __setattr__(&self, py: Python<'_>, name: &str, _value: &Bound<'_, PyAny>) -> PyResult<()> {
+        Err(frozen(py, format!("cannot assign to field '{name}'")))
+    }
+
+    /// ... and every deletion.
+    fn __delattr__(&self, py: Python<'_>, name: &str) -> PyResult<()> {
+        Err(frozen(py, format!("cannot delete field '{name}'")))
     }
 
     /// As a dataclass's repr: `Message(offset=0, key=1, timestamp=..., message='...')`.

@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
-use twainmq::{Key, KeyType, Outgoing, Producer};
+use twainmq::{Key, KeyType, Outgoing, Producer, Store};
 
 use crate::convert::{key_from_py, outgoing_from_py};
 use crate::errors::{self, IntoPy};
@@ -27,8 +27,11 @@ struct Chosen {
 /// written only when it is in the store (see the package's README).
 #[pyclass(module = "twainmq_rs.producer", name = "TwainMQProducer", subclass, frozen)]
 pub struct TwainMQProducer {
-    /// `None` once closed.
+    /// `None` once closed: the next write opens the topic again (0.2.3's
+    /// `close()` does nothing, and its producer writes on after it).
     inner: Mutex<Option<Producer>>,
+    /// Where the producer writes, to open it again after `close()`.
+    store: Store,
     topic: String,
     key_type: KeyType,
     partitions: u32,
@@ -38,6 +41,24 @@ pub struct TwainMQProducer {
     twain: Py<PyAny>,
 }
 
+/// A producer of `topic`; with `custom`, its partitions are those `choose`
+/// put in `chosen` for the messages being sent.
+fn open_producer(store: &Store, topic: &str, custom: bool, chosen: &Arc<Mutex<Chosen>>) -> twainmq::Result<Producer> {
+    let producer = store.producer(topic)?;
+    if !custom {
+        return Ok(producer);
+    }
+    let chosen = Arc::clone(chosen);
+    Ok(producer.with_partitioner(move |_, _| {
+        let mut c = lock(&chosen);
+        // Filled by `choose` for exactly the messages being sent; past its end
+        // (never, by that invariant) the engine's range check refuses the message.
+        let p = c.parts.get(c.next).copied().unwrap_or(u32::MAX);
+        c.next += 1;
+        p
+    }))
+}
+
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic while holding the lock cannot leave the engine's producer half
     // changed in a way its next call does not check again; go on.
@@ -45,8 +66,20 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl TwainMQProducer {
-    fn closed(&self, py: Python<'_>) -> PyErr {
-        errors::closed(py, "ProducerClosedError", "producer", &self.topic)
+    /// The engine's producer for this topic (after `close()`, a new one),
+    /// its partitioner ours when one was given.
+    fn open(&self) -> twainmq::Result<Producer> {
+        open_producer(&self.store, &self.topic, self.partitioner.is_some(), &self.chosen)
+    }
+
+    /// Run `f` on the producer, opened again first if it was closed.
+    fn with_producer<T>(&self, f: impl FnOnce(&mut Producer) -> twainmq::Result<T>) -> twainmq::Result<T> {
+        let mut inner = lock(&self.inner);
+        let producer = match inner.take() {
+            Some(p) => p,
+            None => self.open()?,
+        };
+        f(inner.insert(producer))
     }
 
     /// Run the custom partitioner (if any) for `keys`, in order.
@@ -83,53 +116,39 @@ impl TwainMQProducer {
 impl TwainMQProducer {
     /// `TwainMQProducer(twain, topic, partitioner=None)`, as 0.2.3's.
     #[new]
-    #[pyo3(signature = (twain, topic, partitioner = None))]
+    #[pyo3(signature = (twain, topic, partitioner = None), text_signature = "(twain, topic, partitioner=None)")]
     fn new(py: Python<'_>, twain: Py<PyAny>, topic: String, partitioner: Option<Py<PyAny>>) -> PyResult<Self> {
         let store = twain.bind(py).call_method0("_native_store")?;
         let store = store.cast::<NativeStore>()?.get().store.clone();
         let chosen = Arc::new(Mutex::new(Chosen::default()));
-        let producer = py.detach(|| store.producer(&topic)).py_err(py)?;
+        let producer = py.detach(|| open_producer(&store, &topic, partitioner.is_some(), &chosen)).py_err(py)?;
         let (key_type, partitions) = (producer.config().key_type, producer.config().partitions);
-        let producer = match &partitioner {
-            None => producer,
-            Some(_) => {
-                let chosen = Arc::clone(&chosen);
-                producer.with_partitioner(move |_, _| {
-                    let mut c = lock(&chosen);
-                    // Filled by `choose` for exactly the messages being sent;
-                    // past its end (never, by that invariant) the engine's
-                    // range check refuses the message.
-                    let p = c.parts.get(c.next).copied().unwrap_or(u32::MAX);
-                    c.next += 1;
-                    p
-                })
-            }
-        };
-        Ok(TwainMQProducer { inner: Mutex::new(Some(producer)), topic, key_type, partitions, partitioner, chosen, twain })
+        Ok(TwainMQProducer { inner: Mutex::new(Some(producer)), store, topic, key_type, partitions, partitioner, chosen, twain })
     }
 
     /// Write a message to the topic, to the partition its key selects.
     /// `message` is a `str`, `bytes` or a dataclass instance whose type the
-    /// topic declares. Returns when the message is in the store.
+    /// topic declares. Returns when the message is in the store. After
+    /// `close()` the topic is opened again, as 0.2.3's producer writes on.
+    #[pyo3(signature = (key, message))]
     fn write_message(&self, py: Python<'_>, key: &Bound<'_, PyAny>, message: &Bound<'_, PyAny>) -> PyResult<()> {
         let k = key_from_py(&self.topic, self.key_type, key)?;
-        self.choose(py, std::slice::from_ref(key))?;
+        if self.partitioner.is_some() {
+            self.choose(py, std::slice::from_ref(key))?;
+        }
         // str and bytes are sent from Python's own buffer, without a copy
         // (immutable, and kept alive by the caller for the call).
         let sent = if let Ok(s) = message.cast_exact::<PyString>() {
             let text = s.to_str()?;
-            py.detach(|| lock(&self.inner).as_mut().map(|p| p.send_text(k, text)))
+            py.detach(|| self.with_producer(|p| p.send_text(k, text).map(drop)))
         } else if let Ok(b) = message.cast_exact::<PyBytes>() {
             let bytes = b.as_bytes();
-            py.detach(|| lock(&self.inner).as_mut().map(|p| p.send_bytes(k, bytes)))
+            py.detach(|| self.with_producer(|p| p.send_bytes(k, bytes).map(drop)))
         } else {
             let out = outgoing_from_py(message)?;
-            py.detach(|| lock(&self.inner).as_mut().map(|p| p.send(&k, &out)))
+            py.detach(|| self.with_producer(|p| p.send(&k, &out).map(drop)))
         };
-        match sent {
-            None => Err(self.closed(py)),
-            Some(r) => r.py_err(py).map(|_| ()),
-        }
+        sent.py_err(py)
     }
 
     /// Write many `(key, message)` pairs in one call (ours; 0.2.3 has none):
@@ -147,10 +166,7 @@ impl TwainMQProducer {
             }
         }
         self.choose(py, &keys)?;
-        match py.detach(|| lock(&self.inner).as_mut().map(|p| p.send_batch(&batch))) {
-            None => Err(self.closed(py)),
-            Some(r) => r.py_err(py),
-        }
+        py.detach(|| self.with_producer(|p| p.send_batch(&batch))).py_err(py)
     }
 
     /// 0.2.3's `encode_message`: the base85 text of a payload as 0.2.3
@@ -171,7 +187,8 @@ impl TwainMQProducer {
     }
 
     /// Close the producer's files (after making sure what was written is in
-    /// the store). Closing twice is harmless; writing after it is an error.
+    /// the store). Closing twice is harmless; a write after it opens them
+    /// again (0.2.3's `close()` does nothing, and its producer writes on).
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         match py.detach(|| lock(&self.inner).take().map(Producer::close)) {
             None => Ok(()),
@@ -183,8 +200,16 @@ impl TwainMQProducer {
         slf
     }
 
-    #[pyo3(signature = (_exc_type = None, _exc = None, _tb = None))]
-    fn __exit__(&self, py: Python<'_>, _exc_type: Option<Py<PyAny>>, _exc: Option<Py<PyAny>>, _tb: Option<Py<PyAny>>) -> PyResult<bool> {
+    /// 0.2.3's parameter names (`type`, `value`, `traceback`).
+    #[pyo3(signature = (r#type = None, value = None, traceback = None))]
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        r#type: Option<Py<PyAny>>,
+        value: Option<Py<PyAny>>,
+        traceback: Option<Py<PyAny>>,
+    ) -> PyResult<bool> {
+        let _ = (r#type, value, traceback);
         self.close(py)?;
         Ok(false)
     }

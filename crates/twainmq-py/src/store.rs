@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyInt};
+use pyo3::types::{PyDict, PyInt, PyString};
 use twainmq::{KeyType, Store, TopicSpec};
 
 use crate::errors::{self, IntoPy};
@@ -32,14 +32,15 @@ impl NativeStore {
     }
 
     /// Create a topic: `key_type` is `u8`, `u16`, `u32`, `u64` or `charN`;
-    /// `message_types` are numbered from 0 in the order given.
+    /// `message_types` are numbered as 0.2.3 numbers them: by their place in
+    /// the list, a name listed twice by its last place.
     fn create_topic(
         &self,
         py: Python<'_>,
         name: &str,
         key_type: &Bound<'_, PyAny>,
         partitions: &Bound<'_, PyAny>,
-        message_types: Vec<String>,
+        message_types: Vec<Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         // The name first, as 0.2.3 checks it first (then the key type).
         twainmq::names::validate_new_topic(name).py_err(py)?;
@@ -69,7 +70,27 @@ impl NativeStore {
                 ),
             ));
         };
-        let spec = TopicSpec::new(key_type, count).with_types(message_types);
+        let mut names = Vec::with_capacity(message_types.len());
+        for t in &message_types {
+            match t.cast::<PyString>() {
+                Ok(name) => names.push(name.to_str()?.to_owned()),
+                // 0.2.3 writes `json.dump`'s text of it ("1", "null": a name no
+                // dataclass has) or fails after making the topic's folder (a tuple).
+                Err(_) => {
+                    return Err(errors::invalid_argument(
+                        py,
+                        "InvalidMessageTypeNameError",
+                        format!(
+                            "message type {} is a {}, not a str: a message type is named by its dataclass (the class's name or its __message_type__)",
+                            t.repr()?,
+                            t.get_type().name()?
+                        ),
+                    ))
+                }
+            }
+        }
+        // 0.2.3 numbers them `{name: i for i, name in enumerate(message_types)}`.
+        let spec = TopicSpec::new(key_type, count).with_types_as_023_numbers_them(names);
         py.detach(|| self.store.create_topic(name, &spec)).py_err(py).map(|_| ())
     }
 

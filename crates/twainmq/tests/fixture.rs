@@ -3,6 +3,8 @@
 mod common;
 
 use serde_json::{json, Value};
+use std::path::Path;
+
 use twainmq::{StartFrom, Store};
 
 fn read_all(store: &Store, topic: &str, partitions: u32) -> Value {
@@ -122,4 +124,149 @@ fn fixture_lines_are_re_encoded_byte_for_byte() {
         }
     }
     assert!(checked >= 480, "only {checked} lines checked");
+}
+
+/// The fixture store with every line end of its partition files made `ending`:
+/// what git's `core.autocrlf=true` (`\r\n`), FTP in ASCII mode or an editor do
+/// to a store, or an old Mac's `\r`.
+fn converted_fixture(ending: &[u8]) -> tempfile::TempDir {
+    let tmp = common::fixture_store();
+    for e in std::fs::read_dir(tmp.path()).expect("dir") {
+        let dir = e.expect("entry").path();
+        if !dir.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&dir).expect("topic dir") {
+            let path = f.expect("entry").path();
+            let bytes = std::fs::read(&path).expect("read");
+            let mut out = Vec::with_capacity(bytes.len() * 2);
+            for &b in &bytes {
+                if b == b'\n' {
+                    out.extend_from_slice(ending);
+                } else {
+                    out.push(b);
+                }
+            }
+            std::fs::write(&path, out).expect("write");
+        }
+    }
+    tmp
+}
+
+/// What a search, an export, the timeline (from the end and from a time),
+/// `check` and `groups describe` say about a store, as JSON.
+fn everything_said(store: &Store) -> Value {
+    use std::sync::atomic::AtomicBool;
+    let never = AtomicBool::new(false);
+    let mut out = serde_json::Map::new();
+    for topic in store.list_topics().expect("list") {
+        let mut export = Vec::new();
+        twainmq::transfer::export(
+            store,
+            &twainmq::transfer::Selection::topic(&topic),
+            twainmq::transfer::ExportFormat::Jsonl,
+            &mut export,
+            &never,
+            &mut |_| {},
+        )
+        .expect("export");
+        let query = twainmq::scan::Query { text: Some("e".into()), ..Default::default() };
+        let (_, hits) = twainmq::scan::find(store, &topic, &query, &never, |_| {}).expect("search");
+        let hits: Vec<Value> = hits.ordered().iter().map(|h| json!([h.partition, h.offset, h.timestamp])).collect();
+        let msgs =
+            |ms: &[twainmq::Message]| -> Vec<Value> { ms.iter().map(|m| serde_json::to_value(m.to_json()).expect("json")).collect() };
+        let end = store.timeline_page_before(&topic, None, None, 40).expect("end page");
+        let mid = end.messages.first().map_or(0.0, |m| m.timestamp);
+        let at = store.timeline_page_after(&topic, None, &twainmq::TimelineStart::Time(mid), 40).expect("time page");
+        let described = store.describe_topic(&topic).expect("describe");
+        let ends: Vec<Value> = described.partition_details.iter().map(|p| json!([p.start, p.end])).collect();
+        out.insert(
+            topic,
+            json!({"export": String::from_utf8(export).expect("utf8"), "hits": hits, "end": msgs(&end.messages), "at": msgs(&at.messages), "ends": ends}),
+        );
+    }
+    let problems: Vec<Value> = twainmq::check::check_store(store)
+        .expect("check")
+        .iter()
+        .map(|p| json!([p.topic, p.partition, p.file, p.line, p.offset, p.kind]))
+        .collect();
+    out.insert("check".into(), Value::Array(problems));
+    for group in store.list_groups().expect("groups") {
+        let d = store.describe_group(&group).expect("describe group");
+        out.insert(format!("group {group}"), json!({"committed": d.committed, "lag": d.lag, "members": d.members.len()}));
+    }
+    Value::Object(out)
+}
+
+/// 0.2.3 reads partition files in text mode with universal newlines: a line
+/// ends at `\n`, `\r\n` or a lone `\r`. A store converted to CRLF (or CR)
+/// reads as the store it was, whole, with the same offsets, in every reader:
+/// consumers, group logs, describe, search, export, the timeline and its time
+/// index, check, and the line index kept in its cache.
+#[test]
+fn a_store_converted_to_crlf_or_cr_line_ends_reads_as_the_original() {
+    let plain = common::fixture_store();
+    let at = |dir: &Path| {
+        Store::open(dir)
+            .expect("open")
+            .with_clock(std::sync::Arc::new(twainmq::ManualClock::new(1_796_054_400_000_000) /* 2026-11-30 16:00 UTC */))
+    };
+    let want = everything_said(&at(plain.path()));
+    let expected = common::load_json("expected.json");
+    for ending in [&b"\r\n"[..], b"\r"] {
+        let tmp = converted_fixture(ending);
+        let store = at(tmp.path());
+        for (topic, topic_want) in expected["topics"].as_object().expect("topics") {
+            check_topic(&store, topic, topic_want);
+        }
+        for (group, group_want) in expected["groups"].as_object().expect("groups") {
+            check_topic(&store, &format!("--group--{group}"), group_want);
+        }
+        assert_eq!(everything_said(&store), want, "line ends {ending:?}");
+        // The line index, kept in its cache and taken again by a new store: the same counts, nothing read again.
+        let cache = tempfile::tempdir().expect("cache");
+        let first = at(tmp.path()).with_index_cache(cache.path());
+        let ends: Vec<Vec<u64>> = store.list_topics().expect("list").iter().map(|t| first.end_offsets(t).expect("ends")).collect();
+        first.save_index().expect("save");
+        let again = at(tmp.path()).with_index_cache(cache.path());
+        let ends_again: Vec<Vec<u64>> = store.list_topics().expect("list").iter().map(|t| again.end_offsets(t).expect("ends")).collect();
+        assert_eq!((ends_again, again.index_scanned_bytes()), (ends, 0), "line ends {ending:?}");
+    }
+}
+
+/// Our producer appending to a file whose lines end in CRLF writes LF lines
+/// (never CRLF), at the offsets 0.2.3 counts; a file that ends in a lone `\r`
+/// (a CRLF line cut after its `\r`) ends a line there, as 0.2.3 reads it at
+/// the end of a file: our line follows it with nothing added between.
+#[test]
+fn our_producer_appends_lf_lines_to_a_crlf_file_at_the_offsets_0_2_3_counts() {
+    for cut_after_cr in [false, true] {
+        let tmp = converted_fixture(b"\r\n");
+        // `tiny`'s last file of 2026-11-29 holds lines 8..=10; the empty file of the 30th goes,
+        // so a producer on the 29th appends to it.
+        std::fs::remove_file(tmp.path().join("tiny/0-20261130_11.tmf")).expect("rm");
+        let file = tmp.path().join("tiny/0-20261129_8.tmf");
+        if cut_after_cr {
+            let bytes = std::fs::read(&file).expect("read");
+            assert!(bytes.ends_with(b"\r\n"));
+            std::fs::write(&file, &bytes[..bytes.len() - 1]).expect("cut");
+        }
+        let before = std::fs::read(&file).expect("read");
+        let noon_29th = 1_795_953_600_000_000; // 2026-11-29 12:00 UTC
+        let store = Store::open(tmp.path()).expect("open").with_clock(std::sync::Arc::new(twainmq::ManualClock::new(noon_29th)));
+        let mut p = store.producer("tiny").expect("producer");
+        p.send_text(5u64, "after the crlf lines").expect("send");
+        p.close().expect("close");
+        let after = std::fs::read(&file).expect("read");
+        assert_eq!(&after[..before.len()], &before[..], "nothing rewritten");
+        let added = &after[before.len()..];
+        assert!(added.ends_with(b"\n") && !added.contains(&b'\r') && added.iter().filter(|b| **b == b'\n').count() == 1, "{added:?}");
+        let mut c = store.consumer("tiny", StartFrom::Start).expect("consumer");
+        let mut got = Vec::new();
+        while let Some(m) = c.poll().expect("no damaged line") {
+            got.push((m.offset, m.payload));
+        }
+        assert_eq!(got.len(), 12, "cut after \\r: {cut_after_cr}");
+        assert_eq!(got[11], (11, twainmq::Payload::Text("after the crlf lines".into())), "cut after \\r: {cut_after_cr}");
+    }
 }

@@ -438,3 +438,102 @@ fn an_export_as_a_store_inside_a_store_is_refused_and_nothing_is_made() {
         transfer::export_to_store(&store, &Selection::topic("t"), &fresh.path().join("new"), "t", &stop, &mut |_| {}).expect("new store");
     assert_eq!(r.messages as usize, messages().len() * 3);
 }
+
+/// A CSV row must have as many cells as the header: an unquoted comma in a
+/// payload (`1,Hello, world`) splits it, and taking the first part would write
+/// "Hello" and drop the rest. Such a row, and one short of cells, is a bad
+/// line that names the row and the counts; a dry run reports it too.
+#[test]
+fn a_csv_row_with_more_or_fewer_cells_than_the_header_is_a_bad_line() {
+    let (_d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U32, 1)).expect("create");
+    let input = b"key,payload\n0,fine\n1,Hello, world\n2\n3,\"Hello, quoted\"\n";
+    let dry = ImportOptions { dry_run: true, ..plain(ImportFormat::csv()) };
+    let mut skipped = Vec::new();
+    let r = transfer::import(&store, "t", &mut Cursor::new(&input[..]), &dry, &AtomicBool::new(false), &mut |_| {}, &mut |s| {
+        skipped.push((s.line, s.problem.clone()))
+    })
+    .expect("dry run");
+    assert_eq!((r.messages, r.bad_lines), (2, 2), "{skipped:?}");
+    assert_eq!(skipped.iter().map(|s| s.0).collect::<Vec<_>>(), vec![3, 4]);
+    let (more, fewer) = (&skipped[0].1, &skipped[1].1);
+    assert!(more.contains("3 cells") && more.contains("header has 2") && more.contains("Hello") && more.contains(" world"), "{more}");
+    assert!(more.contains("quote"), "says how to put a comma in a cell: {more}");
+    assert!(fewer.contains("1 cell") && fewer.contains("header has 2"), "{fewer}");
+    assert_eq!(store.end_offsets("t").expect("ends"), vec![0], "a dry run writes nothing");
+
+    let e = import(&store, "t", input, &plain(ImportFormat::csv())).expect_err("stops at the row");
+    match e {
+        Error::Transfer(TransferError::ImportStopped { line, written, .. }) => assert_eq!((line, written), (3, 1)),
+        other => panic!("{other}"),
+    }
+    let mut c = store.consumer("t", twainmq::StartFrom::Start).expect("consumer");
+    assert_eq!(c.poll().expect("poll").map(|m| m.payload), Some(twainmq::Payload::Text("fine".into())));
+    assert!(c.poll().expect("poll").is_none(), "nothing of the split row was written");
+}
+
+/// `copy --rate N` sends at most N messages in any second, from the first one
+/// on and after a stall (a slow disk, a stopped process, a slow progress
+/// handler): time not used for sending is not saved up for a burst. Another
+/// thread counts the target's messages; a pair of counts is compared only
+/// when both fall within one second for sure (each count taken between two
+/// clock readings), so a busy machine can only skip pairs, never fail one.
+#[test]
+fn copy_at_a_rate_never_sends_more_than_the_rate_in_any_second() {
+    const RATE: u64 = 200;
+    const MESSAGES: u64 = 700;
+    let (dir, store) = store();
+    store.create_topic("src", &TopicSpec::new(KeyType::U32, 2)).expect("create");
+    let mut p = store.producer("src").expect("producer");
+    let batch: Vec<(Key, Outgoing)> = (0..MESSAGES).map(|i| (Key::Int(i), Outgoing::Text(format!("m{i}")))).collect();
+    p.send_batch(&batch).expect("send");
+    drop(p);
+    store.create_topic("dst", &TopicSpec::new(KeyType::U32, 1)).expect("create");
+    let done = std::sync::Arc::new(AtomicBool::new(false));
+    let counter = {
+        let (root, done) = (dir.path().to_path_buf(), done.clone());
+        std::thread::spawn(move || {
+            let store = Store::open(&root).expect("open");
+            let mut samples = Vec::new();
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                let before = std::time::Instant::now();
+                let n: u64 = store.end_offsets("dst").expect("ends").iter().sum();
+                samples.push((before, n, std::time::Instant::now()));
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            samples
+        })
+    };
+    let started = std::time::Instant::now();
+    let mut stalled = false;
+    let o = CopyOptions { keep_timestamps: false, rate: Some(RATE) };
+    let r = transfer::copy(&store, &Selection::topic("src"), &store, "dst", &o, &AtomicBool::new(false), &mut |_| {
+        // A stall once under way: a second in which nothing is sent.
+        if !stalled && started.elapsed() > std::time::Duration::from_millis(300) {
+            stalled = true;
+            std::thread::sleep(std::time::Duration::from_secs(1));
+        }
+    })
+    .expect("copy");
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let samples = counter.join().expect("counter");
+    assert_eq!(r.messages, MESSAGES);
+    assert!(stalled);
+    // Rounding and the batch the copy sends at once: a few messages over the rate, no more.
+    let allowed = RATE + 5;
+    let mut worst = 0;
+    for (i, &(before_i, ni, _)) in samples.iter().enumerate() {
+        // Messages sent between the two reads, which both happened within
+        // [before_i, after_j]: a span of at most a second.
+        for &(_, nj, after_j) in &samples[i + 1..] {
+            if after_j.duration_since(before_i) > std::time::Duration::from_secs(1) {
+                break;
+            }
+            worst = worst.max(nj - ni);
+        }
+    }
+    // From the start: the copy's first second (begun before the first count).
+    let first_second = samples.iter().take_while(|s| s.2.duration_since(started) <= std::time::Duration::from_secs(1)).map(|s| s.1).max();
+    assert!(first_second.unwrap_or(0) <= allowed, "{first_second:?} messages in the first second at a rate of {RATE}");
+    assert!(worst <= allowed, "{worst} messages in one second at a rate of {RATE}");
+}

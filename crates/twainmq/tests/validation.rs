@@ -203,3 +203,21 @@ fn last_message_is_the_newest_messages_own_time_not_a_file_time() {
     let totals = store.topic_summary("t", true).totals.expect("asked").expect("counted");
     assert_eq!(totals.last_message, Some(t0 + 5.0));
 }
+
+/// 0.2.3 numbers a topic's message types with `{name: i for i, name in
+/// enumerate(types)}`: a name listed twice keeps its first place and takes
+/// its last one's id. A list numbered that way makes 0.2.3's config, byte for
+/// byte; the plain list refuses the repeat.
+#[test]
+fn message_types_numbered_as_0_2_3_numbers_a_list_with_repeats() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = Store::open(dir.path()).expect("open");
+    let spec = TopicSpec::new(KeyType::U16, 1).with_types_as_023_numbers_them(["A", "B", "A", "C"]);
+    let config = store.create_topic("t", &spec).expect("create");
+    assert_eq!(config.message_types, vec![("A".to_string(), 2), ("B".to_string(), 1), ("C".to_string(), 3)]);
+    // json.dump({"key_width": 2, "partitions": 1, "message_types": {"A": 2, "B": 1, "C": 3}}, f, indent=0)
+    let want = "{\n\"key_width\": 2,\n\"partitions\": 1,\n\"message_types\": {\n\"A\": 2,\n\"B\": 1,\n\"C\": 3\n}\n}";
+    assert_eq!(std::fs::read_to_string(dir.path().join("t.twc")).expect("read"), want);
+    let e = store.create_topic("u", &TopicSpec::new(KeyType::U16, 1).with_types(["A", "A"])).expect_err("listed twice");
+    assert!(e.to_string().contains("twice"), "{e}");
+}

@@ -6,6 +6,7 @@ the other producers (docs/FORMAT.md). This is 0.2.3's helper (MIT-licensed)
 for programs that call it, made stricter on POSIX: never through a symbolic
 link. Each function raises OSError on a failed or short write."""
 
+import ctypes
 import errno
 import os
 
@@ -15,7 +16,7 @@ FILE_SHARE_READ = 0x00000001
 FILE_SHARE_WRITE = 0x00000002
 OPEN_ALWAYS = 4
 FILE_ATTRIBUTE_NORMAL = 0x80
-INVALID_HANDLE_VALUE = -1
+INVALID_HANDLE_VALUE = ctypes.c_void_p(-1).value  # as 0.2.3's: (HANDLE)-1 as an unsigned value
 
 
 def atomic_append_win(path, data: bytes) -> None:
@@ -31,7 +32,7 @@ def atomic_append_win(path, data: bytes) -> None:
         wintypes.LPCWSTR(os.fspath(path)), FILE_APPEND_DATA, FILE_SHARE_READ | FILE_SHARE_WRITE,
         None, OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, None,
     )
-    if handle == wintypes.HANDLE(INVALID_HANDLE_VALUE).value:
+    if handle == INVALID_HANDLE_VALUE:
         raise OSError(ctypes.get_last_error(), f"CreateFileW failed for {os.fspath(path)}")
     try:
         written = wintypes.DWORD(0)

@@ -48,6 +48,28 @@ class TwainMQConsumerlet:
         """The partition's next message, or ``None`` (without ``timeout``, at once)."""
         return self._consumer.poll(timeout)
 
+    def decode_message(self, message):
+        """0.2.3's: the payload of a line's base85 blob (``str``, ``bytes``, or a
+        registered dataclass instance of a type the topic declares)."""
+        import base64
+        import json
+        import zlib
+
+        decoded = zlib.decompress(base64.b85decode(message.encode("utf-8")), wbits=-15)
+        if decoded.startswith(_GZIP_MAGIC):
+            return decoded[1:]
+        if decoded.startswith(_DATACLASS_MAGIC):
+            type_id = int.from_bytes(decoded[1:3], "big", signed=False)
+            types = self._twain._native_store().topic_config(self._topic)["message_types"]
+            name = {i: n for n, i in types.items()}[type_id]
+            return dataclass_from_dict(self._twain._msg_cls_registry[name], json.loads(decoded[3:]))
+        return decoded.decode("utf-8")
+
+    @property
+    def chunk_str_now(self):
+        """Today's UTC date as 0.2.3 names day files (``YYYYMMDD``)."""
+        return self._consumer.chunk_str_now
+
     @property
     def partition(self):
         return self._partition

@@ -74,6 +74,9 @@ class Twain:
         if key_type is None:
             key_type = "u16"
         names = [] if message_types is None else list(message_types)
+        # Numbered as 0.2.3 numbers them (a name listed twice takes its last
+        # place's id); a name that is not a str is refused, after the topic's
+        # name and key type are checked, as 0.2.3 checks them.
         self._native_store().create_topic(topic_name, key_type, partitions, names)
 
     def delete_topic(self, topic_name):

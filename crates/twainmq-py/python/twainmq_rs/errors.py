@@ -124,7 +124,8 @@ class NotInGroupError(TwainMQError, AttributeError):
 
 
 class ProducerClosedError(TwainMQError):
-    """write_message after close()."""
+    """Not raised: a producer writes on after close() (it opens its files
+    again), as 0.2.3's. Kept for programs that catch it."""
 
 
 class ConsumerClosedError(TwainMQError):

@@ -15,6 +15,7 @@ pub mod line;
 pub(crate) mod mend;
 pub(crate) mod message;
 pub(crate) mod name;
+pub(crate) mod newline;
 pub(crate) mod partitioner;
 pub(crate) mod payload;
 pub mod pyjson;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::error::{Error, Result};
+use crate::format::newline::{self, ChunkLines, LineEndCounter};
 use crate::log::dir::{LogDir, TopicIncarnation};
 use crate::log::files::{self, Day, PartitionFile};
 use crate::log::torn::{byte_at_retrying, terminate_torn_tail};
@@ -78,20 +79,23 @@ impl ActiveFile {
         let mut region = vec![0u8; len];
         r.seek(SeekFrom::Start(self.window_from))?;
         r.read_exact(&mut region)?;
-        // The region's whole lines (it starts where a line of ours ended).
+        // The region's whole lines (it starts where a line of ours ended), split
+        // as readers split them: ours end in `\n`, another writer's may end in
+        // `\r\n` or `\r`, and a line of ours after those is whole all the same.
         let mut whole: std::collections::HashMap<&[u8], u32> = std::collections::HashMap::new();
-        let mut at = 0;
-        for nl in memchr::memchr_iter(b'\n', &region) {
-            *whole.entry(&region[at..=nl]).or_default() += 1;
-            at = nl + 1;
+        for (s, e) in ChunkLines::new(&region, true) {
+            // Ours end in `\n` alone: a line ended otherwise is not one of ours.
+            if region.get(e) == Some(&b'\n') {
+                *whole.entry(&region[s..e]).or_default() += 1;
+            }
         }
         let mut lost = Vec::new();
         let mut at = 0;
         for nl in memchr::memchr_iter(b'\n', &self.window) {
-            let line = &self.window[at..=nl];
+            let line = &self.window[at..nl];
             match whole.get_mut(line) {
                 Some(n) if *n > 0 => *n -= 1,
-                _ => lost.extend_from_slice(line),
+                _ => lost.extend_from_slice(&self.window[at..=nl]),
             }
             at = nl + 1;
         }
@@ -456,7 +460,7 @@ impl Appender {
                 // left a torn line, ours was glued to it, and our newline ended that
                 // line. Write ours again, now on a line of its own; readers skip the
                 // glued line as damaged.
-                if active.byte_at(start - 1).map_err(|e| Error::io("read", active.path.to_path_buf(), e))? != b'\n' {
+                if !newline::is_line_end(active.byte_at(start - 1).map_err(|e| Error::io("read", active.path.to_path_buf(), e))?) {
                     tracing::warn!(file = %active.path.display(), "a message landed after a line torn by another writer; writing it again on a line of its own");
                     active.file.write_all(bytes).map_err(|e| Error::io("append to", active.path.to_path_buf(), e))?;
                     end = active.file.stream_position().map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
@@ -642,6 +646,15 @@ impl Appender {
         let mut f = crate::sys::open::open_regular(&d.path, false)?;
         f.seek(SeekFrom::Start(counted_pos)).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
         let mut buf = vec![0u8; 1 << 16];
+        // Line ends as readers count them (`format/newline.rs`); the byte before
+        // `pos` ends a line (ours starts there), so a `\r` there is one.
+        let mut ends = LineEndCounter::default();
+        if counted_pos > 0 {
+            let mut b = [0u8; 1];
+            f.seek(SeekFrom::Start(counted_pos - 1)).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
+            f.read_exact(&mut b).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
+            ends.count(&b);
+        }
         while counted_pos < pos {
             // Holes of a sparse file hold no newline: skip them, never read gigabytes of zeros.
             let data = crate::sys::open::next_data(&f, counted_pos).unwrap_or(pos).min(pos);
@@ -656,7 +669,7 @@ impl Appender {
             if n == 0 {
                 break;
             }
-            counted_lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+            counted_lines += ends.count(&buf[..n]);
             counted_pos += n as u64;
         }
         if let Some(a) = self.active.get_mut(d.partition as usize).and_then(|a| a.as_mut()).filter(|a| a.path == d.path) {

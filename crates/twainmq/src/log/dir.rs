@@ -28,23 +28,57 @@ pub struct TopicSpec {
     pub partitions: u32,
     /// The names of its typed-message classes, in type-id order.
     pub message_types: Vec<String>,
+    /// Each name's type id when not its place in `message_types` (see
+    /// [`TopicSpec::with_types_as_023_numbers_them`]).
+    type_ids: Option<Vec<u16>>,
 }
 
 impl Default for TopicSpec {
     fn default() -> Self {
-        TopicSpec { key_type: KeyType::U16, partitions: 1, message_types: Vec::new() }
+        TopicSpec { key_type: KeyType::U16, partitions: 1, message_types: Vec::new(), type_ids: None }
     }
 }
 
 impl TopicSpec {
     /// A topic of `partitions` partitions keyed by `key_type`, without message types.
     pub fn new(key_type: KeyType, partitions: u32) -> Self {
-        TopicSpec { key_type, partitions, message_types: Vec::new() }
+        TopicSpec { key_type, partitions, message_types: Vec::new(), type_ids: None }
     }
     /// The same, declaring these message type names (type ids 0, 1, ...).
+    /// A name listed twice is refused when the topic is made.
     pub fn with_types<S: Into<String>>(mut self, types: impl IntoIterator<Item = S>) -> Self {
         self.message_types = types.into_iter().map(Into::into).collect();
+        self.type_ids = None;
         self
+    }
+    /// The same, numbering the names as 0.2.3's `create_topic` does
+    /// (`{name: i for i, name in enumerate(types)}`): a name listed more than
+    /// once keeps its first place in the config and takes the id of its last
+    /// place, so `["A", "B", "A"]` declares `A` as 2 and `B` as 1. The config
+    /// is the one 0.2.3 writes for that list, byte for byte.
+    pub fn with_types_as_023_numbers_them<S: Into<String>>(mut self, types: impl IntoIterator<Item = S>) -> Self {
+        let (mut names, mut ids): (Vec<String>, Vec<u16>) = (Vec::new(), Vec::new());
+        for (i, name) in types.into_iter().map(Into::into).enumerate() {
+            // Past u16 the topic is refused when it is made (more than 65535 types).
+            let id = u16::try_from(i).unwrap_or(u16::MAX);
+            match names.iter().position(|n| *n == name) {
+                Some(at) => ids[at] = id,
+                None => {
+                    names.push(name);
+                    ids.push(id);
+                }
+            }
+        }
+        self.message_types = names;
+        self.type_ids = Some(ids);
+        self
+    }
+    /// Each declared name with its type id.
+    fn numbered_types(&self) -> Vec<(String, u16)> {
+        match &self.type_ids {
+            Some(ids) => self.message_types.iter().cloned().zip(ids.iter().copied()).collect(),
+            None => self.message_types.iter().enumerate().map(|(i, n)| (n.clone(), u16::try_from(i).unwrap_or(u16::MAX))).collect(),
+        }
     }
 }
 
@@ -174,7 +208,12 @@ impl LogDir {
                 return Err(Error::InvalidMessageTypeName { name: t.clone(), reason: "it is listed twice" });
             }
         }
-        if spec.message_types.len() > usize::from(u16::MAX) {
+        // Type ids are 0 to 65534 (0.2.3's list of at most 65535 names).
+        let too_many = match &spec.type_ids {
+            Some(ids) => ids.contains(&u16::MAX),
+            None => spec.message_types.len() > usize::from(u16::MAX),
+        };
+        if too_many {
             return Err(Error::InvalidMessageTypeName { name: String::new(), reason: "a topic has at most 65535 message types" });
         }
         let dir = self.topic_dir(topic);
@@ -192,7 +231,8 @@ impl LogDir {
             }
             Err(e) => return Err(Error::io("create folder", &dir, e)),
         }
-        let mut config = TopicConfig::new(spec.key_type, spec.partitions, &spec.message_types);
+        let mut config = TopicConfig::new(spec.key_type, spec.partitions, &[]);
+        config.message_types = spec.numbered_types();
         config.extra = extra;
         // Write under a name 0.2.3 ignores (not `*.twc`), then rename: readers never see half a config.
         let tmp = self.root.join(format!(".{topic}.twc.tmp-{}", std::process::id()));

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
+use crate::format::newline::{self, ChunkLines};
 use crate::log::files::LineCount;
 use crate::log::timeindex::Heads;
 use crate::sys::identity::FileIdentity;
@@ -41,7 +42,7 @@ pub(super) struct FileIndex {
     seen_len: u64,
     #[serde(default)]
     seen_modified: Option<std::time::SystemTime>,
-    /// Bytes covered: up to and including the last newline seen.
+    /// Bytes covered: up to and including the last line end seen.
     scanned: u64,
     /// Complete lines in `[0, scanned)`.
     pub(super) lines: u64,
@@ -69,7 +70,9 @@ const TAIL_CHECK: u64 = 64;
 /// Bytes at the start that an entry must still match.
 const HEAD_CHECK: u64 = 64;
 /// Format of the cache file; another version is ignored (and replaced on save).
-const CACHE_VERSION: u32 = 1;
+/// 2: lines end at `\r` too (`format/newline.rs`), so entries of version 1
+/// for files holding a lone `\r` are wrong.
+const CACHE_VERSION: u32 = 2;
 
 /// Shared by every clone of a [`crate::Store`].
 #[derive(Debug, Default, Clone)]
@@ -133,11 +136,44 @@ fn head_hash(f: &mut File, len: u64) -> std::io::Result<u64> {
     Ok(fnv1a(buf))
 }
 
+/// Bytes read at a time to count lines.
+const CHUNK: usize = 1 << 18;
+
+/// Read the next bytes of `f` into `buf` (up to all but its last byte), made
+/// whole for splitting into lines (`format/newline.rs`): when they end in a
+/// `\r` and the file's next byte is its `\n`, that byte is read too, so a last
+/// `\r` ends a line on its own (or the file, for now). 0 at the end of the file.
+///
+/// # Errors
+/// Read errors (interrupted reads are retried).
+pub(crate) fn read_chunk(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let Some(room) = buf.len().checked_sub(1) else { return Ok(0) };
+    let n = loop {
+        match f.read(&mut buf[..room]) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    if n == 0 || buf[n - 1] != b'\r' {
+        return Ok(n);
+    }
+    loop {
+        match f.read(&mut buf[n..=n]) {
+            Ok(1) if buf[n] == b'\n' => return Ok(n + 1),
+            // Another byte (read again with the next chunk: the caller seeks to where it goes on), or the end.
+            Ok(_) => return Ok(n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Seek marks looked at when a cached entry is taken.
 const MARK_CHECKS: usize = 16;
 
 /// Whether a line starts at each of up to [`MARK_CHECKS`] of `marks` spread
-/// evenly (the byte before the mark is a newline).
+/// evenly (the byte before the mark ends a line).
 fn marks_hold(f: &mut File, marks: &[u64]) -> bool {
     let checked: Vec<u64> = if marks.len() <= MARK_CHECKS {
         marks.to_vec()
@@ -146,7 +182,7 @@ fn marks_hold(f: &mut File, marks: &[u64]) -> bool {
     };
     checked.into_iter().filter(|m| *m > 0).all(|m| {
         let mut b = [0u8; 1];
-        f.seek(SeekFrom::Start(m - 1)).is_ok() && f.read_exact(&mut b).is_ok() && b[0] == b'\n'
+        f.seek(SeekFrom::Start(m - 1)).is_ok() && f.read_exact(&mut b).is_ok() && newline::is_line_end(b[0])
     })
 }
 
@@ -283,7 +319,7 @@ impl LineIndex {
             entry.timed_key_chars = kc;
         }
         f.seek(SeekFrom::Start(entry.scanned)).map_err(|e| Error::io("read", path, e))?;
-        let mut buf = vec![0u8; 1 << 18];
+        let mut buf = vec![0u8; CHUNK + 1];
         let mut pos = entry.scanned;
         let start = pos;
         loop {
@@ -301,25 +337,22 @@ impl LineIndex {
                     break;
                 }
             }
-            let n = match f.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(Error::io("read", path, e)),
-            };
+            let n = read_chunk(&mut f, &mut buf).map_err(|e| Error::io("read", path, e))?;
+            if n == 0 {
+                break;
+            }
             let chunk = &buf[..n];
-            let mut line_at = 0;
-            for i in memchr::memchr_iter(b'\n', chunk) {
-                head.line_ends(&chunk[line_at..i], entry.lines, &mut entry.block_max, &mut entry.block_min);
-                line_at = i + 1;
+            let mut lines = ChunkLines::new(chunk, true);
+            while let Some((s, e)) = lines.next() {
+                head.line_ends(&chunk[s..e], entry.lines, &mut entry.block_max, &mut entry.block_min);
                 entry.lines += 1;
-                let next_line_at = pos + i as u64 + 1;
+                let next_line_at = pos + lines.rest() as u64;
                 if entry.lines.is_multiple_of(STRIDE) {
                     entry.marks.push(next_line_at);
                 }
                 entry.scanned = next_line_at;
             }
-            head.take(&chunk[line_at..]);
+            head.take(&chunk[lines.rest()..]);
             pos += n as u64;
         }
         if timing.is_some() {
@@ -510,5 +543,88 @@ mod tests {
             assert_eq!(idx.count(&p).expect("count").complete, 4000);
             idx.save().expect("save over it");
         }
+    }
+
+    /// Lines of text ending in `\n`, `\r\n` or `\r` at random, sized so
+    /// that line ends fall on every byte of the reads' edges (the count reads
+    /// 256 KiB at a time, the cursor 64 KiB): the count, the seek marks, the
+    /// cursor and `read_line` all split them as 0.2.3 does.
+    #[test]
+    fn lines_ending_in_cr_lf_or_crlf_split_alike_across_read_edges() {
+        use crate::log::cursor::{Cursor, Next};
+        use crate::log::files::{Day, PartitionFile};
+        let dir = tempfile::tempdir().expect("tmp");
+        let p = dir.path().join("0-20261201_0.tmf");
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let (mut bytes, mut texts, mut starts) = (Vec::new(), Vec::new(), Vec::new());
+        while bytes.len() < 700_000 {
+            starts.push(bytes.len() as u64);
+            let text = format!("line {} {}", texts.len(), "x".repeat(usize::try_from(rnd(300)).expect("small")));
+            bytes.extend_from_slice(text.as_bytes());
+            bytes.extend_from_slice([&b"\n"[..], b"\r\n", b"\r"][usize::try_from(rnd(3)).expect("small")]);
+            texts.push(text);
+        }
+        // A `\r\n` astride the count's first read edge, a lone `\r` at the second one (the first read took the `\n` too).
+        for (at, end) in [(CHUNK - 1, &b"\r\n"[..]), (2 * CHUNK, b"\rz")] {
+            let line = starts.iter().rposition(|s| usize::try_from(*s).expect("small") <= at - 5).expect("a line");
+            let cut = usize::try_from(starts[line]).expect("small");
+            bytes.truncate(cut);
+            texts.truncate(line);
+            starts.truncate(line);
+            starts.push(cut as u64);
+            let text = "y".repeat(at - cut);
+            bytes.extend_from_slice(text.as_bytes());
+            bytes.extend_from_slice(end);
+            texts.push(text);
+            if end == b"\rz" {
+                bytes.pop();
+            }
+            while bytes.len() < at + 100_000 {
+                starts.push(bytes.len() as u64);
+                let text = format!("after {}", texts.len());
+                bytes.extend_from_slice(text.as_bytes());
+                bytes.extend_from_slice(b"\r\n");
+                texts.push(text);
+            }
+        }
+        // Ending in a lone `\r`: a line end at the end of the file.
+        starts.push(bytes.len() as u64);
+        bytes.extend_from_slice(b"last\r");
+        texts.push("last".into());
+        std::fs::write(&p, &bytes).expect("write");
+
+        let idx = LineIndex::default();
+        let c = idx.count(&p).expect("count");
+        assert_eq!((c.complete, c.partial_bytes), (texts.len() as u64, 0));
+        for line in [0, 1, STRIDE, 3 * STRIDE + 5, texts.len() as u64 - 1] {
+            let (at, n) = idx.locate(&p, line).expect("locate");
+            assert_eq!(at, starts[usize::try_from(n).expect("small")], "mark of line {n}");
+        }
+        let file = PartitionFile { partition: 0, day: Day(20261201), first: 0, path: p.clone() };
+        let mut cur = Cursor::open(file).expect("open");
+        let mut got = Vec::new();
+        loop {
+            match cur.next().expect("next") {
+                Next::Line(s, e) => got.push(String::from_utf8(cur.buf[s..e].to_vec()).expect("utf8")),
+                Next::Overlong(n) => panic!("overlong {n}"),
+                Next::Eof(n) => {
+                    assert_eq!(n, 0);
+                    break;
+                }
+            }
+        }
+        assert_eq!(got, texts);
+        let mut r = std::io::BufReader::with_capacity(4093, File::open(&p).expect("open"));
+        let (mut line, mut got) = (Vec::new(), Vec::new());
+        while crate::log::cursor::read_line(&mut r, &mut line).expect("read") {
+            got.push(String::from_utf8(line.clone()).expect("utf8"));
+        }
+        assert_eq!(got, texts);
     }
 }

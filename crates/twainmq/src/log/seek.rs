@@ -1,8 +1,9 @@
 //! Finding the first message at or after a time in a partition, by the time index.
 
-use std::io::{BufRead, Seek, SeekFrom};
+use std::io::{Seek, SeekFrom};
 
 use crate::error::{Error, Result};
+use crate::log::cursor::read_line;
 use crate::log::dir::LogDir;
 use crate::log::files;
 use crate::log::timeindex::line_timestamp;
@@ -46,13 +47,8 @@ pub(crate) fn offset_at_time(log: &LogDir, topic: &str, partition: u32, t: f64) 
         let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
         let mut line = Vec::with_capacity(256);
         let mut line_no = line0;
-        loop {
-            line.clear();
-            let n = reader.read_until(b'\n', &mut line).map_err(|e| Error::io("read", &f.path, e))?;
-            if n == 0 || line.last() != Some(&b'\n') {
-                break;
-            }
-            if line_timestamp(&line[..line.len() - 1], kc).is_some_and(|ts| ts >= t) {
+        while read_line(&mut reader, &mut line).map_err(|e| Error::io("read", &f.path, e))? {
+            if line_timestamp(&line, kc).is_some_and(|ts| ts >= t) {
                 return Ok(Some(f.first + line_no));
             }
             line_no += 1;
@@ -145,13 +141,11 @@ impl StampCounter {
         let mut out = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
         let mut line = Vec::with_capacity(256);
         for _ in 0..n {
-            line.clear();
-            let got = reader.read_until(b'\n', &mut line).map_err(|e| Error::io("read", path, e))?;
-            if got == 0 || line.last() != Some(&b'\n') {
+            if !read_line(&mut reader, &mut line).map_err(|e| Error::io("read", path, e))? {
                 break;
             }
             // A damaged line still holds its offset: it takes the place of the line before it.
-            let ts = line_timestamp(&line[..line.len() - 1], self.kc).unwrap_or(out.last().copied().unwrap_or(f64::NEG_INFINITY));
+            let ts = line_timestamp(&line, self.kc).unwrap_or(out.last().copied().unwrap_or(f64::NEG_INFINITY));
             out.push(ts);
         }
         out.sort_by(f64::total_cmp);
@@ -215,12 +209,10 @@ pub(crate) fn max_before(log: &LogDir, topic: &str, partition: u32, offset: u64)
         let mut reader = std::io::BufReader::with_capacity(1 << 16, file);
         let mut buf = Vec::with_capacity(256);
         for _ in (k as u64 * crate::log::index::STRIDE)..line {
-            buf.clear();
-            let n = reader.read_until(b'\n', &mut buf).map_err(|e| Error::io("read", &f.path, e))?;
-            if n == 0 || buf.last() != Some(&b'\n') {
+            if !read_line(&mut reader, &mut buf).map_err(|e| Error::io("read", &f.path, e))? {
                 break;
             }
-            if let Some(ts) = line_timestamp(&buf[..buf.len() - 1], kc) {
+            if let Some(ts) = line_timestamp(&buf, kc) {
                 top = top.max(ts);
             }
         }

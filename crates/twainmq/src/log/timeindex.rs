@@ -6,11 +6,12 @@
 //! most one block is read. Kept in the line index (and so in its cache file,
 //! outside the store), extended as the file grows.
 
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Seek, SeekFrom};
 use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::format::line::{decode_timestamp, TS_CHARS};
+use crate::format::newline::ChunkLines;
 use crate::log::index::{LineIndex, STRIDE};
 
 /// A file's time index as of one look: seek marks and the running maximum.
@@ -118,7 +119,7 @@ impl LineIndex {
             // Read in large chunks and look only at each line's head (its key and
             // timestamp) right after each newline: about as fast as counting.
             let mut heads = Heads::new(Some(kc));
-            let mut buf = vec![0u8; 1 << 18];
+            let mut buf = vec![0u8; (1 << 18) + 1];
             let mut pos = start;
             'read: while n < lines {
                 match crate::sys::open::next_data(&f, pos) {
@@ -131,23 +132,21 @@ impl LineIndex {
                     }
                     None => break,
                 }
-                let got = match f.read(&mut buf) {
-                    Ok(0) => break, // the file was cut short under us: time what is there
-                    Ok(got) => got,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(Error::io("read", path, e)),
-                };
+                // 0: the file was cut short under us: time what is there.
+                let got = crate::log::index::read_chunk(&mut f, &mut buf).map_err(|e| Error::io("read", path, e))?;
+                if got == 0 {
+                    break;
+                }
                 let chunk = &buf[..got];
-                let mut line_at = 0;
-                for nl in memchr::memchr_iter(b'\n', chunk) {
-                    heads.line_ends(&chunk[line_at..nl], n, &mut block_max, &mut block_min);
+                let mut ends = ChunkLines::new(chunk, true);
+                for (s, e) in ends.by_ref() {
+                    heads.line_ends(&chunk[s..e], n, &mut block_max, &mut block_min);
                     n += 1;
-                    line_at = nl + 1;
                     if n >= lines {
                         break 'read;
                     }
                 }
-                heads.take(&chunk[line_at..]);
+                heads.take(&chunk[ends.rest()..]);
                 pos += got as u64;
             }
             let (saved_max, saved_min) = (block_max.clone(), block_min.clone());

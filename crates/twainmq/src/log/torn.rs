@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::error::{Error, Result};
+use crate::format::newline;
 
 /// How long a file must have been still before an unfinished last line is
 /// taken for a crash's torn tail rather than a write in progress.
@@ -64,7 +65,7 @@ pub(crate) fn mend_line(path: &Path, pos: u64, line: &[u8], fallback_ts: f64) ->
     let mut there = vec![0u8; line.len() + 1];
     if !read_exact_at(&file, &mut there, pos).map_err(|e| Error::io("read", path, e))?
         || there[..line.len()] != *line
-        || there[line.len()] != b'\n'
+        || !newline::is_line_end(there[line.len()])
     {
         return Ok(false);
     }
@@ -104,15 +105,16 @@ fn torn_tail_of(file: &File, size: u64) -> std::io::Result<Option<TornTail>> {
     if !read_exact_at(file, &mut buf, from)? {
         return Ok(None);
     }
-    if buf.last().is_none_or(|b| *b == b'\n') {
+    // A last `\r` ends a line too (a store converted to CR line ends reads whole in 0.2.3).
+    if buf.last().is_none_or(|b| newline::is_line_end(*b)) {
         return Ok(None);
     }
-    let start = match memchr::memrchr(b'\n', &buf) {
+    let start = match memchr::memrchr2(b'\n', b'\r', &buf) {
         Some(i) => i + 1,
         None if from == 0 => 0,
         None => return Ok(None),
     };
-    let prev = buf[..start.saturating_sub(1)].rsplit(|b| *b == b'\n').next().filter(|_| start > 0);
+    let prev = buf[..start.saturating_sub(1)].rsplit(|b| newline::is_line_end(*b)).find(|l| !l.is_empty()).filter(|_| start > 0);
     let prev_ts = prev
         .and_then(|l| l.get(crate::format::mend::KEY_CHARS..crate::format::mend::KEY_CHARS + 10))
         .and_then(|t| crate::format::line::decode_timestamp(t).ok());
@@ -188,7 +190,9 @@ pub(crate) fn terminate_torn_tail(file: &mut File, path: &Path, group: bool) -> 
         }
     };
     let Some((len, b)) = last_byte(path)? else { return Ok(()) };
-    if b == b'\n' {
+    // A last `\r` ends a line too (a file whose line ends are `\r\n` or `\r`,
+    // cut after one: `format/newline.rs`): our line after it is a line of its own.
+    if newline::is_line_end(b) {
         return Ok(());
     }
     // A write in progress finishes within microseconds; a torn tail stays. Wait for quiet.
@@ -201,8 +205,10 @@ pub(crate) fn terminate_torn_tail(file: &mut File, path: &Path, group: bool) -> 
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     match last_byte(path)? {
-        Some((now_len, b)) if now_len == len && b != b'\n' && group => end_and_mend_group_tail(path, Some(file), None).map(|_| ()),
-        Some((now_len, b)) if now_len == len && b != b'\n' => {
+        Some((now_len, b)) if now_len == len && !newline::is_line_end(b) && group => {
+            end_and_mend_group_tail(path, Some(file), None).map(|_| ())
+        }
+        Some((now_len, b)) if now_len == len && !newline::is_line_end(b) => {
             tracing::warn!(file = %path.display(), "the file ends inside a line torn by a crash; ending that line so new messages are not lost with it");
             file.write_all(b"\n").map_err(|e| Error::io("append to", path, e))
         }

@@ -63,14 +63,20 @@ pub fn copy(
         return Err(TransferError::KeyTypesDiffer { source_topic, source_type, target_topic, target_type }.into());
     }
     let mut sender = Sender::new(producer);
-    let started = Instant::now();
-    // With a rate, batches are a tenth of a second's worth, so the pace is even.
-    let per_batch = opts.rate.map_or(super::BATCH, |r| usize::try_from(r / 10).unwrap_or(usize::MAX).clamp(1, super::BATCH));
+    let mut pacer = opts.rate.map(Pacer::new);
+    let per_batch = pacer.as_ref().map_or(super::BATCH, Pacer::burst);
+    let mut cancelled_waiting = false;
     let stopped = |sender: &Sender, cause: Error| -> Error {
         TransferError::CopyStopped { target: target_topic.to_string(), written: sender.sent, cause: Box::new(cause) }.into()
     };
     let finish = read_selection(store, sel, cancel, &mut |batch: Vec<Message>, total| {
         for chunk in batch.chunks(per_batch) {
+            if let Some(pacer) = &mut pacer {
+                if !pacer.take(chunk.len(), cancel) {
+                    cancelled_waiting = true;
+                    return Ok(());
+                }
+            }
             for m in chunk {
                 let payload = match outgoing(m) {
                     Ok(p) => p,
@@ -88,14 +94,11 @@ pub fn copy(
             }
             sender.flush().map_err(refused)?;
             on_progress(Progress { done: sender.sent, total });
-            if let Some(rate) = opts.rate {
-                pace(started, sender.sent, rate, cancel);
-            }
         }
         Ok(())
     });
     match finish {
-        Ok(finish) => Ok(CopyReport { messages: sender.sent, finish }),
+        Ok(finish) => Ok(CopyReport { messages: sender.sent, finish: if cancelled_waiting { Finish::Cancelled } else { finish } }),
         Err(e) => Err(stopped(&sender, e)),
     }
 }
@@ -106,15 +109,48 @@ fn refused(r: Refused) -> Error {
     }
 }
 
-/// Sleep until `sent` messages are due at `rate` a second since `started`
-/// (waking to look at `cancel` every 100 ms).
-fn pace(started: Instant, sent: u64, rate: u64, cancel: &AtomicBool) {
-    let due = Duration::from_secs_f64(sent as f64 / rate.max(1) as f64);
-    while let Some(wait) = due.checked_sub(started.elapsed()) {
-        if wait.is_zero() || cancel.load(Ordering::Relaxed) {
-            break;
+/// A token bucket for `copy --rate N`: N tokens a second, holding at most one
+/// burst (a fiftieth of a second's worth, at least 1, at most a batch), and
+/// full at the start. A burst is sent only when it has a token for each of its
+/// messages, so in any second at most N + burst - 1 messages go (N when the
+/// burst is 1, below 50 a second), whatever stalls came before: time not used
+/// for sending is not saved up beyond one burst.
+pub(crate) struct Pacer {
+    rate: f64,
+    burst: usize,
+    tokens: f64,
+    at: Instant,
+}
+
+impl Pacer {
+    pub(crate) fn new(rate: u64) -> Pacer {
+        let burst = usize::try_from(rate / 50).unwrap_or(usize::MAX).clamp(1, super::BATCH);
+        Pacer { rate: rate.max(1) as f64, burst, tokens: burst as f64, at: Instant::now() }
+    }
+
+    /// Messages sent at once (and the bucket's size).
+    pub(crate) fn burst(&self) -> usize {
+        self.burst
+    }
+
+    /// Wait until `n` (at most [`Pacer::burst`]) messages may go, and take
+    /// their tokens; looks at `cancel` every 100 ms (false: cancelled).
+    pub(crate) fn take(&mut self, n: usize, cancel: &AtomicBool) -> bool {
+        let n = n.min(self.burst) as f64;
+        loop {
+            let now = Instant::now();
+            self.tokens = (self.tokens + now.duration_since(self.at).as_secs_f64() * self.rate).min(self.burst as f64);
+            self.at = now;
+            if self.tokens >= n {
+                self.tokens -= n;
+                return true;
+            }
+            if cancel.load(Ordering::Relaxed) {
+                return false;
+            }
+            let wait = Duration::from_secs_f64((n - self.tokens) / self.rate);
+            std::thread::sleep(wait.min(Duration::from_millis(100)));
         }
-        std::thread::sleep(wait.min(Duration::from_millis(100)));
     }
 }
 

@@ -44,6 +44,7 @@ pub(super) fn read_csv(
         })
     };
     let cols = CsvColumns {
+        cells: headers.len(),
         key: need(key, "key")?,
         payload: need(payload, "payload")?,
         kind: if *kind == PayloadColumn::Auto { column("kind") } else { None },
@@ -225,6 +226,8 @@ fn csv_error(e: &csv::Error) -> Error {
 
 /// Where a CSV row's cells are.
 struct CsvColumns {
+    /// The header's cells: every row has as many.
+    cells: usize,
     key: usize,
     payload: usize,
     kind: Option<usize>,
@@ -232,7 +235,49 @@ struct CsvColumns {
     timestamp: Option<usize>,
 }
 
+/// Shown of a row that is bad as a whole: its first cells, each cut short.
+const SHOWN_CELLS: usize = 8;
+const SHOWN_CELL_CHARS: usize = 40;
+
+/// A row's cells as a list for a message: `"1" | "Hello" | " world"`.
+fn show_cells(row: &csv::ByteRecord) -> String {
+    let mut shown: Vec<String> = row
+        .iter()
+        .take(SHOWN_CELLS)
+        .map(|c| {
+            let text = String::from_utf8_lossy(c);
+            let mut cut: String = text.chars().take(SHOWN_CELL_CHARS).collect();
+            if cut.len() < text.len() {
+                cut.push('…');
+            }
+            format!("{cut:?}")
+        })
+        .collect();
+    if row.len() > SHOWN_CELLS {
+        shown.push(format!("and {} more", row.len() - SHOWN_CELLS));
+    }
+    shown.join(" | ")
+}
+
 fn csv_record(row: &csv::ByteRecord, cols: &CsvColumns, kind: &PayloadColumn, config: &TopicConfig) -> Result<Record, String> {
+    // A row of another width than the header: an unquoted comma split a cell
+    // (`1,Hello, world` would write "Hello" and drop " world"), or cells are
+    // missing. Which cell is which cannot be told, so the row is bad as a whole.
+    if row.len() != cols.cells {
+        let plural = |n: usize| if n == 1 { "cell" } else { "cells" };
+        return Err(format!(
+            "the row has {} {} ({}) but the header has {}: {}",
+            row.len(),
+            plural(row.len()),
+            show_cells(row),
+            cols.cells,
+            if row.len() > cols.cells {
+                "a cell that holds a comma must be quoted (\"Hello, world\"), and a quote in it doubled (\"\")"
+            } else {
+                "give every column a cell, empty ones too (a,,c)"
+            }
+        ));
+    }
     let cell = |i: usize, name: &str| -> Result<&str, String> {
         let bytes = row.get(i).ok_or_else(|| format!("the row has no {name} cell (it has {} cells)", row.len()))?;
         std::str::from_utf8(bytes).map_err(|e| format!("the {name} cell is not UTF-8 (byte {}): give bytes as hex", e.valid_up_to() + 1))
