@@ -21,13 +21,13 @@ cli: deps
 app: ui
 	$(CARGO) build -p twainmq-desktop -p twainmq-cli --locked
 
-# Record the real backend's answers for the UI's test backend (a test fails while they are stale).
-ui-fixture: app
-	$(APP) --record-ui-fixture ui/src/lib/recorded/store.json
+# Record the real backend's answers for the UI's test backend (xtask/src/record; a test fails while they are stale).
+ui-fixture: deps
+	$(CARGO) run --quiet --locked -p xtask -- ui-fixture
 
-# Regenerate the TypeScript bindings from the Rust transport types (a test fails while they are stale).
-bindings: app
-	$(APP) --export-bindings ui/src/lib/bindings.ts
+# Regenerate the TypeScript bindings from the Rust wire types (xtask; a test fails while they are stale).
+bindings: deps
+	$(CARGO) run --quiet --locked -p xtask -- bindings
 
 lint: ui
 	$(CARGO) fmt --all -- --check

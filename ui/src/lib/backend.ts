@@ -93,7 +93,7 @@ function tauriBackend(): Backend {
     onStoreChanged: async (cb) => events.storeChanged(getCurrentWebviewWindow()).listen((e) => cb(e.payload)),
     newWindow: (path) => guard(() => commands.newWindow(path)),
     indexCacheInfo: () => guard(() => commands.indexCacheInfo()),
-    about: () => guard(async () => ({ status: 'ok', data: await commands.about() })),
+    about: () => guard(() => commands.about()),
     clearIndexCache: () => guard(() => commands.clearIndexCache()),
     onMenu: async (cb) => events.menuAction(getCurrentWebviewWindow()).listen((e) => cb(e.payload)),
     viewState: (dark, checks) => guard(() => commands.viewState(dark, checks)),
