@@ -29,12 +29,13 @@ ui-fixture: deps
 bindings: deps
 	$(CARGO) run --quiet --locked -p xtask -- bindings
 
-lint: ui
+lint: app
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	# The engine's public docs: every item documented (missing_docs is denied) and every link resolving.
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p twainmq --no-deps --locked
-	# The UI's test backend (recorded data) must not be in the app's bundle.
+	# No development tool in the product: the UI's test backend and its recording not in the
+	# bundle, the fixture recorder and the bindings generator not in the app's binaries.
 	bash scripts/check-bundle.sh
 	# The engine's and CLI's macOS code compiles (docs/PLATFORMS.md "macOS: checked here, never built").
 	bash scripts/check-macos.sh

@@ -33,7 +33,7 @@ fn permission_files() -> BTreeSet<String> {
 
 /// The commands the UI invokes, from the generated bindings.
 fn invoked_by_ui() -> BTreeSet<String> {
-    let text = std::fs::read_to_string(manifest_dir().join("../ui/src/lib/bindings.ts")).expect("bindings.ts");
+    let text = std::fs::read_to_string(manifest_dir().join("../ui/src/backend/bindings.ts")).expect("bindings.ts");
     text.split("__TAURI_INVOKE(\"").skip(1).filter_map(|rest| rest.split('"').next()).map(str::to_string).collect()
 }
 

@@ -17,9 +17,9 @@ pub fn root() -> PathBuf {
 }
 
 /// Where the UI keeps the generated bindings.
-pub const BINDINGS: &str = "ui/src/lib/bindings.ts";
+pub const BINDINGS: &str = "ui/src/backend/bindings.ts";
 /// Where the UI's test backend reads the recording.
-pub const RECORDING: &str = "ui/src/lib/recorded/store.json";
+pub const RECORDING: &str = "ui/fixtures/recorded-store.json";
 
 /// The bindings' first line.
 const HEADER: &str = "// Generated from the Rust wire types by `make bindings` (cargo xtask bindings). Do not edit.\n";

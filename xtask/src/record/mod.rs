@@ -248,7 +248,7 @@ pub fn record(fixture: &Path) -> Res<Value> {
     out.insert("delete_topic".into(), deleted.into());
 
     // Resets that write, each on the store as first seen: the plan and the group after. The
-    // dialog's Confirm commits the offsets its dry run showed (ui/src/lib/resetModes.ts
+    // dialog's Confirm commits the offsets its dry run showed (ui/src/groups/resetModes.ts
     // `confirmRequest`): recorded in that form.
     for (g, dry) in [
         ("billing", reset(ResetTarget::Offset, Some(60), None, Some(vec![0]), true)),
