@@ -290,3 +290,9 @@ export function rowAsJson(row: Row): string {
   add('size', String(m.size));
   return '{' + parts.join(',') + '}';
 }
+
+/** A message's payload as the detail's Text view shows it (typed: its fields' JSON; bytes: hex); null for a damaged line. */
+export function payloadAsText(r: Row): string | null {
+  if (r.row !== 'message') return null;
+  return r.kind === 'dataclass' ? (r.fields_pretty ?? r.fields_json) : r.kind === 'bytes' ? r.hex : r.text;
+}
