@@ -122,7 +122,7 @@ bench: deps wheel
 	bash scripts/bench.sh
 	$(MAKE) bench-app
 
-# The app's performance goals (issue 7) in the release app under Xvfb: first page of a 1M-message
+# The app's performance goals in the release app under Xvfb: first page of a 1M-message
 # topic, idle memory, responsiveness while another process writes 100k msg/s, search speed.
 # The web UI is embedded in the release binary at build time, so it is built first.
 # Screenshots of the release app at scale (a 10M-message topic, 5,000 topics, 1,000 partitions),

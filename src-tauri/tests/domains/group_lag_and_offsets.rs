@@ -220,7 +220,7 @@ fn exported_offsets_import_back_and_bad_files_are_refused() {
     assert_eq!(groups::read_offsets_file(&d.path().join("missing.json")).expect_err("missing").code, ErrorCode::Io);
 }
 
-/// Issue 24 item 9: offsets from a file past a partition's end were clamped without a word, and
+/// Offsets from a file past a partition's end were clamped without a word, and
 /// a file of another topic was applied. The row says what was asked and where it went; a file
 /// naming another topic is refused; one of another group is named in the plan.
 #[test]

@@ -81,7 +81,7 @@ fn committed(store: &Store, group: &str, topic: &str) -> Vec<Option<Commit>> {
     groups::describe_group(store, group, Some(topic)).expect("describe group").partitions.into_iter().map(|p| p.committed).collect()
 }
 
-/// Issue 24 item 6: demo members joined real groups with live external consumers, unasked, and
+/// Demo members joined real groups with live external consumers, unasked, and
 /// took their partitions. A group with members this app did not start is refused, saying what
 /// the demo would do; a group of the demo's own (or its own members) is not.
 #[test]

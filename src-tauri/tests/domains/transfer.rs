@@ -64,7 +64,7 @@ fn import_req(topic: &str, path: &std::path::Path, dry_run: bool) -> ImportReque
     }
 }
 
-/// Issue 24 item 5: "Export again" after switching to CSV replaced `hits.jsonl` with CSV, unasked.
+/// "Export again" after switching to CSV replaced `hits.jsonl` with CSV, unasked.
 /// A file already there is refused and left as it was, unless the request says to replace it.
 #[test]
 fn an_export_never_replaces_a_file_unasked() {

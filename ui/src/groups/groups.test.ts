@@ -187,7 +187,7 @@ describe('resetting offsets', () => {
     await fireEvent.click(byId('reset-confirm')!);
     await waitFor('reset-result');
     expect(resets().map((c) => (c[2] as { dry_run: boolean }).dry_run)).toEqual([true, true, false]);
-    // Confirm commits the offsets the dry run showed, not the target computed again (issue 24).
+    // Confirm commits the offsets the dry run showed, not the target computed again.
     expect(resets()[2][2]).toEqual({ to: 'offsets', offset: null, time: null, shift: null, ago_secs: null, other_group: null, offsets: { '0': '60' }, file_group: null, file_topic: null, partitions: [0], dry_run: false, topic: 'orders' });
     expect(byId('reset-result')!.textContent).toMatch(/as the dry run showed/);
     // The group as the engine had it after this reset: P0 moved, the others not.
@@ -306,7 +306,7 @@ describe('the balancing demo', () => {
     await fireEvent.click(q('[data-testid=demo-kill]', victim)!);
     expect(mock().calls.filter((c) => c[0] === 'demoStopMember')).toEqual([['demoStopMember', victim.dataset.handle, true]]);
     await until(() => allById('demo-member').find((m) => m.dataset.member === '2')?.dataset.status === 'killed', 'killed status');
-    // The member list says so too, not "live · seen just now" from the log until its silence shows (issue 24).
+    // The member list says so too, not "live · seen just now" from the log until its silence shows.
     const listed = allById('group-member').find((m) => m.dataset.member === '2')!;
     expect(q('[data-testid=member-status]', listed)!.textContent).toBe('killed');
     expect(q('[data-testid=member-seen]', listed)!.textContent).toMatch(/^last seen /);

@@ -81,7 +81,7 @@ export function requestOf(f: ResetForm, partitions: number[] | null): Omit<Reset
  * The request Confirm sends: the offsets the dry run showed, partition by partition. A target
  * that moves with time or writes (a duration ago, the end, a shift from a commit a member just
  * moved) computed again at Confirm would commit something else than the table the user
- * checked (issue 24: "ago 1d" previewed 166,423 and committed 166,435).
+ * checked ("ago 1d" previewed 166,423 and committed 166,435).
  */
 export function confirmRequest(plan: ResetPlanDto): ResetRequest {
   const offsets: Record<string, string> = {};

@@ -112,7 +112,7 @@ describe('search', () => {
     await until(() => getByTestId('search-progress').dataset.state === 'running' && /[1-9]\d* matches so far in/.test(getByTestId('search-count').textContent!), 'a running count');
     expect(getByTestId('search-count').textContent).toMatch(/^\s*[\d,]+ matches so far in [\d,.]+ (k )?· \d+%\s*$/);
     // The first hits are in the table while the scan still runs (those settled so far); the row
-    // range says they are some of those found, not a second, different count (issue 24).
+    // range says they are some of those found, not a second, different count.
     await until(() => getByTestId('search-progress').dataset.state === 'running' && rows().length > 0, 'first hits while it runs');
     const listed = getByTestId('row-range').textContent!.replace(/\s+/g, ' ');
     if (getByTestId('search-progress').dataset.state === 'running') expect(listed).toMatch(/of [\d,]+ listed so far, in order \(of [\d,]+ found\)/);
@@ -191,7 +191,7 @@ describe('search', () => {
     expect(rows().every((r) => /^\s*\d+\s*\d+\s*2026-11-29 /.test(r.textContent!))).toBe(true);
   });
 
-  it('runs a search again over a new time range: no hit outside the range stays on screen (issue 24)', async () => {
+  it('runs a search again over a new time range: no hit outside the range stays on screen', async () => {
     const detail = await describe_('orders');
     const { getByTestId } = render(MessagesTab, { topic: 'orders', detail, tz: 'utc' });
     await fireEvent.input(getByTestId('search-input'), { target: { value: 'class == "Order"' } });
@@ -225,7 +225,7 @@ describe('search', () => {
 });
 
 describe('keyboard and time', () => {
-  it('a single click selects a row and shows it; a shift or ctrl click only picks (issue 24)', async () => {
+  it('a single click selects a row and shows it; a shift or ctrl click only picks', async () => {
     const detail = await describe_('orders');
     const { getByTestId, queryByTestId } = render(MessagesTab, { topic: 'orders', detail, tz: 'utc', link: { partition: 0 } });
     await until(() => rows().length > 3, 'rows');

@@ -175,7 +175,7 @@ describe('a topic deleted and made again', () => {
 
 describe('a tail that grows faster than a page is read', () => {
   /**
-   * Issue 24 item 4: following a log written at 2,000 msg/s froze. Each tail read found the
+   * Following a log written at 2,000 msg/s froze. Each tail read found the
    * partition grown since it started (a describe had come in meanwhile), was dropped and read
    * again, and a load() waiting for the followed rows never returned. The rows it asked for
    * were in every one of those reads.

@@ -215,7 +215,7 @@ export class PageCache {
       // only maybe not all of them: it is kept, marked stale (read again when next wanted), and
       // its waiters are answered. It used to be dropped and read again at once, and a tail
       // that grows faster than a page is read was then never answered: following a busy log
-      // froze (issue 24).
+      // froze.
       const stale = short && tailEpoch !== this.tailEpoch;
       const rows = new Map<string, Row>();
       for (const r of res.data.rows) rows.set(r.offset, r);

@@ -38,7 +38,7 @@ describe('export', () => {
     expect(call[1]).toEqual({ topic: 'events', selection: { kind: 'all', partitions: null }, format: 'jsonl', path: `${EXPORTS}/events.jsonl`, store_topic: null, overwrite: true });
   });
 
-  it('never replaces a file unasked: "Export again" and a format switched after an export ask first (issue 24)', async () => {
+  it('never replaces a file unasked: "Export again" and a format switched after an export ask first', async () => {
     const { getByTestId } = render(ExportDialog, { topic: 'events', scopes: whole, onclose: () => {} });
     await fireEvent.input(getByTestId('export-path-input'), { target: { value: `${EXPORTS}/events.jsonl` } });
     await fireEvent.click(getByTestId('export-submit'));
@@ -88,7 +88,7 @@ describe('import', () => {
     await until(has('import-result'), 'the import');
     expect(text('import-result')).toBe('Imported 240 messages into empty.');
     expect(said).toEqual(['Imported 240 messages into empty']);
-    // One dry run allows one import: the button no longer offers the same 240 again (issue 24).
+    // One dry run allows one import: the button no longer offers the same 240 again.
     const again = getByTestId('import-submit') as HTMLButtonElement;
     expect(again.textContent).toBe('Imported');
     expect(again.disabled).toBe(true);
@@ -147,7 +147,7 @@ describe('retention', () => {
     expect(text('retention-current')).toBe('Saved setting: 7 days.');
   });
 
-  it('"Save and delete now" says what was deleted, not "Nothing was deleted now" (issue 24)', async () => {
+  it('"Save and delete now" says what was deleted, not "Nothing was deleted now"', async () => {
     const detail = await describe_('events');
     const { getByTestId } = render(RetentionPanel, { topic: 'events', detail, tz: 'utc' });
     await until(() => text('retention-current') !== '', 'loaded');

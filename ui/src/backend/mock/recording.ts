@@ -68,7 +68,7 @@ export type Recording = {
   demos: Record<string, DemoScene>;
   other_stores: Record<string, Result<StoreInfo>>;
   open_errors: Record<string, Result<null>>;
-  /** Issue 15: lag histories, lag checks, delete previews and deletions of groups. */
+  /** Lag histories, lag checks, delete previews and deletions of groups. */
   lag_histories?: { group: string; span: HistorySpan; answer: Result<LagHistoryDto> }[];
   lag_checks?: { group: string; thresholds: LagAlertThresholds; answer: Result<LagCheckDto> }[];
   delete_previews?: Record<string, Result<GroupDeletePreview>>;

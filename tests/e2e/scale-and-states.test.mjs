@@ -2,7 +2,7 @@
 // sidebar (time to render and to filter, measured in the page), a
 // 1,000-partition topic's Partitions tab, the not-a-store messages and the
 // explicit "Create a store here", typed messages decoded. Screenshots in dark
-// and light go to artifacts/e2e/screens16-*.png.
+// and light go to artifacts/e2e/scale-*.png.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -100,7 +100,7 @@ test('a 5,000-topic store: the sidebar renders a window, filters as you type, ke
   await setValue(await byId(browser, 'sidebar-filter'), 'svc-12');
   await until(browser, async () => (await (await byId(browser, 'topics-count')).getText()) === '100 of 5,001', 'filtered count');
   assert.equal(await (await byId(browser, 'groups-count')).getText(), '0 of 3');
-  await shotsBothThemes(browser, 'screens16-5000-topics-filtered');
+  await shotsBothThemes(browser, 'scale-5000-topics-filtered');
   await setValue(await byId(browser, 'sidebar-filter'), 'no-such-thing');
   await (await byId(browser, 'filter-empty')).waitForDisplayed();
   assert.match(await (await byId(browser, 'filter-empty')).getText(), /No topic or group name contains “no-such-thing”/);
@@ -114,7 +114,7 @@ test('a 5,000-topic store: the sidebar renders a window, filters as you type, ke
     v.scrollTop = v.scrollHeight / 2;
   });
   await until(browser, async () => (await browser.$('[data-testid="topic-item-svc-2500.events"]').isExisting()), 'the middle rows', 5000);
-  await shotsBothThemes(browser, 'screens16-5000-topics');
+  await shotsBothThemes(browser, 'scale-5000-topics');
 });
 
 test('a 1,000-partition topic: the Partitions tab sums up, sorts, and renders a window', async () => {
@@ -135,7 +135,7 @@ test('a 1,000-partition topic: the Partitions tab sums up, sorts, and renders a 
   const hot = (await shown())[0];
   const max = /max [\d,]+ \(P(\d+)\)/.exec(await (await byId(browser, 'partition-minmax')).getText());
   assert.equal(String(hot), max[1], 'sorted by messages, the fullest first');
-  await shotsBothThemes(browser, 'screens16-1000-partitions');
+  await shotsBothThemes(browser, 'scale-1000-partitions');
 });
 
 test('a 1,000-partition topic as one timeline: its first row, End at its newest message, a jump to a time', async () => {
@@ -170,7 +170,7 @@ test('a 1,000-partition topic as one timeline: its first row, End at its newest 
     return r.length > 0 && `${r[r.length - 1].partition}:${r[r.length - 1].offset}` === at(all[all.length - 1]);
   }, 'the newest message at the bottom', 20000);
   assert.equal((await slice()).last, all.length - 1);
-  await shotsBothThemes(browser, 'screens16-1000-partitions-end');
+  await shotsBothThemes(browser, 'scale-1000-partitions-end');
 
   // A time in the middle, to the millisecond (as typed): the first message at or after it, by the CLI.
   const iso = new Date(all[3000].timestamp * 1000).toISOString();
@@ -182,7 +182,7 @@ test('a 1,000-partition topic as one timeline: its first row, End at its newest 
   await until(browser, () => browser.execute(() => document.querySelectorAll('[data-testid="message-row-pending"]').length === 0), 'the rows read', 10000);
   const around = await slice();
   assert.ok(around.first <= order.get(at(want)) && order.get(at(want)) <= around.last);
-  await shotsBothThemes(browser, 'screens16-1000-partitions-jump');
+  await shotsBothThemes(browser, 'scale-1000-partitions-jump');
 });
 
 test('a folder that holds no store says so, and makes one only when asked', async () => {
@@ -195,7 +195,7 @@ test('a folder that holds no store says so, and makes one only when asked', asyn
   assert.match(await err.getText(), /empty folder, not a TwainMQ store yet/);
   assert.ok(!(await browser.$('[data-testid="topic-list"]').isExisting()), 'no live, empty store is shown');
   assert.deepEqual(fs.readdirSync(empty), [], 'nothing was written');
-  await shotsBothThemes(browser, 'screens16-empty-folder');
+  await shotsBothThemes(browser, 'scale-empty-folder');
   await (await byId(browser, 'create-store-here')).click();
   await (await byId(browser, 'topic-list')).waitForExist({ timeout: 30000 });
   assert.match(await (await browser.$('nav.sidebar')).getText(), /No topics yet/);
@@ -210,7 +210,7 @@ test('a folder that holds no store says so, and makes one only when asked', asyn
   await err2.waitForDisplayed({ timeout: 30000 });
   assert.match(await err2.getText(), /holds no TwainMQ store.*orders-store holds one/s);
   assert.ok(!(await browser.$('[data-testid="create-store-here"]').isExisting()), 'no store is offered among other files');
-  await shotsBothThemes(browser, 'screens16-not-a-store');
+  await shotsBothThemes(browser, 'scale-not-a-store');
 
   await relaunch(path.join(WORK, 'no-such-folder'));
   const err3 = await byId(browser, 'welcome-error');
@@ -234,12 +234,12 @@ test('typed messages show their text decoded in the table and in Fields, dates w
   const fields = await (await byId(browser, 'detail-fields')).getText();
   assert.match(fields, /ünïcödé/);
   assert.doesNotMatch(fields, /\\u00fc/);
-  await shotsBothThemes(browser, 'screens16-typed-decoded');
+  await shotsBothThemes(browser, 'scale-typed-decoded');
   await (await byId(browser, 'detail-tab-hex')).click();
   const overflow = await browser.execute(() => {
     const c = document.querySelector('[data-testid="detail-hex"]').parentElement;
     return c.scrollWidth - c.clientWidth;
   });
   assert.ok(overflow <= 1, `no sideways scroll in the hex view (${overflow}px)`);
-  await shotsBothThemes(browser, 'screens16-hex');
+  await shotsBothThemes(browser, 'scale-hex');
 });

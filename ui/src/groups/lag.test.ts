@@ -1,6 +1,5 @@
-// Issue 15 in the app: member status badges and former members, every reset
-// mode's request, lag alerts (thresholds, the no-flapping rule, the badge and
-// the notification), the lag history chart's geometry, and deleting a group.
+// A group's lag: the alert rules (thresholds, no flapping, the badge and the notification),
+// alerts in the app, and the lag history chart's geometry.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render } from '@testing-library/svelte';
 import App from '../app/App.svelte';
@@ -90,84 +89,6 @@ describe('lag alert rules', () => {
   });
 });
 
-describe('reset modes', () => {
-  const base: ResetForm = { mode: 'earliest', offsetText: '', timeText: '', shiftText: '', agoText: '', otherGroup: '', file: null, tz: 'utc' };
-
-  it('make the request of each mode, and say what is missing', () => {
-    expect(requestOf({ ...base, mode: 'shift', shiftText: '-100' }, null)).toMatchObject({ to: 'shift', shift: '-100', offset: null });
-    expect(requestOf({ ...base, mode: 'shift', shiftText: '+5' }, [1])).toMatchObject({ shift: '5', partitions: [1] });
-    expect(parseShift('9223372036854775808')).toBeNull();
-    expect(formProblem({ ...base, mode: 'shift', shiftText: '0' })).toMatch(/-100/);
-    expect(requestOf({ ...base, mode: 'ago', agoText: '30m' }, null)).toMatchObject({ to: 'ago', ago_secs: 1800 });
-    expect(formProblem({ ...base, mode: 'ago', agoText: 'soon' })).toMatch(/30m/);
-    expect(requestOf({ ...base, mode: 'group', otherGroup: 'idle' }, null)).toMatchObject({ to: 'group', other_group: 'idle' });
-    expect(requestOf({ ...base, mode: 'group' }, null)).toBeNull();
-    const file = { path: '/x/o.json', group: 'g', topic: 't', offsets: { '0': '5' } };
-    expect(requestOf({ ...base, mode: 'file', file }, null)).toMatchObject({ to: 'offsets', offsets: { '0': '5' } });
-    expect(formProblem({ ...base, mode: 'file' })).toMatch(/export/);
-  });
-
-  it('runs a shift through the dry run table', async () => {
-    await openGroup('billing');
-    await fireEvent.click(byId('reset-open')!);
-    await until(() => !!byId('reset-target'), 'dialog');
-    await fireEvent.change(byId('reset-target')!, { target: { value: 'shift' } });
-    await fireEvent.input(byId('reset-shift-input')!, { target: { value: '-5' } });
-    await fireEvent.click(byId('reset-dry-run')!);
-    await until(() => allById('reset-row').length > 0, 'the dry run table');
-    const rows = allById('reset-row');
-    // Each row moved back 5 from where it resumed (clamped at the start).
-    for (const r of rows) {
-      const before = r.dataset.before === '' ? 0n : BigInt(r.dataset.before!);
-      expect(BigInt(r.dataset.after!)).toBe(before >= 5n ? before - 5n : 0n);
-    }
-    expect((byId('reset-confirm') as HTMLButtonElement).disabled).toBe(false);
-  });
-
-  it('imports a file: the dialog opens in file mode with the file read', async () => {
-    mock().offsetsFile = { path: '/home/you/billing-offsets.json', group: 'billing', topic: 'orders', offsets: { '0': '5', '1': '-1' } };
-    await openGroup('billing');
-    await fireEvent.click(byId('group-import')!);
-    await until(() => !!byId('reset-file-name'), 'the import dialog');
-    expect(byId('reset-file-name')!.textContent).toMatch(/billing-offsets\.json · 2 partitions/);
-    await fireEvent.click(byId('reset-dry-run')!);
-    await until(() => allById('reset-row').length === 2, 'the table of the two partitions');
-    expect(allById('reset-row').map((r) => r.dataset.partition)).toEqual(['0', '1']);
-  });
-});
-
-describe('members', () => {
-  it('badges each member with its inferred status and lists former ones apart', async () => {
-    await openGroup('billing');
-    const rows = allById('group-member');
-    expect(rows.length).toBeGreaterThan(0);
-    for (const r of rows) {
-      const badge = q('[data-testid=member-status]', r)!;
-      expect(badge.textContent).toBe(r.dataset.status);
-      expect(badge.getAttribute('title')).toMatch(/inferred from the group log: ./);
-      expect(q('[data-testid=member-seen]', r)!.textContent).toMatch(/seen|never/);
-    }
-    const d = mock().describeGroupNow('billing')!;
-    expect(rows.map((r) => r.dataset.status)).toEqual(d.members.map((m) => m.status));
-    expect(allById('former-member').length).toBe(d.former_members.length);
-  });
-
-  it('shows a group whose only member went silent long ago as not live', async () => {
-    await openGroup('workers');
-    const statuses = allById('group-member').map((r) => r.dataset.status);
-    expect(statuses.length).toBeGreaterThan(0);
-    expect(statuses).not.toContain('live');
-    expect(byId('group-view-state')!.textContent).toBe('empty');
-    expect(byId('member-hint')).not.toBeNull();
-    // The topic's groups tab says the same: no live member, the state.
-    await fireEvent.click(byId('group-topic')!);
-    const row = () => allById('topic-group-row').find((r) => r.dataset.group === 'workers');
-    await until(() => !!row(), 'the topic groups tab');
-    expect(q('[data-testid=topic-group-live]', row()!)!.textContent).toBe(`0 / ${statuses.length}`);
-    expect(q('[data-testid=topic-group-state]', row()!)!.textContent).toBe('empty');
-  });
-});
-
 describe('lag alerts in the app', () => {
   const check = (over: boolean): LagCheckDto => ({
     group: 'billing',
@@ -237,40 +158,5 @@ describe('the lag history chart', () => {
     expect(localStorage.getItem('twainmq.lagSpan')).toBe('week');
     await fireEvent.click(byId('lag-span-live')!);
     await until(() => !!byId('lag-chart'), 'the live chart');
-  });
-});
-
-describe('export and import', () => {
-  it('says where the offsets went, and a cancelled dialog does nothing', async () => {
-    await openGroup('billing');
-    await fireEvent.click(byId('group-export')!);
-    await until(() => /Exported the offsets of billing to \/home\/you\/offsets\.json/.test(app.status), 'the status line');
-    mock().exportPath = null;
-    app.status = '';
-    await fireEvent.click(byId('group-export')!);
-    await fireEvent.click(byId('group-import')!);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(app.status).toBe('');
-    expect(byId('reset-dialog')).toBeNull();
-    expect(mock().calls.filter((c) => c[0] === 'exportGroupOffsets' || c[0] === 'pickOffsetsFile').length).toBe(3);
-  });
-});
-
-describe('deleting a group', () => {
-  it('lists what goes and needs the name typed', async () => {
-    await openGroup('idle');
-    lagAlerts.set('idle', { maxLag: '5', maxAgeSecs: null });
-    await fireEvent.click(byId('group-delete')!);
-    await until(() => !!byId('delete-group-summary'), 'the preview');
-    expect(byId('delete-group-commits')!.textContent).toMatch(/P0=10/);
-    const submit = byId('delete-group-submit') as HTMLButtonElement;
-    await fireEvent.input(byId('delete-group-confirm-input')!, { target: { value: 'Idle' } });
-    expect(submit.disabled).toBe(true);
-    await fireEvent.input(byId('delete-group-confirm-input')!, { target: { value: 'idle' } });
-    expect(submit.disabled).toBe(false);
-    await fireEvent.click(submit);
-    await until(() => !byId('group-item-idle'), 'the group gone from the sidebar');
-    expect(app.group).toBeNull();
-    expect(lagAlerts.thresholds('idle')).toBeNull();
   });
 });

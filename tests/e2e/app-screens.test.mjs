@@ -1,8 +1,8 @@
-// Issue 24 ("the app, round 3") in the real app: a second window that uses the backend, the
+// What each screen says, in the real app: a second window that uses the backend, the
 // truth after retention (no false banner, lag what is left to read), exports that never replace
 // a file unasked, following a busy log, the demo kept out of real groups, the group page's
 // steady layout, and a screenshot of each mended screen, dark and light
-// (artifacts/e2e/round3-*-{dark,light}.png).
+// (artifacts/e2e/screens-*-{dark,light}.png).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -16,8 +16,8 @@ let out;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 before(async () => {
-  store = fixtureStore('round3');
-  out = path.join(path.dirname(store), 'round3-out');
+  store = fixtureStore('screens');
+  out = path.join(path.dirname(store), 'screens-out');
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
   browser = await startApp(store);
@@ -30,14 +30,14 @@ after(async () => {
 
 const text = async (id) => (await byId(browser, id)).getText();
 
-/** A test whose failure leaves a screenshot (round3-failed-N.png) of what was on screen. */
+/** A test whose failure leaves a screenshot (screens-failed-N.png) of what was on screen. */
 let failures = 0;
 function step(name, fn) {
   test(name, async () => {
     try {
       await fn();
     } catch (e) {
-      await shot(browser, `round3-failed-${++failures}`).catch(() => {});
+      await shot(browser, `screens-failed-${++failures}`).catch(() => {});
       throw e;
     }
   });
@@ -54,8 +54,8 @@ async function recordInvokes() {
   // The webview's invoke cannot be replaced (its property is not configurable); what it sends
   // can be seen: a fetch of ipc://localhost/COMMAND, or else a message on window.ipc.
   const state = await browser.executeAsync((done) => {
-    if (window.__round3Recorded) return done('installed before');
-    const rec = (window.__round3Recorded = []);
+    if (window.__invokedCommands) return done('installed before');
+    const rec = (window.__invokedCommands = []);
     const fetch0 = window.fetch.bind(window);
     window.fetch = (input, init) => {
       const url = typeof input === 'string' ? input : input?.url ?? '';
@@ -82,11 +82,11 @@ async function recordInvokes() {
   });
   assert.ok(state === 'ok' || state === 'installed before', state);
 }
-const invokedSince = (t0) => browser.execute((t) => window.__round3Recorded.filter(([, at]) => at >= t).map(([c]) => c), t0);
+const invokedSince = (t0) => browser.execute((t) => window.__invokedCommands.filter(([, at]) => at >= t).map(([c]) => c), t0);
 const pageNow = () => browser.execute(() => performance.now());
 
-step('item 1: a window made at run time lists topics and reads messages; an empty one lists recent stores', async () => {
-  const second = fixtureStore('round3-second');
+step('a window made at run time lists topics and reads messages; an empty one lists recent stores', async () => {
+  const second = fixtureStore('screens-second');
   const main = await browser.getWindowHandle();
   const handles = async () => browser.getWindowHandles();
   const before = await handles();
@@ -101,7 +101,7 @@ step('item 1: a window made at run time lists topics and reads messages; an empt
     await (await byId(browser, 'topic-item-events')).click();
     await until(browser, async () => (await rows(browser)).length > 0, 'messages in the second window', 15000);
     assert.match(await text('row-range'), /of 240/);
-    await shotsBothThemes(browser, 'round3-second-window');
+    await shotsBothThemes(browser, 'screens-second-window');
     await browser.closeWindow();
   } finally {
     await browser.switchToWindow(main);
@@ -117,7 +117,7 @@ step('item 1: a window made at run time lists topics and reads messages; an empt
     const recent = await browser.execute(() => [...document.querySelectorAll('[data-testid="recent-store"]')].map((e) => e.textContent));
     assert.ok(recent.includes(store), `the first window's store is listed (${recent.join(', ')})`);
     assert.equal(await browser.$('[data-testid="welcome-error"]').isExisting(), false);
-    await shotsBothThemes(browser, 'round3-empty-window');
+    await shotsBothThemes(browser, 'screens-empty-window');
     await browser.closeWindow();
   } finally {
     await browser.switchToWindow(main);
@@ -135,7 +135,7 @@ step('items 2, 3, 7: "Save and delete now" is labelled, says only what happened,
   await (await byId(browser, 'retention-apply')).click();
   const go = await byId(browser, 'retention-confirm-delete');
   await go.waitForDisplayed();
-  // Item 7: the red button's text is readable (its colour is not the red of its background).
+  // The red button's text is readable (its colour is not the red of its background).
   const look = await browser.execute(() => {
     const b = document.querySelector('[data-testid="retention-confirm-delete"]');
     const s = getComputedStyle(b);
@@ -143,21 +143,21 @@ step('items 2, 3, 7: "Save and delete now" is labelled, says only what happened,
   });
   assert.match(look.text, /^Delete \d+ files$/);
   assert.notEqual(look.color, look.background, `label colour ${look.color} on ${look.background}`);
-  await shotsBothThemes(browser, 'round3-retention-confirm');
+  await shotsBothThemes(browser, 'screens-retention-confirm');
   await go.click();
   const done = await byId(browser, 'retention-done-totals');
   await done.waitForDisplayed({ timeout: 15000 });
   assert.match(await done.getText(), /^Deleted \d+ files: [\d,]+ messages/);
   assert.doesNotMatch(await text('retention-saved'), /Nothing was deleted/);
-  await shotsBothThemes(browser, 'round3-retention-done');
-  // Item 2: no banner that the topic was deleted and made again (the settings change kept its identity).
+  await shotsBothThemes(browser, 'screens-retention-done');
+  // No banner that the topic was deleted and made again (the settings change kept its identity).
   await sleep(3000);
   assert.equal(await browser.$('[data-testid="topic-remade"]').isExisting(), false, 'no false "deleted and made again" banner');
   await (await byId(browser, 'tab-messages')).click();
   await (await byId(browser, 'row-range')).waitForDisplayed({ timeout: 10000 });
   assert.equal(await browser.$('[data-testid="topic-remade"]').isExisting(), false);
 
-  // Item 3: the group's lag is what a member would read: from its commit or the first offset left
+  // The group's lag is what a member would read: from its commit or the first offset left
   // (a few new messages, so that something is left to read).
   for (let k = 0; k < 8; k++) cli(store, 'produce', 'events', '--key', String(k), `after retention ${k}`);
   const topic = JSON.parse(cli(store, 'topics', 'describe', 'events', '--json'));
@@ -173,10 +173,10 @@ step('items 2, 3, 7: "Save and delete now" is labelled, says only what happened,
   const shown = await browser.execute(() => [...document.querySelectorAll('[data-testid="group-offsets-row"]')].map((r) => Number(r.getAttribute('data-lag'))));
   assert.deepEqual(shown, left, 'the app shows the same lag');
   assert.equal(await browser.execute(() => document.querySelector('[data-testid="group-offsets-total"]')?.textContent), left.reduce((a, b) => a + b, 0).toLocaleString('en-US'));
-  await shotsBothThemes(browser, 'round3-lag-after-retention');
+  await shotsBothThemes(browser, 'screens-lag-after-retention');
 });
 
-step('item 5: an export never replaces a file unasked, and the extension follows the format', async () => {
+step('an export never replaces a file unasked, and the extension follows the format', async () => {
   await openTopic('names');
   await until(browser, async () => (await rows(browser)).length > 0, 'rows of names');
   await (await byId(browser, 'export-open')).click();
@@ -194,7 +194,7 @@ step('item 5: an export never replaces a file unasked, and the extension follows
   assert.match(await ask.getText(), /hits\.jsonl is already there\. Nothing was written\./);
   assert.equal(fs.readFileSync(jsonl, 'utf8'), written, 'the file is as it was');
   assert.deepEqual(fs.readdirSync(out).filter((f) => f.includes('partial')), [], 'no partial file left');
-  await shotsBothThemes(browser, 'round3-export-exists');
+  await shotsBothThemes(browser, 'screens-export-exists');
   await (await byId(browser, 'export-keep')).click();
   // CSV: the name follows the format; hits.jsonl is never written as CSV.
   await (await byId(browser, 'export-format-csv')).click();
@@ -208,7 +208,7 @@ step('item 5: an export never replaces a file unasked, and the extension follows
   await (await byId(browser, 'export-exists')).waitForDisplayed({ timeout: 15000 });
   await (await byId(browser, 'export-replace')).click();
   await (await byId(browser, 'export-result')).waitForDisplayed({ timeout: 15000 });
-  await shotsBothThemes(browser, 'round3-export-replaced');
+  await shotsBothThemes(browser, 'screens-export-replaced');
   await browser.keys('Escape');
   await (await byId(browser, 'export-dialog')).waitForExist({ reverse: true });
 });
@@ -237,7 +237,7 @@ function producer(topic, rate) {
   };
 }
 
-step('item 4: following a topic written at 2,000 msg/s keeps up after click, Esc, F (four times)', async () => {
+step('following a topic written at 2,000 msg/s keeps up after click, Esc, F (four times)', async () => {
   cli(store, 'topics', 'create', 'busy', '--key-type', 'u16', '--partitions', '4');
   const p = producer('busy', 2000);
   try {
@@ -260,13 +260,13 @@ step('item 4: following a topic written at 2,000 msg/s keeps up after click, Esc
       await until(browser, async () => (await newestShown()) >= later, `try ${round + 1}: still following`, 8000);
       assert.equal(await browser.$('[data-testid="follow-behind"]').isExisting(), false, 'no stall reported while it keeps up');
     }
-    await shotsBothThemes(browser, 'round3-follow-busy');
+    await shotsBothThemes(browser, 'screens-follow-busy');
   } finally {
     await p.stop();
   }
 });
 
-step('item 16: a single click shows a message; its JSON is a tree that folds and copies paths', async () => {
+step('a single click shows a message; its JSON is a tree that folds and copies paths', async () => {
   await openTopic('typed');
   await until(browser, async () => (await rows(browser)).length > 3, 'rows of typed');
   await browser.execute(() => document.querySelectorAll('[data-testid="message-row"]')[1]?.closest('[role="row"]')?.click());
@@ -276,8 +276,8 @@ step('item 16: a single click shows a message; its JSON is a tree that folds and
   const paths = await browser.execute(() => [...document.querySelectorAll('[data-testid="json-node"]')].map((n) => n.getAttribute('data-path')));
   assert.equal(paths[0], 'value');
   assert.ok(paths.length > 2, paths.join(' '));
-  await shotsBothThemes(browser, 'round3-json-tree');
-  // Switching topics (busy, then typed) said nothing false of either (item 2).
+  await shotsBothThemes(browser, 'screens-json-tree');
+  // Switching topics (busy, then typed) said nothing false of either.
   assert.doesNotMatch(await browser.execute(() => document.querySelector('[data-testid="status-message"]')?.textContent ?? ''), /deleted and made again/);
   // Fold everything, then unfold.
   await (await byId(browser, 'json-collapse-all')).click();
@@ -286,7 +286,7 @@ step('item 16: a single click shows a message; its JSON is a tree that folds and
   await browser.keys('Escape');
 });
 
-step('item 6: the demo asks before joining a group with a live consumer of its own', async () => {
+step('the demo asks before joining a group with a live consumer of its own', async () => {
   // A consumer this app did not start, reading along in group "real".
   const outside = spawn(CLI, ['--store', store, 'consume', 'names', '--group', 'real', '--follow', '--rebalance-window', '0.3', '--auto-round', '2'], { stdio: ['ignore', 'ignore', 'inherit'] });
   try {
@@ -299,7 +299,7 @@ step('item 6: the demo asks before joining a group with a live consumer of its o
     await ask.waitForDisplayed({ timeout: 10000 });
     assert.match(await ask.getText(), /1 member this app did not start \(m\d+\).*would never process those messages/s);
     assert.equal((await browser.$$('[data-testid="demo-member"]')).length, 0, 'nothing started');
-    await shotsBothThemes(browser, 'round3-demo-asks');
+    await shotsBothThemes(browser, 'screens-demo-asks');
     await (await byId(browser, 'demo-in-use-cancel')).click();
     assert.equal((await browser.$$('[data-testid="demo-member"]')).length, 0);
   } finally {
@@ -334,18 +334,18 @@ step('items 11, 12, 15: a demo group: killed says killed, the chart shows its li
   await until(browser, async () => ['hour', 'all'].includes(await span()), 'the chart on the last hour or the whole life', 15000, span);
   if (await browser.$('[data-testid="lag-history-fitted"]').isExisting()) assert.match(await text('lag-history-fitted'), /^Showing the last hour: the group is under a minute old\.$/);
 
-  // Item 12: the page does not move when a round opens and ends.
+  // The page does not move when a round opens and ends.
   const cardTop = () => browser.execute(() => Math.round(document.querySelector('[data-testid="group-map"]').getBoundingClientRect().top));
   const idleTop = await cardTop();
   await setValue(await byId(browser, 'demo-window'), '4000');
   await (await byId(browser, 'demo-round')).click();
   await (await byId(browser, 'round-banner')).waitForDisplayed({ timeout: 10000 });
   assert.equal(await cardTop(), idleTop, 'the map stays where it was while the banner shows');
-  await shotsBothThemes(browser, 'round3-group-round-open');
+  await shotsBothThemes(browser, 'screens-group-round-open');
   await (await byId(browser, 'round-idle')).waitForDisplayed({ timeout: 20000 });
   assert.equal(await cardTop(), idleTop, 'and after the round');
 
-  // Item 11: kill one: the list says killed, not live.
+  // Kill one: the list says killed, not live.
   const victim = await browser.execute(() => {
     const m = [...document.querySelectorAll('[data-testid="demo-member"]')].find((e) => e.getAttribute('data-status') === 'running');
     m.querySelector('[data-testid="demo-kill"]').click();
@@ -354,9 +354,9 @@ step('items 11, 12, 15: a demo group: killed says killed, the chart shows its li
   await until(browser, async () => (await browser.execute((id) => document.querySelector(`[data-testid="demo-member"][data-member="${id}"]`)?.getAttribute('data-status'), victim)) === 'killed', 'killed in the demo panel', 10000);
   const badge = await browser.execute((id) => document.querySelector(`[data-testid="group-member"][data-member="${id}"] [data-testid="member-status"]`)?.textContent ?? null, victim);
   assert.ok(badge === null || badge === 'killed', `the member list says ${badge}`);
-  await shotsBothThemes(browser, 'round3-group-killed');
+  await shotsBothThemes(browser, 'screens-group-killed');
 
-  // Item 15: leaving the page stops its work: no more reads of the group.
+  // Leaving the page stops its work: no more reads of the group.
   await (await byId(browser, 'topic-item-names')).click();
   await (await byId(browser, 'tab-messages')).click();
   await sleep(1000);
@@ -367,7 +367,7 @@ step('items 11, 12, 15: a demo group: killed says killed, the chart shows its li
 });
 
 step('items 8, 9, 10, 13: a range re-runs the search, a reset says what moved, an import is done once, counts in words', async () => {
-  // Item 8: a search, then a range preset: the search runs again over the range (no stale hits).
+  // A search, then a range preset: the search runs again over the range (no stale hits).
   await (await byId(browser, 'topic-item-names')).click();
   await (await byId(browser, 'tab-messages')).click();
   await setValue(await byId(browser, 'search-input'), 'gamma');
@@ -385,7 +385,7 @@ step('items 8, 9, 10, 13: a range re-runs the search, a reset says what moved, a
   await until(browser, async () => /2026|20\d\d-/.test(await text('search-banner')), 'the range in the search banner', 10000);
   await until(browser, async () => (await byId(browser, 'search-progress')).getAttribute('data-state').then((s) => s === 'done'), 'the ranged search', 15000);
   assert.notEqual(await text('search-banner'), '', 'the range is said');
-  await shotsBothThemes(browser, 'round3-search-range');
+  await shotsBothThemes(browser, 'screens-search-range');
   console.log(`search: all time "${allTime}", today "${await text('search-count')}"`);
   await browser.execute(() => {
     const s = document.querySelector('[data-testid="range-preset"]');
@@ -394,7 +394,7 @@ step('items 8, 9, 10, 13: a range re-runs the search, a reset says what moved, a
   });
   await browser.keys('Escape');
 
-  // Item 9: an offset past the end is moved to the end, and the dry run says so; the footer's comma has its space.
+  // An offset past the end is moved to the end, and the dry run says so; the footer's comma has its space.
   await (await browser.$('[data-testid="group-item-demo-pair"] button')).click();
   await (await byId(browser, 'reset-open')).click();
   await (await byId(browser, 'reset-target')).selectByAttribute('value', 'offset');
@@ -403,10 +403,10 @@ step('items 8, 9, 10, 13: a range re-runs the search, a reset says what moved, a
   await (await byId(browser, 'reset-clamped-note')).waitForDisplayed({ timeout: 10000 });
   assert.match(await text('reset-clamped-note'), /outside what (it holds|they hold)/);
   assert.match(await (await browser.$('[data-testid="reset-clamped"]')).getText(), /asked 999,999: past the end/);
-  await shotsBothThemes(browser, 'round3-reset-clamped');
+  await shotsBothThemes(browser, 'screens-reset-clamped');
   await browser.keys('Escape');
 
-  // Item 10: after an import the button does not offer the same import again.
+  // After an import the button does not offer the same import again.
   const file = path.join(out, 'import.jsonl');
   fs.writeFileSync(file, '{"key":1,"payload":"one"}\n{"key":2,"payload":"two"}\n');
   cli(store, 'topics', 'create', 'inbox');
@@ -421,20 +421,20 @@ step('items 8, 9, 10, 13: a range re-runs the search, a reset says what moved, a
   const again = await byId(browser, 'import-submit');
   assert.equal(await again.getText(), 'Imported');
   assert.equal(await again.isEnabled(), false);
-  await shotsBothThemes(browser, 'round3-import-done');
+  await shotsBothThemes(browser, 'screens-import-done');
   await browser.keys('Escape');
   assert.equal(JSON.parse(cli(store, 'topics', 'describe', 'inbox', '--json')).messages, 2, 'imported once');
 
-  // Item 13: New Topic offers u16 and one partition; a one-topic store says "1 topic".
+  // New Topic offers u16 and one partition; a one-topic store says "1 topic".
   await (await byId(browser, 'create-topic')).click();
   assert.equal(await (await byId(browser, 'create-topic-key-type')).getValue(), 'u16');
   assert.equal(await (await byId(browser, 'create-topic-partitions')).getValue(), '1');
-  await shotsBothThemes(browser, 'round3-new-topic');
+  await shotsBothThemes(browser, 'screens-new-topic');
   await browser.keys('Escape');
 });
 
-step('item 13: a store of one topic says "1 topic"', async () => {
-  const one = path.join(path.dirname(store), 'round3-one');
+step('a store of one topic says "1 topic"', async () => {
+  const one = path.join(path.dirname(store), 'screens-one');
   fs.rmSync(one, { recursive: true, force: true });
   fs.mkdirSync(one);
   cli(one, 'topics', 'create', 'only');
@@ -442,7 +442,7 @@ step('item 13: a store of one topic says "1 topic"', async () => {
   await browser.execute((p) => window.__TAURI_INTERNALS__.invoke('open_store', { path: p }), one);
   await browser.refresh();
   await until(browser, async () => /^1 topic · 1 message$/.test(await text('status-totals').catch(() => '')), '"1 topic · 1 message"', 15000, async () => text('status-totals'));
-  await shotsBothThemes(browser, 'round3-one-topic');
+  await shotsBothThemes(browser, 'screens-one-topic');
   await browser.execute((p) => window.__TAURI_INTERNALS__.invoke('open_store', { path: p }), store);
   await browser.refresh();
   await (await byId(browser, 'topic-list')).waitForDisplayed({ timeout: 20000 });
@@ -463,13 +463,13 @@ function menuBarLuminance(name) {
   return Number(lum);
 }
 
-step('item 14: the native menu bar follows the theme', async () => {
+step('the native menu bar follows the theme', async () => {
   await setTheme(browser, 'dark');
   await sleep(800);
-  const dark = menuBarLuminance('round3-menubar-dark');
+  const dark = menuBarLuminance('screens-menubar-dark');
   await setTheme(browser, 'light');
   await sleep(800);
-  const light = menuBarLuminance('round3-menubar-light');
+  const light = menuBarLuminance('screens-menubar-light');
   await setTheme(browser, 'dark');
   assert.ok(dark < 0.35, `the menu bar is dark in the dark theme (luminance ${dark})`);
   assert.ok(light > 0.65, `and light in the light theme (luminance ${light})`);

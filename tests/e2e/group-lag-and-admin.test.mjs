@@ -1,4 +1,4 @@
-// The real app under Xvfb, issue 15: a group whose demo members were killed
+// A group's health and its lag, in the real app under Xvfb: a group whose demo members were killed
 // says so (stuck, then gone and empty once another member came and left); a
 // lag alert fires and recovers, each with a desktop notification (the call
 // observed in the webview); the lag history over a day of traffic made with
@@ -84,7 +84,7 @@ async function groupSeen(group) {
 }
 
 before(async () => {
-  store = fixtureStore('groups15');
+  store = fixtureStore('group-lag-and-admin');
   // A day of traffic on `day`: 40 messages an hour, and a member of group
   // `daily` that reads some of them every six hours (commits and rounds along the day).
   cli(store, 'topics', 'create', 'day', '--partitions', '2');
@@ -130,7 +130,7 @@ test('killed demo members: the round they cannot end is stuck; after another mem
   assert.match(banner, /stuck: the window closed .* no live member ended the round; the next member to join starts a new one/);
   assert.deepEqual((await members()).map((m) => m.status), ['stale', 'stale'], 'they owe the round an offer');
   assert.equal(await (await browser.$('[data-testid="group-item-e2e_gone"] [data-testid="group-live"]')).getText(), '0 live');
-  await shot(browser, 'groups15-01-stuck-dark');
+  await shot(browser, 'group-lag-01-stuck-dark');
 
   // A new member starts a round and takes every partition: the killed ones are former members.
   await (await byId(browser, 'demo-add')).click();
@@ -146,9 +146,9 @@ test('killed demo members: the round they cannot end is stuck; after another mem
   assert.ok(former.some((m) => /left/.test(m.text)), 'the member that stopped left');
   assert.match(await (await byId(browser, 'group-empty')).getText(), /No live member/);
   await browser.execute(() => document.querySelector('[data-testid="former-members"]')?.scrollIntoView({ block: 'center' }));
-  await shot(browser, 'groups15-02-gone-empty-dark');
+  await shot(browser, 'group-lag-02-gone-empty-dark');
   await setTheme('light');
-  await shot(browser, 'groups15-02-gone-empty-light');
+  await shot(browser, 'group-lag-02-gone-empty-light');
   await setTheme('dark');
 });
 
@@ -179,7 +179,7 @@ test('a lag alert fires and recovers, each with one desktop notification', async
   assert.match(notes[0].body, /over a threshold in \d+ partitions?: P\d \(lag \d+\)/);
   const crossed = await browser.execute(() => [...document.querySelectorAll('[data-testid="alert-event"]')].map((e) => `${e.getAttribute('data-kind')}:${e.getAttribute('data-notified')}`));
   assert.deepEqual(crossed, ['crossed:sent']);
-  await shot(browser, 'groups15-03-alert-dark');
+  await shot(browser, 'group-lag-03-alert-dark');
 
   // Caught up by another process: the watcher tells the app, the next check (after the cooldown) says so once.
   cli(store, 'groups', 'reset', 'alerting', '--to', 'latest');
@@ -194,7 +194,7 @@ test('a lag alert fires and recovers, each with one desktop notification', async
   await browser.pause(16000);
   assert.equal((await browser.execute(() => window.__notes)).length, 2, 'one notification each way');
   await setTheme('light');
-  await shot(browser, 'groups15-04-recovered-light');
+  await shot(browser, 'group-lag-04-recovered-light');
   await setTheme('dark');
 });
 
@@ -219,9 +219,9 @@ test('the lag history over a day of traffic, from the files, with rounds and res
   await (await byId(browser, 'lag-history-before')).waitForExist();
   await (await byId(browser, 'lag-history-parts')).click();
   await browser.execute(() => document.querySelector('[data-testid="lag-history"]')?.scrollIntoView({ block: 'center' }));
-  await shot(browser, 'groups15-05-history-day-dark');
+  await shot(browser, 'group-lag-05-history-day-dark');
   await setTheme('light');
-  await shot(browser, 'groups15-05-history-day-light');
+  await shot(browser, 'group-lag-05-history-day-light');
   await setTheme('dark');
   await (await byId(browser, 'lag-span-hour')).click();
   await until(browser, async () => (await attr('[data-testid="lag-history"]', 'data-span')) === 'hour' && (await attr('[data-testid="lag-history"]', 'data-points')) === '240', 'the last hour', 10000);
@@ -244,7 +244,7 @@ test('every reset mode reaches the dry run table; deleting a group lists what go
   }
   await target.selectByAttribute('value', 'group');
   await (await byId(browser, 'reset-group-select')).waitForExist();
-  await shot(browser, 'groups15-06-reset-modes-dark');
+  await shot(browser, 'group-lag-06-reset-modes-dark');
   await browser.keys('Escape');
 
   await openGroup('alerting');
@@ -254,7 +254,7 @@ test('every reset mode reaches the dry run table; deleting a group lists what go
   assert.match(await summary.getText(), /its log: \d+ records/);
   assert.equal(await (await byId(browser, 'delete-group-submit')).isEnabled(), false);
   await setValue(await byId(browser, 'delete-group-confirm-input'), 'alerting');
-  await shot(browser, 'groups15-07-delete-dark');
+  await shot(browser, 'group-lag-07-delete-dark');
   await (await byId(browser, 'delete-group-submit')).click();
   await until(browser, async () => !(await (await browser.$('[data-testid="group-item-alerting"]')).isExisting()), 'the group gone', 10000);
   assert.throws(() => cli(store, 'groups', 'describe', 'alerting', '--json'), /alerting/);
