@@ -1,6 +1,6 @@
 //! The messages' commands: each a few lines over [`super::service::Messages`].
 
-use super::wire::{Page, ProducePayload, Produced, RawLine, TimelineAnchor, TimelinePageDto};
+use super::wire::{MessageRef, Page, ProducePayload, Produced, RawLine, TimelineAnchor, TimelinePageDto};
 use crate::ipc::blocking;
 use crate::session::Session;
 use crate::wire::{ErrorDto, KeyText, Offset};
@@ -11,6 +11,14 @@ use crate::wire::{ErrorDto, KeyText, Offset};
 pub async fn raw_line(state: Session, topic: String, partition: u32, offset: Offset) -> Result<Option<RawLine>, ErrorDto> {
     let source = state.source()?;
     blocking(move || source.raw_line(&topic, partition, offset)).await
+}
+
+/// The raw lines of these messages as stored, in this order (one no longer there is left out).
+#[tauri::command]
+#[specta::specta]
+pub async fn raw_lines(state: Session, topic: String, messages: Vec<MessageRef>) -> Result<Vec<RawLine>, ErrorDto> {
+    let source = state.source()?;
+    blocking(move || source.raw_lines(&topic, &messages)).await
 }
 
 #[tauri::command]

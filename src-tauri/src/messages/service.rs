@@ -9,7 +9,7 @@
 use twainmq::scan;
 use twainmq::{Outgoing, StartFrom, Store, TimelineStart};
 
-use super::wire::{DamagedRow, MessageRow, Page, ProducePayload, Produced, RawLine, Row, TimelineAnchor, TimelinePageDto};
+use super::wire::{DamagedRow, MessageRef, MessageRow, Page, ProducePayload, Produced, RawLine, Row, TimelineAnchor, TimelinePageDto};
 use crate::topics::service::{self as topics, topic_incarnation, topic_incarnation_checked};
 use crate::wire::{Count, ErrorDto, Incarnation, KeyText, Offset};
 
@@ -22,6 +22,8 @@ pub trait Messages {
     fn read_page(&self, topic: &str, partition: u32, from: Offset, limit: u32) -> Result<Page, ErrorDto>;
     /// The raw line at an offset, with its file and line number.
     fn raw_line(&self, topic: &str, partition: u32, offset: Offset) -> Result<Option<RawLine>, ErrorDto>;
+    /// The raw lines of these messages, in their order.
+    fn raw_lines(&self, topic: &str, messages: &[MessageRef]) -> Result<Vec<RawLine>, ErrorDto>;
     /// The first offset of `partition` stamped at or after `unix`.
     fn offset_at_time(&self, topic: &str, partition: u32, unix: f64) -> Result<Option<Offset>, ErrorDto>;
     /// The page of the timeline before a cut (`None`: the end).
@@ -50,6 +52,9 @@ impl Messages for Store {
     }
     fn raw_line(&self, topic: &str, partition: u32, offset: Offset) -> Result<Option<RawLine>, ErrorDto> {
         raw_line(self, topic, partition, offset)
+    }
+    fn raw_lines(&self, topic: &str, messages: &[MessageRef]) -> Result<Vec<RawLine>, ErrorDto> {
+        raw_lines(self, topic, messages)
     }
     fn offset_at_time(&self, topic: &str, partition: u32, unix: f64) -> Result<Option<Offset>, ErrorDto> {
         offset_at_time(self, topic, partition, unix)
@@ -110,6 +115,16 @@ pub fn raw_line(store: &Store, topic: &str, partition: u32, offset: Offset) -> R
         Err(e) => DamagedRow::of(&e).ok_or(e)?.offset.get(),
     };
     Ok(if at == offset.get() { reader.last_line().map(RawLine::from) } else { None })
+}
+
+/// The raw lines of `messages` of `topic`, in their order, as stored: what Copy Raw Line puts
+/// on the clipboard. A message no longer there (its file cut by retention, say) is left out.
+pub fn raw_lines(store: &Store, topic: &str, messages: &[MessageRef]) -> Result<Vec<RawLine>, ErrorDto> {
+    let mut out = Vec::with_capacity(messages.len());
+    for m in messages {
+        out.extend(raw_line(store, topic, m.partition, m.offset)?);
+    }
+    Ok(out)
 }
 
 pub fn offset_at_time(store: &Store, topic: &str, partition: u32, unix: f64) -> Result<Option<Offset>, ErrorDto> {

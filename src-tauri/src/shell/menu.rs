@@ -83,6 +83,7 @@ pub fn build<R: Runtime>(app: &AppHandle<R>, recent: &[String]) -> tauri::Result
         .separator()
         .item(&item(app, MenuId::CopyMessage)?)
         .item(&item(app, MenuId::CopyJson)?)
+        .item(&item(app, MenuId::CopyRawLine)?)
         .separator()
         .item(&item(app, MenuId::Find)?)
         .build()?;

@@ -1,9 +1,9 @@
 //! The messages' service on the fixture: pages, damaged lines, typed rows, the timeline, produce, time jumps, raw lines.
 
 use twainmq_desktop::messages::service as messages;
-use twainmq_desktop::messages::wire::{KeyKind, PayloadKind, ProduceKind, ProducePayload, Row, TimelineAnchor};
+use twainmq_desktop::messages::wire::{KeyKind, MessageRef, PayloadKind, ProduceKind, ProducePayload, Row, TimelineAnchor};
 use twainmq_desktop::search::service as search;
-use twainmq_desktop::wire::{Count, Offset};
+use twainmq_desktop::wire::{Count, ErrorCode, Offset};
 
 use crate::common::{at, fixture, key, text};
 
@@ -140,4 +140,16 @@ fn raw_lines_come_with_their_file_and_line() {
     let on_disk = std::fs::read_to_string(store.root().join("events/0-20261128_21.tmf")).expect("read");
     assert_eq!(raw.raw, on_disk.lines().nth(1).expect("line"));
     assert_eq!(messages::raw_line(&store, "events", 0, at(9999)).expect("raw"), None);
+}
+
+#[test]
+fn raw_lines_of_several_messages_come_in_their_order_and_a_missing_one_is_left_out() {
+    let (_d, store) = fixture();
+    let refs = [(0, 22), (1, 3), (0, 9999), (0, 21)].map(|(partition, offset)| MessageRef { partition, offset: at(offset) });
+    let lines = messages::raw_lines(&store, "events", &refs).expect("raw lines");
+    let one = |p: u32, o: u64| messages::raw_line(&store, "events", p, at(o)).expect("raw").expect("there");
+    assert_eq!(lines, vec![one(0, 22), one(1, 3), one(0, 21)], "in the order asked, the one past the end left out");
+    assert_eq!(messages::raw_lines(&store, "events", &[]).expect("none"), vec![]);
+    let bad = messages::raw_lines(&store, "../events", &refs[..1]).expect_err("a name that escapes the store");
+    assert_eq!(bad.code, ErrorCode::InvalidTopicName);
 }

@@ -19,6 +19,8 @@ export type TopicHandlers = {
   /** Copy the selected message's text; false when none is selected. */
   copyMessage(): Promise<boolean>;
   copyJson(): Promise<boolean>;
+  /** Copy the raw lines of the rows picked, else of the selected row; how many (0: none, or the clipboard refused). */
+  copyRawLine(): Promise<number>;
   exportSelection?(): void;
 };
 
@@ -73,6 +75,7 @@ const ACTION_NAMES: Record<MenuId, string> = {
   settings: 'Settings',
   'copy-message': 'Copy the selected message',
   'copy-json': 'Copy the selected message as JSON',
+  'copy-raw-line': 'Copy the raw line as stored (of the rows picked, if any)',
   find: 'Find in the topic',
   theme: 'Switch theme (dark, light, system)',
   'time-zone': 'UTC or local time',
@@ -147,6 +150,13 @@ class Actions {
     else app.say(`Copied the message${what.includes('JSON') ? ' as JSON' : ''}`);
   }
 
+  private async copyRaw(): Promise<void> {
+    if (!this.topic) return app.say('Copy raw line: open a topic\'s Messages tab first', true);
+    const n = await this.topic.copyRawLine();
+    if (n === 0) app.say('Copy raw line: select a message first (or the clipboard refused)', true);
+    else app.say(n === 1 ? 'Copied the raw line' : `Copied ${n} raw lines`);
+  }
+
   run(id: MenuId, path: string | null = null): void {
     switch (id) {
       case 'open-store':
@@ -171,6 +181,8 @@ class Actions {
         return void this.copy((h) => h.copyMessage(), 'Copy');
       case 'copy-json':
         return void this.copy((h) => h.copyJson(), 'Copy as JSON');
+      case 'copy-raw-line':
+        return void this.copyRaw();
       case 'find':
         return this.onTopic('Find', (h) => h.find());
       case 'theme':

@@ -28,6 +28,8 @@ export const commands = {
 	deleteTopic: (topic: string, confirm: string) => typedError<DeletedTopic, ErrorDto>(__TAURI_INVOKE("delete_topic", { topic, confirm })),
 	/**  The raw line at an offset, with its file and line number. */
 	rawLine: (topic: string, partition: number, offset: Offset) => typedError<RawLine | null, ErrorDto>(__TAURI_INVOKE("raw_line", { topic, partition, offset })),
+	/**  The raw lines of these messages as stored, in this order (one no longer there is left out). */
+	rawLines: (topic: string, messages: MessageRef[]) => typedError<RawLine[], ErrorDto>(__TAURI_INVOKE("raw_lines", { topic, messages })),
 	readPage: (topic: string, partition: number, from: Offset, limit: number) => typedError<Page, ErrorDto>(__TAURI_INVOKE("read_page", { topic, partition, from, limit })),
 	offsetAtTime: (topic: string, partition: number, unix: number | null) => typedError<Offset | null, ErrorDto>(__TAURI_INVOKE("offset_at_time", { topic, partition, unix })),
 	/**  The page of a topic's timeline (partitions merged by timestamp) before a cut (`None`: the end). */
@@ -167,7 +169,7 @@ export const MAX_PARTITIONS = 10000 as const;
 
 export const MAX_TOPIC_NAME = 200 as const;
 
-export const MENU_ACCELERATORS = {"open-store":"CmdOrCtrl+O","new-topic":"CmdOrCtrl+Shift+N","import":"CmdOrCtrl+I","export":"CmdOrCtrl+E","settings":"CmdOrCtrl+Comma","copy-message":"CmdOrCtrl+Shift+C","copy-json":"CmdOrCtrl+Shift+J","find":"CmdOrCtrl+F","theme":"CmdOrCtrl+Shift+T","time-zone":"CmdOrCtrl+Shift+U","follow-tail":"CmdOrCtrl+Shift+F","detail-pane":"CmdOrCtrl+D","topic-list":"CmdOrCtrl+L","jump-offset":"CmdOrCtrl+G","jump-time":"CmdOrCtrl+Shift+G","shortcuts":"F1"} as const;
+export const MENU_ACCELERATORS = {"open-store":"CmdOrCtrl+O","new-topic":"CmdOrCtrl+Shift+N","import":"CmdOrCtrl+I","export":"CmdOrCtrl+E","settings":"CmdOrCtrl+Comma","copy-message":"CmdOrCtrl+Shift+C","copy-json":"CmdOrCtrl+Shift+J","copy-raw-line":"CmdOrCtrl+Shift+L","find":"CmdOrCtrl+F","theme":"CmdOrCtrl+Shift+T","time-zone":"CmdOrCtrl+Shift+U","follow-tail":"CmdOrCtrl+Shift+F","detail-pane":"CmdOrCtrl+D","topic-list":"CmdOrCtrl+L","jump-offset":"CmdOrCtrl+G","jump-time":"CmdOrCtrl+Shift+G","shortcuts":"F1"} as const;
 
 /* Types */
 /**
@@ -584,7 +586,7 @@ export type MenuChecks = {
 };
 
 /**  The menu items the UI acts on. */
-export type MenuId = "open-store" | "open-recent" | "new-topic" | "import" | "export" | "settings" | "copy-message" | "copy-json" | "find" | "theme" | "time-zone" | "follow-tail" | "detail-pane" | "topic-list" | "jump-offset" | "jump-time" | "shortcuts" | "about";
+export type MenuId = "open-store" | "open-recent" | "new-topic" | "import" | "export" | "settings" | "copy-message" | "copy-json" | "copy-raw-line" | "find" | "theme" | "time-zone" | "follow-tail" | "detail-pane" | "topic-list" | "jump-offset" | "jump-time" | "shortcuts" | "about";
 
 /**  One message, by its place. */
 export type MessageRef = {

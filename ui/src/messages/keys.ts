@@ -3,7 +3,8 @@
 // closes it or clears the search. Not while a text field has the focus (Esc leaves it). And
 // what the menu bar's items do on the tab's topic.
 
-import type { Row } from '../backend';
+import { backend } from '../backend';
+import type { MessageRef, Row } from '../backend';
 import type { TopicHandlers } from '../app/actions.svelte';
 import { copyText } from '../shared/clipboard';
 import { payloadAsText, rowAsJson } from '../shared/json';
@@ -89,6 +90,9 @@ export function menuHandlers(h: {
   toggleFollow(): void;
   toggleDetail(): void;
   row(): Row | undefined;
+  /** The messages Copy Raw Line takes: the rows picked, else the selected one. */
+  lines(): MessageRef[];
+  topic(): string;
   exportSelection(): void;
 }): TopicHandlers {
   return {
@@ -105,6 +109,13 @@ export function menuHandlers(h: {
     copyJson: async () => {
       const r = h.row();
       return !!r && (await copyText(rowAsJson(r)));
+    },
+    copyRawLine: async () => {
+      const refs = h.lines();
+      if (refs.length === 0) return 0;
+      const r = await backend.rawLines(h.topic(), refs);
+      if (r.status === 'error' || r.data.length === 0) return 0;
+      return (await copyText(r.data.map((l) => l.raw).join('\n'))) ? r.data.length : 0;
     },
     exportSelection: h.exportSelection,
   };

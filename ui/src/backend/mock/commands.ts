@@ -3,7 +3,7 @@
 // "preview" (nothing recorded), so a command added to the bindings needs none.
 
 import type { Backend, CommandName, Commands, Result, Unlisten } from '../api';
-import type { CopyRequest, Count, DeletedGroup, DeletedTopic, DemoMember, ExportRequest, FilterCheck, GroupDeletePreview, GroupDetail, Handle, HistorySpan, ImportRequest, KeyText, LagAlertThresholds, LagCheckDto, LagHistoryDto, MenuChecks, NewTopic, Offset, OffsetsFile, ProducePayload, Produced, ResetPlanDto, ResetRequest, RetentionDto, RetentionPlanDto, SearchEvent, SearchId, SearchQuery, SearchRows, StoreInfo, TimelineAnchor, TopicDetail, TopicSummary, TransferEvent, TransferId } from '../api';
+import type { CopyRequest, Count, MessageRef, RawLine, DeletedGroup, DeletedTopic, DemoMember, ExportRequest, FilterCheck, GroupDeletePreview, GroupDetail, Handle, HistorySpan, ImportRequest, KeyText, LagAlertThresholds, LagCheckDto, LagHistoryDto, MenuChecks, NewTopic, Offset, OffsetsFile, ProducePayload, Produced, ResetPlanDto, ResetRequest, RetentionDto, RetentionPlanDto, SearchEvent, SearchId, SearchQuery, SearchRows, StoreInfo, TimelineAnchor, TopicDetail, TopicSummary, TransferEvent, TransferId } from '../api';
 import { commands, MAX_PAGE } from '../bindings';
 import type { MockState } from './state';
 import { listDemos, refuseBusyGroup, startDemo, stopDemo } from './demos';
@@ -75,6 +75,15 @@ export function mockCommands(store: MockState): Backend {
       return ok(null);
     }),
     rawLine: call('rawLine', (topic: string, partition: number, offset: Offset) => store.rawLine(topic, partition, offset)),
+    rawLines: call('rawLines', (topic: string, messages: MessageRef[]): Result<RawLine[]> => {
+      const out: RawLine[] = [];
+      for (const m of messages) {
+        const r = store.rawLine(topic, m.partition, m.offset);
+        if (r.status === 'error') return r;
+        if (r.data) out.push(r.data);
+      }
+      return ok(out);
+    }),
     describeTopic: call('describeTopic', (topic: string): Result<TopicDetail> => {
       const t = store.topic(topic);
       return 'code' in t ? failed(t) : store.detail(t);
