@@ -124,7 +124,7 @@ step('a window made at run time lists topics and reads messages; an empty one li
   }
 });
 
-step('items 2, 3, 7: "Save and delete now" is labelled, says only what happened, no false banner; lag is what is left to read', async () => {
+step('"Save and delete now" is labelled, says only what happened, no false banner; lag is what is left to read', async () => {
   await (await byId(browser, 'topic-item-events')).click();
   await until(browser, async () => (await rows(browser)).length > 0, 'rows of events');
   await (await byId(browser, 'tab-retention')).click();
@@ -311,7 +311,7 @@ step('the demo asks before joining a group with a live consumer of its own', asy
   }
 });
 
-step('items 11, 12, 15: a demo group: killed says killed, the chart shows its life, the banner keeps its place, work stops when the page goes', async () => {
+step('a demo group: killed says killed, the chart shows its life, the banner keeps its place, work stops when the page goes', async () => {
   await recordInvokes();
   await (await byId(browser, 'topic-item-names')).click();
   await (await byId(browser, 'tab-groups')).click();
@@ -366,7 +366,7 @@ step('items 11, 12, 15: a demo group: killed says killed, the chart shows its li
   for (const c of ['describe_group', 'lag_history', 'demo_members']) assert.ok(!asked.includes(c), `${c} after the group page went: ${asked.join(', ')}`);
 });
 
-step('items 8, 9, 10, 13: a range re-runs the search, a reset says what moved, an import is done once, counts in words', async () => {
+step('a range re-runs the search, a reset says what moved, an import is done once, counts in words', async () => {
   // A search, then a range preset: the search runs again over the range (no stale hits).
   await (await byId(browser, 'topic-item-names')).click();
   await (await byId(browser, 'tab-messages')).click();
