@@ -21,20 +21,21 @@ cli: deps
 app: ui
 	$(CARGO) build -p twainmq-desktop -p twainmq-cli --locked
 
-# Record the real backend's answers for the UI's test backend (a test fails while they are stale).
-ui-fixture: app
-	$(APP) --record-ui-fixture ui/src/lib/recorded/store.json
+# Record the real backend's answers for the UI's test backend (xtask/src/record; a test fails while they are stale).
+ui-fixture: deps
+	$(CARGO) run --quiet --locked -p xtask -- ui-fixture
 
-# Regenerate the TypeScript bindings from the Rust transport types (a test fails while they are stale).
-bindings: app
-	$(APP) --export-bindings ui/src/lib/bindings.ts
+# Regenerate the TypeScript bindings from the Rust wire types (xtask; a test fails while they are stale).
+bindings: deps
+	$(CARGO) run --quiet --locked -p xtask -- bindings
 
-lint: ui
+lint: app
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	# The engine's public docs: every item documented (missing_docs is denied) and every link resolving.
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p twainmq --no-deps --locked
-	# The UI's test backend (recorded data) must not be in the app's bundle.
+	# No development tool in the product: the UI's test backend and its recording not in the
+	# bundle, the fixture recorder and the bindings generator not in the app's binaries.
 	bash scripts/check-bundle.sh
 	# The engine's and CLI's macOS code compiles (docs/PLATFORMS.md "macOS: checked here, never built").
 	bash scripts/check-macos.sh
@@ -121,7 +122,7 @@ bench: deps wheel
 	bash scripts/bench.sh
 	$(MAKE) bench-app
 
-# The app's performance goals (issue 7) in the release app under Xvfb: first page of a 1M-message
+# The app's performance goals in the release app under Xvfb: first page of a 1M-message
 # topic, idle memory, responsiveness while another process writes 100k msg/s, search speed.
 # The web UI is embedded in the release binary at build time, so it is built first.
 # Screenshots of the release app at scale (a 10M-message topic, 5,000 topics, 1,000 partitions),

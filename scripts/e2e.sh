@@ -2,7 +2,9 @@
 # End-to-end tests of the real app: Xvfb, tauri-driver over WebKitWebDriver, node's test runner.
 # Usage: scripts/e2e.sh [test files...]   (needs `make app` first)
 #        scripts/e2e.sh --run COMMAND...  runs COMMAND in tests/e2e instead (scripts/bench-app.sh)
-# TWAINMQ_APP, TWAINMQ_BIN and E2E_ARTIFACTS may name other builds and folders.
+# TWAINMQ_APP, TWAINMQ_BIN and E2E_ARTIFACTS may name other builds and folders; E2E_DISPLAY and
+# E2E_DRIVER_PORT pick the X display and tauri-driver's port (default: random ones), so that runs
+# side by side on one machine need not draw lots.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -22,11 +24,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-display=":$(( 90 + RANDOM % 9 ))"
+display="${E2E_DISPLAY:-:$(( 90 + RANDOM % 9 ))}"
 Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp >"$work/xvfb.log" 2>&1 &
 pids+=($!)
 export DISPLAY="$display"
-port=$(( 4444 + RANDOM % 500 ))
+port="${E2E_DRIVER_PORT:-$(( 4444 + RANDOM % 500 ))}"
 export E2E_DRIVER_PORT=$port
 tauri-driver --port "$port" --native-port $(( port + 1000 )) --native-driver /usr/bin/WebKitWebDriver >"$work/driver.log" 2>&1 &
 pids+=($!)

@@ -21,7 +21,7 @@ export default defineConfig(({ mode }) => ({
   server: { port: 5173, strictPort: true },
   test: {
     environment: 'jsdom',
-    include: ['tests/**/*.test.ts'],
+    include: ['src/**/*.test.ts'],
     setupFiles: ['tests/setup.ts'],
   },
 }));

@@ -1,106 +1,86 @@
-//! TwainMQ Desktop's backend: thin Tauri commands over the `twainmq` engine.
+//! TwainMQ Desktop's backend: thin Tauri commands over the `twainmq` engine,
+//! by domain (docs/ARCHITECTURE.md draws it).
+//!
+//! Each domain is a folder of three layers: `wire.rs` (the types that cross to
+//! the webview, with their conversions from the engine's), `service.rs` (what
+//! the commands do, on plain engine types: no Tauri, tested directly) and
+//! `commands.rs` (each command a few lines over the service). Domains import
+//! only from those below them, and commands name only their own domain's wire
+//! types (`tests/layers.rs` checks both). Below the domains: `wire` (errors,
+//! u64 as strings) and `engine`; between their services and their commands:
+//! `source` (the seam for a second kind of source), `session` (each window's
+//! state) and `ipc` (`blocking`, the command set). The shell (windows, menu,
+//! About, Settings) frames it all; this file starts the app.
 
-pub mod about_commands;
-pub mod commands;
 pub mod engine;
-pub mod group_commands;
-pub mod group_ops;
-pub mod members;
-pub mod menu;
-pub mod open_commands;
-pub mod record;
-pub mod service;
+pub mod ipc;
 pub mod session;
-pub mod settings_commands;
-pub mod state;
-pub mod transfer_commands;
-pub mod transfer_service;
-pub mod transport;
-pub mod windows;
+pub mod source;
+pub mod wire;
 
-use tauri::Manager;
-use tauri_specta::{collect_commands, collect_events, Builder};
-
-/// The command and event set, shared by the app and the bindings export.
-pub fn specta_builder() -> Builder<tauri::Wry> {
-    let builder = Builder::<tauri::Wry>::new()
-        .commands(collect_commands![
-            commands::open_store,
-            commands::pick_folder,
-            commands::recent_stores,
-            commands::open_demo_store,
-            commands::store_info,
-            commands::close_store,
-            open_commands::create_store,
-            commands::raw_line,
-            commands::describe_topic,
-            commands::read_page,
-            commands::offset_at_time,
-            commands::search,
-            commands::cancel_search,
-            commands::drop_search,
-            commands::search_rows,
-            commands::check_filter,
-            commands::topic_fields,
-            commands::timeline_before,
-            commands::timeline_after,
-            commands::produce,
-            commands::create_topic,
-            commands::topic_groups,
-            commands::delete_topic,
-            commands::describe_group,
-            commands::reset_group,
-            commands::trigger_round,
-            commands::demo_start_member,
-            commands::demo_stop_member,
-            commands::demo_members,
-            commands::demo_clear_stopped,
-            commands::launch_error,
-            commands::new_window,
-            settings_commands::index_cache_info,
-            settings_commands::clear_index_cache,
-            about_commands::about,
-            group_commands::lag_history,
-            group_commands::lag_check,
-            group_commands::export_group_offsets,
-            group_commands::pick_offsets_file,
-            group_commands::group_delete_preview,
-            group_commands::delete_group,
-            transfer_commands::pick_save_file,
-            transfer_commands::pick_open_file,
-            transfer_commands::export_messages,
-            transfer_commands::import_file,
-            transfer_commands::csv_columns,
-            transfer_commands::copy_messages,
-            transfer_commands::cancel_transfer,
-            transfer_commands::topic_retention,
-            transfer_commands::set_retention,
-            transfer_commands::retention_preview,
-            transfer_commands::apply_retention,
-            transfer_commands::purge_topic,
-            transfer_commands::take_retention_notices,
-            menu::view_state,
-        ])
-        .events(collect_events![transport::StoreChanged, menu::MenuAction, transport::RetentionApplied])
-        .disable_serde_phases();
-    engine::limits()
-        .into_iter()
-        .fold(builder, |b, (name, value)| b.constant(name, value))
-        .constant("MENU_ACCELERATORS", menu::accelerators())
+/// The topics of a store: describe, create, delete.
+pub mod topics {
+    pub mod commands;
+    pub mod service;
+    pub mod wire;
 }
 
-/// Write the TypeScript bindings to `path`.
-///
-/// # Errors
-/// When the exporter fails.
-pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
-    specta_builder()
-        .export(
-            specta_typescript::Typescript::default()
-                .header("// Generated from the Rust transport types by `make bindings`. Do not edit.\n"),
-            path,
-        )
-        .map_err(|e| e.to_string())
+/// A topic's messages: pages of a partition or of the timeline, raw lines, produce.
+pub mod messages {
+    pub mod commands;
+    pub mod service;
+    pub mod wire;
+}
+
+/// Searches over a topic's whole log, and the filter box's checks and completion.
+pub mod search {
+    pub mod commands;
+    pub mod service;
+    pub mod wire;
+}
+
+/// Consumer groups: members, rounds, offsets and resets, lag, the balancing demo.
+pub mod groups {
+    pub mod commands;
+    pub mod members;
+    pub mod service;
+    pub mod wire;
+    pub mod wire_lag;
+    pub mod wire_reset;
+}
+
+/// Data in and out: export, import, copy; and out for good: retention and purge.
+pub mod transfer {
+    pub mod commands;
+    pub mod service;
+    pub mod wire;
+}
+
+/// The store a window shows: open, create, close, recent stores.
+pub mod store {
+    pub mod commands;
+    pub mod service;
+    pub mod wire;
+}
+
+/// The app's frame: windows, the menu bar, About and Settings.
+pub mod shell {
+    pub mod about;
+    pub mod commands;
+    pub mod menu;
+    pub mod settings;
+    pub mod windows;
+    pub mod wire;
+}
+
+use tauri::Manager;
+
+// `COMMANDS` and `commands()`, from build.rs's list.
+include!(concat!(env!("OUT_DIR"), "/commands.rs"));
+
+/// The command and event set, shared by the app and the bindings' generator (`cargo xtask bindings`).
+pub fn specta_builder() -> tauri_specta::Builder<tauri::Wry> {
+    ipc::builder(commands())
 }
 
 /// Run the app. `store_arg` (the first command-line argument) opens that store directly.
@@ -111,15 +91,15 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
     let builder = specta_builder();
     tauri::Builder::default()
         // First: a second launch hands its command line over and exits before anything else starts.
-        .plugin(tauri_plugin_single_instance::init(windows::on_second_launch))
+        .plugin(tauri_plugin_single_instance::init(shell::windows::on_second_launch))
         // The main window's size, position and maximised state come back; windows made at run
         // time open at the platform's default place (restoring them all to one spot would stack them).
         .plugin(tauri_plugin_window_state::Builder::default().with_filter(|label| label == "main").build())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         .invoke_handler(builder.invoke_handler())
-        .menu(|app| menu::build(app, &[]))
-        .on_menu_event(menu::on_event)
+        .menu(|app| shell::menu::build(app, &[]))
+        .on_menu_event(shell::menu::on_event)
         .setup(move |app| {
             builder.mount_events(app);
             let places = session::Places {
@@ -129,13 +109,19 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
                 demo_dir: app.path().app_local_data_dir().ok().map(|d| d.join("demo-store")),
                 index_cache_dir: app.path().app_cache_dir().ok().map(|d| d.join("line-index")),
             };
-            app.manage(session::Sessions::new(places));
-            app.manage(menu::Focus::default());
-            app.manage(transfer_commands::Transfers::default());
+            // When a window's store opens: the menu's Open Recent follows, and the app applies
+            // that store's retention.
+            let store_opened: session::StoreOpened = Box::new(|app, label, recent| {
+                shell::menu::refresh_recent(app, recent);
+                transfer::commands::start_auto_retention(app, label);
+            });
+            app.manage(session::Sessions::new(places, store_opened));
+            app.manage(shell::menu::Focus::default());
+            app.manage(transfer::commands::Transfers::default());
             let main = app.state::<session::Sessions>().get("main");
-            menu::refresh_recent(app.handle(), &main.recent());
+            shell::menu::refresh_recent(app.handle(), &main.recent());
             if let Some(path) = store_arg.clone() {
-                if let Err(e) = commands::open_path(app.handle(), &main, "main", &path) {
+                if let Err(e) = store::commands::open_path(app.handle(), &main, "main", &path) {
                     tracing::error!(path, error = %e.message, "could not open the store given on the command line");
                     main.set_launch_error(&path, e);
                 }
@@ -143,7 +129,7 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
             Ok(())
         })
         .on_window_event(|window, event| match event {
-            tauri::WindowEvent::Focused(true) => window.state::<menu::Focus>().set(window.label()),
+            tauri::WindowEvent::Focused(true) => window.state::<shell::menu::Focus>().set(window.label()),
             // The window's store closes with it (its demo members leave, its index is kept), and
             // the main window's place is written now, not only at a clean exit.
             tauri::WindowEvent::Destroyed => {

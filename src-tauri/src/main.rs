@@ -39,11 +39,7 @@ Opens the TwainMQ store in the folder STORE, or the start screen without one.
 Options:
   -V, --version   print the app's, the engine's and the twainmq 0.2.3 compatibility's versions
   -h, --help      print this help
-  --              the next argument is STORE, even if it starts with '-'
-
-For developers:
-  --export-bindings [PATH]                  write the TypeScript bindings (ui/src/lib/bindings.ts)
-  --record-ui-fixture [OUT.json [FIXTURE]]  record the UI's test backend (ui/src/lib/recorded/store.json)";
+  --              the next argument is STORE, even if it starts with '-'";
 
 /// What the command line asks for. Only the first argument decides: the app
 /// takes one store, and a file manager's "Open with" passes one folder.
@@ -52,11 +48,6 @@ enum Invocation {
     Run(Option<String>),
     Version,
     Help,
-    ExportBindings(String),
-    RecordFixture {
-        out: String,
-        fixture: Option<String>,
-    },
     /// A mistake on the command line: said on stderr, exit status 2, no window.
     Usage(String),
 }
@@ -82,16 +73,6 @@ fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Invocation {
     match first.as_str() {
         "-V" | "--version" => Invocation::Version,
         "-h" | "--help" => Invocation::Help,
-        "--export-bindings" => match next() {
-            Ok(path) => Invocation::ExportBindings(path.unwrap_or_else(|| "ui/src/lib/bindings.ts".into())),
-            Err(e) => e,
-        },
-        "--record-ui-fixture" => match (next(), next()) {
-            (Ok(out), Ok(fixture)) => {
-                Invocation::RecordFixture { out: out.unwrap_or_else(|| "ui/src/lib/recorded/store.json".into()), fixture }
-            }
-            (Err(e), _) | (_, Err(e)) => e,
-        },
         "--" => match next() {
             Ok(store) => Invocation::Run(store),
             Err(e) => e,
@@ -146,7 +127,7 @@ fn main() -> ExitCode {
     }
     match &invocation {
         Invocation::Version => {
-            println!("{}", twainmq_desktop::about_commands::version_line());
+            println!("{}", twainmq_desktop::shell::about::version_line());
             return ExitCode::SUCCESS;
         }
         Invocation::Help => {
@@ -167,11 +148,6 @@ fn main() -> ExitCode {
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("TWAINMQ_LOG").unwrap_or_else(|_| "warn".into()))
         .init();
     let result = match invocation {
-        Invocation::ExportBindings(path) => twainmq_desktop::export_bindings(std::path::Path::new(&path)),
-        Invocation::RecordFixture { out, fixture } => {
-            let fixture = fixture.map_or_else(twainmq_desktop::record::default_fixture, std::path::PathBuf::from);
-            twainmq_desktop::record::record_to(&fixture, std::path::Path::new(&out))
-        }
         Invocation::Run(store) => twainmq_desktop::run(store).map_err(|e| e.to_string()),
         Invocation::Version | Invocation::Help | Invocation::Usage(_) => Ok(()),
     };
@@ -214,14 +190,12 @@ mod tests {
     }
 
     #[test]
-    fn developer_options_keep_their_defaults() {
-        assert_eq!(p(&["--export-bindings"]), Invocation::ExportBindings("ui/src/lib/bindings.ts".into()));
-        assert_eq!(p(&["--export-bindings", "out.ts"]), Invocation::ExportBindings("out.ts".into()));
-        assert_eq!(p(&["--record-ui-fixture"]), Invocation::RecordFixture { out: "ui/src/lib/recorded/store.json".into(), fixture: None });
-        assert_eq!(
-            p(&["--record-ui-fixture", "o.json", "fx"]),
-            Invocation::RecordFixture { out: "o.json".into(), fixture: Some("fx".into()) }
-        );
+    fn developer_options_are_not_the_apps() {
+        // The bindings' generator and the UI fixture's recorder are `cargo xtask`'s, not in the product.
+        for dev in ["--export-bindings", "--record-ui-fixture"] {
+            let Invocation::Usage(m) = p(&[dev]) else { panic!("{dev} is taken") };
+            assert!(m.contains(dev), "{m}");
+        }
     }
 
     #[test]

@@ -3,16 +3,131 @@
 //!
 //! Commands take a [`Session`] argument in place of `State<AppState>`: it is
 //! the calling window's [`AppState`], looked up by the window's label, made on
-//! first use.
+//! first use. The state is made of each domain's own part (the search
+//! sessions, the demo members, the retention notices): this layer sits above
+//! the domains' services and below their commands.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tauri::ipc::{CommandArg, CommandItem, InvokeError};
-use tauri::{Manager, Runtime};
+use tauri::{AppHandle, Manager, Runtime};
+use twainmq::{Store, StoreWatcher};
 
-use crate::state::AppState;
+use crate::groups::members::Members;
+use crate::search::service::Searches;
+use crate::shell::wire::LaunchError;
+use crate::source::Source;
+use crate::store::service::{self as store_service, OpenStore};
+use crate::transfer::wire::RetentionPlanDto;
+use crate::wire::{ErrorCode, ErrorDto};
+
+/// A window's state: its open store and what runs on it.
+#[derive(Default)]
+pub struct AppState {
+    pub open: Mutex<Option<OpenStore>>,
+    /// The window's search sessions (a newer search replaces the older).
+    pub searches: Searches,
+    /// Where the recent-stores list is kept (None in tests).
+    pub recent_file: Option<PathBuf>,
+    /// Where the demo store is seeded.
+    pub demo_dir: Option<PathBuf>,
+    /// Where line indexes of opened stores are kept between runs (None: in memory only).
+    pub index_cache_dir: Option<PathBuf>,
+    /// Group members running inside the app for the balancing demo.
+    pub members: Arc<Members>,
+    /// Bumped at each store this window opens: its retention applier of an earlier opening stops.
+    pub retention_opening: AtomicU64,
+    /// What the app's retention removed that the window has not taken yet.
+    pub retention_notices: Mutex<Vec<RetentionPlanDto>>,
+    /// Why the store this window was started with did not open (taken once by its page).
+    pub launch_error: Mutex<Option<LaunchError>>,
+}
+
+/// A poisoned lock (a panic while it was held) leaves the data usable for our purposes.
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl AppState {
+    pub fn store(&self) -> Result<Store, ErrorDto> {
+        lock(&self.open)
+            .as_ref()
+            .map(|o| o.store.clone())
+            .ok_or_else(|| ErrorDto::new(ErrorCode::NoStore, "no store is open: open a folder first"))
+    }
+
+    /// What the topics, messages and groups commands read and write: the open store today
+    /// (see [`crate::source`]).
+    pub fn source(&self) -> Result<Arc<dyn Source>, ErrorDto> {
+        Ok(Arc::new(self.store()?))
+    }
+
+    /// The store at `path`, with its line index kept between runs when there is a place for it.
+    /// A folder holding no store is refused (`empty_folder`, `not_a_store`): a folder opened by
+    /// mistake must not look like a live, empty store; [`AppState::create_store`] makes one.
+    pub fn open_store(&self, path: &str) -> Result<Store, ErrorDto> {
+        store_service::open_existing(path, self.index_cache_dir.as_deref())
+    }
+
+    /// A new store at `path` (the folder made if missing), on the user's explicit request.
+    /// Nothing is written into the folder: an empty folder is an empty store.
+    pub fn create_store(&self, path: &str) -> Result<Store, ErrorDto> {
+        store_service::open_or_create(path, self.index_cache_dir.as_deref())
+    }
+
+    pub fn set_store(&self, open: OpenStore) {
+        self.searches.drop_all();
+        // Members of the previous store's groups stop with it.
+        self.members.stop_all();
+        self.members.clear_stopped();
+        if let Some(old) = lock(&self.open).replace(open) {
+            store_service::save_index(&old.store);
+        }
+    }
+
+    /// Keep what the open store's line index knows for the next run.
+    pub fn save_index(&self) {
+        let store = lock(&self.open).as_ref().map(|o| o.store.clone());
+        if let Some(store) = store {
+            store_service::save_index(&store);
+        }
+    }
+
+    pub fn watching(&self) -> bool {
+        lock(&self.open).as_ref().is_some_and(|o| o.watcher.as_ref().is_some_and(StoreWatcher::is_live))
+    }
+
+    pub fn close(&self) {
+        self.searches.drop_all();
+        self.members.stop_all();
+        self.members.clear_stopped();
+        if let Some(old) = lock(&self.open).take() {
+            store_service::save_index(&old.store);
+        }
+    }
+
+    pub fn set_launch_error(&self, path: &str, error: ErrorDto) {
+        *lock(&self.launch_error) = Some(LaunchError { path: path.to_string(), error });
+    }
+
+    /// The launch error, once.
+    pub fn take_launch_error(&self) -> Option<LaunchError> {
+        lock(&self.launch_error).take()
+    }
+
+    pub fn recent(&self) -> Vec<String> {
+        store_service::recent(self.recent_file.as_deref())
+    }
+
+    pub fn remember(&self, root: &str) {
+        if let Some(file) = &self.recent_file {
+            store_service::remember(file, root);
+        }
+    }
+}
 
 /// Where every session keeps what outlives it (the same for all windows).
 #[derive(Clone, Default)]
@@ -22,21 +137,22 @@ pub struct Places {
     pub index_cache_dir: Option<PathBuf>,
 }
 
+/// What the app's frame does when a window's store opens, given the window's label and the
+/// recent stores: the menu's Open Recent follows the list, and the app's retention starts for
+/// that store. `lib.rs` sets it, so that the store's commands need not know the frame.
+pub type StoreOpened = Box<dyn Fn(&AppHandle, &str, &[String]) + Send + Sync>;
+
 /// The sessions of the open windows, by window label.
 #[derive(Default)]
 pub struct Sessions {
     places: Places,
     by_label: Mutex<HashMap<String, Arc<AppState>>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding the lock leaves the map usable.
-    m.lock().unwrap_or_else(|p| p.into_inner())
+    store_opened: Option<StoreOpened>,
 }
 
 impl Sessions {
-    pub fn new(places: Places) -> Self {
-        Sessions { places, by_label: Mutex::new(HashMap::new()) }
+    pub fn new(places: Places, store_opened: StoreOpened) -> Self {
+        Sessions { places, by_label: Mutex::new(HashMap::new()), store_opened: Some(store_opened) }
     }
 
     pub fn places(&self) -> &Places {
@@ -61,6 +177,13 @@ impl Sessions {
     /// The session of window `label`, if it has one (never makes one).
     pub fn find(&self, label: &str) -> Option<Arc<AppState>> {
         lock(&self.by_label).get(label).cloned()
+    }
+
+    /// Window `label`'s store opened (see [`StoreOpened`]).
+    pub fn store_opened(&self, app: &AppHandle, label: &str, recent: &[String]) {
+        if let Some(f) = &self.store_opened {
+            f(app, label, recent);
+        }
     }
 
     /// The window `label` closed: its demo members stop, its index is kept, its store closes.

@@ -1,4 +1,4 @@
-// Deleting topics (issue 11): the delete dialog lists the consumer groups that go
+// Deleting topics: the delete dialog lists the consumer groups that go
 // with the topic, and a topic deleted, or deleted and made again, by another
 // process is never shown as if it were still there.
 import { test, before, after } from 'node:test';

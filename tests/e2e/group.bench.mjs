@@ -1,4 +1,4 @@
-// The cost of a big group's page (issue 24 item 15), in the real app under Xvfb: a group
+// The cost of a big group's page (its work stops when it goes), in the real app under Xvfb: a group
 // reading a 300-partition and a 1,000-partition topic (three days of messages, commits over
 // those days). For each group, twice: the time from the click to the page showing its
 // partitions (offsets and map), the CPU seconds the visit costs (the app's process and its

@@ -1,4 +1,4 @@
-// The app's performance goals (issue 7), measured in the real app (release build)
+// The app's performance goals, measured in the real app (release build)
 // under Xvfb through tauri-driver, like the end-to-end tests:
 //   1. the first page of a 1M-message topic shown in under 300 ms (cold, warm, a jump);
 //   2. idle memory under 150 MB RSS (the app and its WebKit processes);

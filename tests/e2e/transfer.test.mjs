@@ -1,4 +1,4 @@
-// Data in and out (issue 14) in the real app: export a topic of the fixture's
+// Data in and out in the real app: export a topic of the fixture's
 // copy to JSONL, import the file into a new topic and find the counts in the
 // UI, and preview retention (dark and light). The native save and open
 // dialogs cannot be driven by WebDriver: the path goes into the field beside

@@ -1,6 +1,6 @@
 import { mount } from 'svelte';
-import './app.css';
-import App from './App.svelte';
+import './app/app.css';
+import App from './app/App.svelte';
 
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html has no #app element');

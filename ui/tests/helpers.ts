@@ -1,15 +1,15 @@
 import { tick } from 'svelte';
 import { fireEvent, render } from '@testing-library/svelte';
-import App from '../src/App.svelte';
-import { app } from '../src/lib/app.svelte';
-import { prefs } from '../src/lib/prefs.svelte';
-import * as backend from '../src/lib/backend';
-import { recording } from '../src/lib/mockBackend';
-import type { MockStore } from '../src/lib/mockBackend';
-import type { GroupDetail, MessageRow, Row, TopicDetail } from '../src/lib/backend';
+import App from '../src/app/App.svelte';
+import { app } from '../src/app/app.svelte';
+import { prefs } from '../src/app/prefs.svelte';
+import * as door from '../src/backend';
+import { recording } from '../src/backend/mock';
+import type { MockStore } from '../src/backend/mock';
+import type { GroupDetail, MessageRow, Row, TopicDetail } from '../src/backend';
 
 /** The recorded test backend behind the mocked backend module (see vi.mock in each test file). */
-export const mock = (): MockStore => (backend as unknown as { mockStore: MockStore }).mockStore;
+export const mock = (): MockStore => (door as unknown as { mockStore: MockStore }).mockStore;
 
 export { recording };
 
@@ -40,7 +40,7 @@ export function recordedMessage(topic: string, partition: number, offset: string
 }
 
 export async function describe_(topic: string) {
-  const r = await backend.describeTopic(topic);
+  const r = await door.backend.describeTopic(topic);
   if (r.status !== 'ok') throw new Error(r.error.message);
   return r.data;
 }

@@ -1,0 +1,56 @@
+//! The IPC between the webview and the backend: the one [`blocking`] every
+//! command runs its work in, and the [`builder`] of the command set the app
+//! registers and the TypeScript bindings are generated from (its commands come
+//! from build.rs's `COMMANDS` list: `lib.rs` passes them in).
+
+use std::collections::BTreeMap;
+
+use tauri_specta::{collect_events, Builder, Commands};
+use twainmq::KeyType;
+
+use crate::engine::{
+    DEFAULT_KEY_TYPE, DEFAULT_PARTITIONS, GROUP_PREFIX, MAX_CHAR_WIDTH, MAX_GROUP_NAME, MAX_LINE_BYTES, MAX_PARTITIONS, MAX_TOPIC_NAME,
+};
+use crate::messages::service::MAX_PAGE;
+use crate::shell::wire::{accelerators, MenuAction};
+use crate::store::wire::StoreChanged;
+use crate::transfer::wire::RetentionApplied;
+use crate::wire::{ErrorCode, ErrorDto};
+
+/// Run `f` off the async runtime (reading files, waiting for threads): every command's work.
+pub async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ErrorDto> + Send + 'static) -> Result<T, ErrorDto> {
+    tauri::async_runtime::spawn_blocking(f).await.map_err(|e| ErrorDto::new(ErrorCode::Internal, format!("the task failed: {e}")))?
+}
+
+/// The command and event set, with the constants the bindings carry: shared by the app and
+/// the bindings' generator.
+pub fn builder(commands: Commands<tauri::Wry>) -> Builder<tauri::Wry> {
+    let builder = Builder::<tauri::Wry>::new()
+        .commands(commands)
+        .events(collect_events![StoreChanged, MenuAction, RetentionApplied])
+        .disable_serde_phases();
+    limits().into_iter().fold(builder, |b, (name, value)| b.constant(name, value)).constant("MENU_ACCELERATORS", accelerators())
+}
+
+/// The engine's limits the bindings carry, by name, so the webview's live validation uses the
+/// engine's numbers rather than copies of them. Integers beyond 2^53 (the largest u64 key)
+/// are decimal strings, as everywhere on the wire.
+pub fn limits() -> Vec<(&'static str, serde_json::Value)> {
+    let key_int_max: BTreeMap<String, String> = [KeyType::U8, KeyType::U16, KeyType::U32, KeyType::U64]
+        .into_iter()
+        .filter_map(|k| k.max_int().map(|m| (k.to_string(), m.to_string())))
+        .collect();
+    vec![
+        ("MAX_TOPIC_NAME", MAX_TOPIC_NAME.into()),
+        ("MAX_GROUP_NAME", MAX_GROUP_NAME.into()),
+        ("GROUP_PREFIX", GROUP_PREFIX.into()),
+        ("MAX_PARTITIONS", MAX_PARTITIONS.into()),
+        ("MAX_CHAR_WIDTH", MAX_CHAR_WIDTH.into()),
+        ("MAX_LINE_BYTES", MAX_LINE_BYTES.into()),
+        ("KEY_INT_MAX", serde_json::to_value(key_int_max).unwrap_or_default()),
+        ("MAX_PAGE", MAX_PAGE.into()),
+        // New Topic's defaults: 0.2.3's create_topic and the CLI's `topics create`.
+        ("DEFAULT_KEY_TYPE", DEFAULT_KEY_TYPE.into()),
+        ("DEFAULT_PARTITIONS", DEFAULT_PARTITIONS.into()),
+    ]
+}

@@ -1,0 +1,71 @@
+//! The messages' commands: each a few lines over [`super::service::Messages`].
+
+use super::wire::{MessageRef, Page, ProducePayload, Produced, RawLine, TimelineAnchor, TimelinePageDto};
+use crate::ipc::blocking;
+use crate::session::Session;
+use crate::wire::{ErrorDto, KeyText, Offset};
+
+/// The raw line at an offset, with its file and line number.
+#[tauri::command]
+#[specta::specta]
+pub async fn raw_line(state: Session, topic: String, partition: u32, offset: Offset) -> Result<Option<RawLine>, ErrorDto> {
+    let source = state.source()?;
+    blocking(move || source.raw_line(&topic, partition, offset)).await
+}
+
+/// The raw lines of these messages as stored, in this order (one no longer there is left out).
+#[tauri::command]
+#[specta::specta]
+pub async fn raw_lines(state: Session, topic: String, messages: Vec<MessageRef>) -> Result<Vec<RawLine>, ErrorDto> {
+    let source = state.source()?;
+    blocking(move || source.raw_lines(&topic, &messages)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn read_page(state: Session, topic: String, partition: u32, from: Offset, limit: u32) -> Result<Page, ErrorDto> {
+    let source = state.source()?;
+    blocking(move || source.read_page(&topic, partition, from, limit)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn offset_at_time(state: Session, topic: String, partition: u32, unix: f64) -> Result<Option<Offset>, ErrorDto> {
+    let source = state.source()?;
+    blocking(move || source.offset_at_time(&topic, partition, unix)).await
+}
+
+/// The page of a topic's timeline (partitions merged by timestamp) before a cut (`None`: the end).
+#[tauri::command]
+#[specta::specta]
+pub async fn timeline_before(
+    state: Session,
+    topic: String,
+    partitions: Option<Vec<u32>>,
+    before: Option<Vec<Offset>>,
+    limit: u32,
+) -> Result<TimelinePageDto, ErrorDto> {
+    let source = state.source()?;
+    blocking(move || source.timeline_before(&topic, partitions.as_deref(), before.as_deref(), limit)).await
+}
+
+/// The page of a topic's timeline from an anchor on.
+#[tauri::command]
+#[specta::specta]
+pub async fn timeline_after(
+    state: Session,
+    topic: String,
+    partitions: Option<Vec<u32>>,
+    start: TimelineAnchor,
+    limit: u32,
+) -> Result<TimelinePageDto, ErrorDto> {
+    let source = state.source()?;
+    blocking(move || source.timeline_after(&topic, partitions.as_deref(), &start, limit)).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn produce(state: Session, topic: String, key: KeyText, payload: ProducePayload) -> Result<Produced, ErrorDto> {
+    let source = state.source()?;
+    blocking(move || source.produce(&topic, &key, &payload)).await
+}

@@ -1,0 +1,184 @@
+//! The topics' wire types: a topic's summary (the sidebar's row), its
+//! partitions and files, and what creating and deleting one take and say.
+//! Each with the conversion from the engine's type beside it.
+
+use serde::{Deserialize, Serialize};
+use specta::Type;
+use twainmq::{FileInfo, PartitionInfo, TopicDescription};
+
+use crate::wire::{Bytes, Count, Incarnation, Offset};
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct TopicSummary {
+    pub name: String,
+    /// `u8`, `u16`, `u32`, `u64` or `charN`; empty when the config cannot be read.
+    pub key_type: String,
+    pub partitions: u32,
+    pub message_types: Vec<String>,
+    pub messages: Count,
+    pub bytes: Bytes,
+    /// UNIX seconds of the latest partition file modification (a file time).
+    pub last_write: Option<f64>,
+    /// UNIX seconds of the newest message (its own timestamp): what "last write" shows.
+    pub last_message: Option<f64>,
+    /// Set when the topic's config cannot be read.
+    pub error: Option<String>,
+}
+
+impl From<&TopicDescription> for TopicSummary {
+    fn from(d: &TopicDescription) -> Self {
+        TopicSummary {
+            name: d.name.clone(),
+            key_type: d.key_type.to_string(),
+            partitions: d.partitions,
+            message_types: d.message_types.keys().cloned().collect(),
+            messages: d.messages.into(),
+            bytes: d.bytes.into(),
+            last_write: d.last_write,
+            last_message: d.last_message,
+            error: None,
+        }
+    }
+}
+
+impl TopicSummary {
+    /// A topic that cannot be described (its config is unreadable, say).
+    pub fn unreadable(name: &str, e: &twainmq::Error) -> Self {
+        TopicSummary {
+            name: name.to_string(),
+            key_type: String::new(),
+            partitions: 0,
+            message_types: Vec::new(),
+            messages: Count(0),
+            bytes: Bytes(0),
+            last_write: None,
+            last_message: None,
+            error: Some(e.to_string()),
+        }
+    }
+}
+
+/// The engine's listing row, as the sidebar shows it: counts zero and the
+/// reason in `error` when the config or the files cannot be read.
+impl From<twainmq::TopicSummary> for TopicSummary {
+    fn from(s: twainmq::TopicSummary) -> Self {
+        let (totals, error) = match s.totals {
+            Some(Ok(t)) => (Some(t), None),
+            Some(Err(e)) => (None, Some(e)),
+            None => (None, None),
+        };
+        match s.config {
+            Ok(c) => TopicSummary {
+                name: s.name,
+                key_type: c.key_type.to_string(),
+                partitions: c.partitions,
+                message_types: c.message_types.iter().map(|(n, _)| n.clone()).collect(),
+                messages: Count(totals.map_or(0, |t| t.messages)),
+                bytes: Bytes(totals.map_or(0, |t| t.bytes)),
+                last_write: totals.and_then(|t| t.last_write),
+                last_message: totals.and_then(|t| t.last_message),
+                error,
+            },
+            Err(error) => TopicSummary {
+                name: s.name,
+                key_type: String::new(),
+                partitions: 0,
+                message_types: Vec::new(),
+                messages: Count(0),
+                bytes: Bytes(0),
+                last_write: None,
+                last_message: None,
+                error: Some(error),
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct FileDetail {
+    pub name: String,
+    pub day: String,
+    pub first: Offset,
+    pub lines: Count,
+    pub partial_bytes: Bytes,
+    pub bytes: Bytes,
+    pub modified: Option<f64>,
+}
+
+impl From<&FileInfo> for FileDetail {
+    fn from(f: &FileInfo) -> Self {
+        FileDetail {
+            name: f.name.clone(),
+            day: f.day.clone(),
+            first: f.first.into(),
+            lines: f.lines.into(),
+            partial_bytes: f.partial_bytes.into(),
+            bytes: f.bytes.into(),
+            modified: f.modified,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct PartitionDetail {
+    pub partition: u32,
+    pub start: Offset,
+    pub end: Offset,
+    pub bytes: Bytes,
+    /// UNIX seconds of the newest message's timestamp (None: no message).
+    pub last_message: Option<f64>,
+    pub files: Vec<FileDetail>,
+}
+
+impl From<&PartitionInfo> for PartitionDetail {
+    fn from(p: &PartitionInfo) -> Self {
+        PartitionDetail {
+            partition: p.partition,
+            start: p.start.into(),
+            end: p.end.into(),
+            bytes: p.bytes.into(),
+            last_message: p.last_message,
+            files: p.files.iter().map(FileDetail::from).collect(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct TopicDetail {
+    pub summary: TopicSummary,
+    pub partitions: Vec<PartitionDetail>,
+    pub unknown_files: Vec<String>,
+    /// Which topic of this name this is: an opaque token of its folder and
+    /// config file that changes when the topic is deleted and made again, or
+    /// its folder deleted (by any process), never on appends.
+    pub incarnation: Option<Incarnation>,
+}
+
+impl TopicDetail {
+    pub fn new(d: &TopicDescription, incarnation: Option<Incarnation>) -> Self {
+        TopicDetail {
+            summary: TopicSummary::from(d),
+            partitions: d.partition_details.iter().map(PartitionDetail::from).collect(),
+            unknown_files: d.unknown_files.clone(),
+            incarnation,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct NewTopic {
+    pub name: String,
+    /// `u8`, `u16`, `u32`, `u64` or `charN`.
+    pub key_type: String,
+    pub partitions: u32,
+    pub message_types: Vec<String>,
+}
+
+/// What deleting a topic removed.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct DeletedTopic {
+    pub topic: String,
+    /// The consumer groups that read it, deleted with it (their commits would
+    /// otherwise apply to a topic made again under the same name).
+    pub groups: Vec<String>,
+}

@@ -1,0 +1,289 @@
+//! The commands of export, import, copy and retention: each a few lines over
+//! `service.rs`. Long runs go on a thread of their own and stream
+//! `TransferEvent`s on a channel; `cancel_transfer` stops them within a batch.
+//! The app also applies topics' retention itself while a store is open
+//! (`start_auto_retention`).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager, State};
+use tauri_specta::Event;
+
+use super::service;
+use super::wire::{
+    CopyRequest, ExportRequest, ImportRequest, RetentionApplied, RetentionDto, RetentionPlanDto, SelectionDto, TransferEvent, TransferId,
+};
+use crate::ipc::blocking;
+use crate::session::{AppState, Session, Sessions};
+use crate::wire::{ErrorCode, ErrorDto};
+
+/// How often the app applies retention while a store stays open.
+const AUTO_RETENTION_EVERY: Duration = Duration::from_secs(3600);
+
+/// The running transfers' cancel flags, by id.
+#[derive(Default)]
+pub struct Transfers {
+    next: AtomicU32,
+    running: Mutex<HashMap<u32, Arc<AtomicBool>>>,
+}
+
+impl Transfers {
+    fn start(&self) -> (u32, Arc<AtomicBool>) {
+        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let flag = Arc::new(AtomicBool::new(false));
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).insert(id, flag.clone());
+        (id, flag)
+    }
+    fn end(&self, id: u32) {
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+    }
+    fn cancel(&self, id: u32) {
+        if let Some(f) = self.running.lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
+            f.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Run `work` on a thread of its own as transfer `id`, its events on `channel`.
+fn spawn(
+    app: &AppHandle,
+    kind: &str,
+    channel: Channel<TransferEvent>,
+    work: impl FnOnce(&AtomicBool, &mut dyn FnMut(TransferEvent)) + Send + 'static,
+) -> Result<TransferId, ErrorDto> {
+    let (id, cancel) = app.state::<Transfers>().start();
+    let handle = app.clone();
+    std::thread::Builder::new()
+        .name(format!("{kind}-{id}"))
+        .spawn(move || {
+            work(&cancel, &mut |ev| {
+                let _ = channel.send(ev);
+            });
+            handle.state::<Transfers>().end(id);
+        })
+        .map_err(|e| ErrorDto::new(ErrorCode::Internal, format!("could not start the {kind}: {e}")))?;
+    Ok(TransferId(id))
+}
+
+/// The engine's selection; a search's hits (kept in the app's state) become picked messages.
+fn selection(state: &AppState, topic: &str, sel: &SelectionDto) -> Result<twainmq::transfer::Selection, ErrorDto> {
+    if let SelectionDto::Search { id } = sel {
+        let session = state.searches.session(id.0)?;
+        let hits = session.settled_hits();
+        return service::hits_selection(topic, &hits);
+    }
+    service::selection(topic, sel)
+}
+
+/// A native save dialog: the path chosen, or None when cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn pick_save_file(
+    app: AppHandle,
+    title: String,
+    default_name: String,
+    extensions: Vec<String>,
+) -> Result<Option<String>, ErrorDto> {
+    use tauri_plugin_dialog::DialogExt;
+    blocking(move || {
+        let mut d = app.dialog().file().set_title(title).set_file_name(default_name);
+        if !extensions.is_empty() {
+            let exts: Vec<&str> = extensions.iter().map(String::as_str).collect();
+            d = d.add_filter(exts.join(", "), &exts);
+        }
+        Ok(d.blocking_save_file().map(|p| p.to_string()))
+    })
+    .await
+}
+
+/// A native open dialog for one file: the path chosen, or None when cancelled.
+#[tauri::command]
+#[specta::specta]
+pub async fn pick_open_file(app: AppHandle, title: String, extensions: Vec<String>) -> Result<Option<String>, ErrorDto> {
+    use tauri_plugin_dialog::DialogExt;
+    blocking(move || {
+        let mut d = app.dialog().file().set_title(title);
+        if !extensions.is_empty() {
+            let exts: Vec<&str> = extensions.iter().map(String::as_str).collect();
+            d = d.add_filter(exts.join(", "), &exts);
+        }
+        Ok(d.blocking_pick_file().map(|p| p.to_string()))
+    })
+    .await
+}
+
+/// Export a selection to a file or a new store; progress, then done or failed, on `on_event`.
+#[tauri::command]
+#[specta::specta]
+pub async fn export_messages(
+    app: AppHandle,
+    state: Session,
+    request: ExportRequest,
+    on_event: Channel<TransferEvent>,
+) -> Result<TransferId, ErrorDto> {
+    let store = state.store()?;
+    store.topic_config(&request.topic)?;
+    let sel = selection(&state, &request.topic, &request.selection)?;
+    spawn(&app, "export", on_event, move |cancel, send| service::export(&store, &request, &sel, cancel, send))
+}
+
+/// Import a JSONL or CSV file into a topic (or only check it: `dry_run`).
+#[tauri::command]
+#[specta::specta]
+pub async fn import_file(
+    app: AppHandle,
+    state: Session,
+    request: ImportRequest,
+    on_event: Channel<TransferEvent>,
+) -> Result<TransferId, ErrorDto> {
+    let store = state.store()?;
+    service::check_import(&store, &request)?;
+    spawn(&app, "import", on_event, move |cancel, send| service::import(&store, &request, cancel, send))
+}
+
+/// The header row of a CSV file, for the column pickers.
+#[tauri::command]
+#[specta::specta]
+pub async fn csv_columns(path: String) -> Result<Vec<String>, ErrorDto> {
+    blocking(move || service::csv_columns(&path)).await
+}
+
+/// Copy a selection into another topic (of this store or another).
+#[tauri::command]
+#[specta::specta]
+pub async fn copy_messages(
+    app: AppHandle,
+    state: Session,
+    request: CopyRequest,
+    on_event: Channel<TransferEvent>,
+) -> Result<TransferId, ErrorDto> {
+    let store = state.store()?;
+    store.topic_config(&request.topic)?;
+    let target = service::copy_target(&store, &request)?;
+    let sel = selection(&state, &request.topic, &request.selection)?;
+    spawn(&app, "copy", on_event, move |cancel, send| service::copy(&store, &target, &request, &sel, cancel, send))
+}
+
+/// Stop a running export, import or copy (after its current batch).
+#[tauri::command]
+#[specta::specta]
+pub async fn cancel_transfer(transfers: State<'_, Transfers>, id: TransferId) -> Result<(), ErrorDto> {
+    transfers.cancel(id.0);
+    Ok(())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn topic_retention(state: Session, topic: String) -> Result<Option<RetentionDto>, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::topic_retention(&store, &topic)).await
+}
+
+/// Save (or with None remove) a topic's retention; nothing is deleted here.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_retention(state: Session, topic: String, retention: Option<RetentionDto>) -> Result<Option<RetentionDto>, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::set_retention(&store, &topic, retention)).await
+}
+
+/// What a retention (the topic's own when None) would delete now; deletes nothing.
+#[tauri::command]
+#[specta::specta]
+pub async fn retention_preview(
+    state: Session,
+    topic: String,
+    retention: Option<RetentionDto>,
+    force: bool,
+) -> Result<RetentionPlanDto, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::retention_preview(&store, &topic, retention, force)).await
+}
+
+/// Apply the topic's saved retention now; `force` also deletes files groups have not consumed.
+#[tauri::command]
+#[specta::specta]
+pub async fn apply_retention(state: Session, topic: String, force: bool) -> Result<RetentionPlanDto, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::apply_retention(&store, &topic, force)).await
+}
+
+/// Purge a topic's messages (before a time, or all); a preview unless `apply`
+/// (which needs the topic's name typed as `confirm`).
+#[tauri::command]
+#[specta::specta]
+pub async fn purge_topic(
+    state: Session,
+    topic: String,
+    before: Option<f64>,
+    apply: bool,
+    force: bool,
+    confirm: String,
+) -> Result<RetentionPlanDto, ErrorDto> {
+    let store = state.store()?;
+    blocking(move || service::purge_topic(&store, &topic, before, apply, force, &confirm)).await
+}
+
+/// What the app's retention removed since the window last asked (emptied by asking).
+#[tauri::command]
+#[specta::specta]
+pub async fn take_retention_notices(state: Session) -> Result<Vec<RetentionPlanDto>, ErrorDto> {
+    Ok(std::mem::take(&mut *state.retention_notices.lock().unwrap_or_else(|p| p.into_inner())))
+}
+
+/// Apply the retention of window `label`'s store now and then hourly, never
+/// forced, while this opening of it lasts (the window open, its store not
+/// replaced); what goes is pushed to that window as `RetentionApplied`.
+pub fn start_auto_retention(app: &AppHandle, label: &str) {
+    let Some(session) = app.state::<Sessions>().find(label) else { return };
+    let opening = session.retention_opening.fetch_add(1, Ordering::SeqCst) + 1;
+    let handle = app.clone();
+    let label = label.to_string();
+    // The session is looked up each time, not held: a closed window's ends the thread.
+    let current = {
+        let (handle, label) = (handle.clone(), label.clone());
+        move || handle.state::<Sessions>().find(&label).is_some_and(|s| s.retention_opening.load(Ordering::SeqCst) == opening)
+    };
+    // Asleep in short steps, so a closed or replaced store ends the thread soon; false when it did.
+    let current = Arc::new(current);
+    let still = current.clone();
+    let sleep = move |total: Duration| {
+        let mut slept = Duration::ZERO;
+        while slept < total {
+            std::thread::sleep(Duration::from_millis(500));
+            slept += Duration::from_millis(500);
+            if !still() {
+                return false;
+            }
+        }
+        true
+    };
+    let spawned = std::thread::Builder::new().name("retention".into()).spawn(move || loop {
+        // A moment first, so the window's "Opened …" does not cover what this says.
+        if !sleep(Duration::from_millis(1500)) {
+            return;
+        }
+        let Some(session) = handle.state::<Sessions>().find(&label) else { return };
+        let Ok(store) = session.store() else { return };
+        if !current() {
+            return;
+        }
+        let plans = service::auto_retention(&store);
+        if !plans.is_empty() {
+            session.retention_notices.lock().unwrap_or_else(|p| p.into_inner()).extend(plans.iter().cloned());
+            if let Err(e) = (RetentionApplied { plans }).emit_to(&handle, label.as_str()) {
+                tracing::warn!(error = %e, "could not tell the window what retention removed");
+            }
+        }
+        if !sleep(AUTO_RETENTION_EVERY.saturating_sub(Duration::from_millis(1500))) {
+            return;
+        }
+    });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "retention is not applied by the app: its thread did not start");
+    }
+}

@@ -1,0 +1,70 @@
+// Helpers for group views: member labels, where a group resumes, countdowns.
+
+import type { DemoMember, GroupDetail, MemberDto, PartitionProgressDto, RoundDto } from '../backend';
+
+/** "m3"; 0 is the key of records written from outside the group (the app, the CLI, a reset). */
+export const memberShort = (id: number): string => (id === 0 ? 'outside' : `m${id}`);
+
+/** What a member is to this app. */
+export type MemberKind = { kind: 'demo'; demo: DemoMember } | { kind: 'external' };
+
+export function memberKinds(members: MemberDto[], demos: DemoMember[]): Map<number, MemberKind> {
+  const out = new Map<number, MemberKind>();
+  for (const m of members) {
+    const d = demos.find((x) => x.member_id === m.id);
+    out.set(m.id, d ? { kind: 'demo', demo: d } : { kind: 'external' });
+  }
+  return out;
+}
+
+/** A demo member that no longer runs (its partitions stay in the log until the next round). */
+export const demoGone = (d: DemoMember): boolean => d.status !== 'running' && d.status !== 'joining';
+
+/**
+ * Where the group resumes in a partition: the commit; "-1" means the end when
+ * a member takes it; no commit means the partition's start (here: 0).
+ */
+export function resumeAt(p: { committed: string | null; end: string }): bigint {
+  if (p.committed === null) return 0n;
+  const c = BigInt(p.committed);
+  return c < 0n ? BigInt(p.end) : c;
+}
+
+export function totalLag(parts: PartitionProgressDto[]): bigint {
+  return parts.reduce((s, p) => s + BigInt(p.lag), 0n);
+}
+
+/** Seconds until a round's window closes, on the backend's clock (negative: closed). */
+export function roundRemaining(r: RoundDto, d: GroupDetail, fetchedAtMs: number, nowMs: number): number | null {
+  if (r.ends_at === null) return null;
+  const backendNow = (d.now ?? fetchedAtMs / 1000) + (nowMs - fetchedAtMs) / 1000;
+  return r.ends_at - backendNow;
+}
+
+/** The cells of the assignment map: every partition with its owner. */
+export function mapCells(d: GroupDetail): { partition: number; owner: number | null; p: PartitionProgressDto | null }[] {
+  if (d.partitions.length > 0) return d.partitions.map((p) => ({ partition: p.partition, owner: p.owner, p }));
+  // No known topic: what the members hold is all there is to show.
+  let max = -1;
+  for (const m of d.members) for (const p of m.partitions) max = Math.max(max, p);
+  return Array.from({ length: max + 1 }, (_, i) => ({
+    partition: i,
+    owner: d.members.find((m) => m.partitions.includes(i))?.id ?? null,
+    p: null,
+  }));
+}
+
+/** "0-3, 5, 7-8" */
+export function partitionList(ps: number[]): string {
+  if (ps.length === 0) return 'none';
+  const s = [...ps].sort((a, b) => a - b);
+  const out: string[] = [];
+  let i = 0;
+  while (i < s.length) {
+    let j = i;
+    while (j + 1 < s.length && s[j + 1] === s[j] + 1) j++;
+    out.push(j - i >= 2 ? `${s[i]}–${s[j]}` : j === i ? `${s[i]}` : `${s[i]}, ${s[j]}`);
+    i = j + 1;
+  }
+  return out.join(', ');
+}

@@ -1,0 +1,123 @@
+// Live validation mirroring the engine's rules, so mistakes show while typing.
+// Each returns null when fine, or a sentence saying what to change. The limits
+// are the engine's own, exported into the generated bindings.
+
+import { DEFAULT_KEY_TYPE, DEFAULT_PARTITIONS, GROUP_PREFIX, KEY_INT_MAX, MAX_CHAR_WIDTH, MAX_GROUP_NAME, MAX_LINE_BYTES, MAX_PARTITIONS, MAX_TOPIC_NAME } from '../backend/limits';
+
+export { DEFAULT_KEY_TYPE, DEFAULT_PARTITIONS, GROUP_PREFIX, KEY_INT_MAX, MAX_CHAR_WIDTH, MAX_GROUP_NAME, MAX_LINE_BYTES, MAX_PARTITIONS, MAX_TOPIC_NAME };
+
+export type IntKeyType = keyof typeof KEY_INT_MAX;
+
+export type KeyType = { kind: 'int'; name: IntKeyType; bits: 8 | 16 | 32 | 64; max: bigint } | { kind: 'char'; width: number };
+
+const isIntKeyType = (text: string): text is IntKeyType => Object.hasOwn(KEY_INT_MAX, text);
+
+/** Parse `u8`, `u16`, `u32`, `u64` or `charN` (1 ≤ N ≤ MAX_CHAR_WIDTH); null otherwise. */
+export function parseKeyType(text: string): KeyType | null {
+  if (isIntKeyType(text)) {
+    const max = BigInt(KEY_INT_MAX[text]);
+    return { kind: 'int', name: text, bits: max.toString(2).length as 8 | 16 | 32 | 64, max };
+  }
+  const c = /^char([0-9]+)$/.exec(text);
+  if (c) {
+    const n = Number(c[1]);
+    if (Number.isInteger(n) && n >= 1 && n <= MAX_CHAR_WIDTH) return { kind: 'char', width: n };
+  }
+  return null;
+}
+
+export function keyTypeProblem(text: string): string | null {
+  if (text.trim() === '') return 'choose a key type: u8, u16, u32, u64 or charN';
+  if (parseKeyType(text.trim())) return null;
+  if (/^char[0-9]+$/.test(text.trim())) return `charN takes a width from 1 to ${MAX_CHAR_WIDTH} bytes`;
+  return 'use u8, u16, u32, u64 (integer keys) or charN (text keys of up to N bytes, e.g. char16)';
+}
+
+const encoder = new TextEncoder();
+
+export const utf8Length = (s: string): number => encoder.encode(s).length;
+
+/** Whether `key` can be sent to a topic whose key type is `keyType` (the topic config's text). */
+export function keyProblem(key: string, keyType: string): string | null {
+  const kt = parseKeyType(keyType);
+  if (!kt) return `this topic's key type ${JSON.stringify(keyType)} is not one the app knows`;
+  if (kt.kind === 'int') {
+    if (key === '') return `enter a key: a whole number from 0 to ${kt.max}`;
+    if (!/^[0-9]+$/.test(key)) return `${keyType} keys are whole numbers: digits 0-9 only`;
+    if (BigInt(key) > kt.max) return `${key} is too large for ${keyType}: the largest key is ${kt.max}`;
+    return null;
+  }
+  const bytes = utf8Length(key);
+  if (bytes > kt.width) return `the key is ${bytes} bytes of UTF-8; ${keyType} keys hold at most ${kt.width}`;
+  if (key.endsWith('\0')) return 'a text key cannot end with a NUL character (NUL pads keys on disk)';
+  return null;
+}
+
+/** Topic names: 1 to MAX_TOPIC_NAME of A-Z a-z 0-9 _ . -, not "." or "..", not starting with GROUP_PREFIX. */
+export function topicNameProblem(name: string): string | null {
+  if (name === '') return 'enter a name: letters, digits, _ . and -';
+  const bad = [...name].findIndex((c) => !/^[A-Za-z0-9_.-]$/.test(c));
+  if (bad >= 0) {
+    const ch = [...name][bad];
+    const shown = ch === ' ' ? 'a space' : JSON.stringify(ch);
+    return `${shown} (character ${bad + 1}) is not allowed: use A-Z a-z 0-9 _ . -`;
+  }
+  if (name.length > MAX_TOPIC_NAME) return `${name.length} characters is too long: at most ${MAX_TOPIC_NAME}`;
+  if (name === '.' || name === '..') return `"${name}" is not a usable name`;
+  if (name.startsWith(GROUP_PREFIX)) return `names starting with "${GROUP_PREFIX}" are reserved for consumer groups`;
+  return null;
+}
+
+/** Group names: 1 to MAX_GROUP_NAME of A-Z a-z 0-9 _ . -, not "." or "..". */
+export function groupNameProblem(name: string): string | null {
+  if (name === '') return 'enter a group name: letters, digits, _ . and -';
+  const bad = [...name].findIndex((c) => !/^[A-Za-z0-9_.-]$/.test(c));
+  if (bad >= 0) {
+    const ch = [...name][bad];
+    const shown = ch === ' ' ? 'a space' : JSON.stringify(ch);
+    return `${shown} (character ${bad + 1}) is not allowed: use A-Z a-z 0-9 _ . -`;
+  }
+  if (name.length > MAX_GROUP_NAME) return `${name.length} characters is too long: at most ${MAX_GROUP_NAME}`;
+  if (name === '.' || name === '..') return `"${name}" is not a usable name`;
+  return null;
+}
+
+export function partitionsProblem(text: string): string | null {
+  if (!/^[0-9]+$/.test(text.trim())) return `enter a whole number of partitions from 1 to ${MAX_PARTITIONS}`;
+  const n = BigInt(text.trim());
+  if (n < 1n || n > BigInt(MAX_PARTITIONS)) return `partitions must be from 1 to ${MAX_PARTITIONS}`;
+  return null;
+}
+
+/** Message type names from a comma-separated list (trimmed, empty ones dropped). */
+export function parseTypeNames(text: string): string[] {
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+export function typeNamesProblem(text: string): string | null {
+  const names = parseTypeNames(text);
+  const seen = new Set<string>();
+  for (const n of names) {
+    if (seen.has(n)) return `${JSON.stringify(n)} is listed twice`;
+    seen.add(n);
+  }
+  return null;
+}
+
+/** Hex payloads: pairs of 0-9 a-f, whitespace ignored. */
+export function hexProblem(text: string): string | null {
+  const clean = text.replace(/\s+/g, '');
+  if (!/^[0-9a-fA-F]*$/.test(clean)) return 'only 0-9 and a-f (whitespace is ignored)';
+  if (clean.length % 2 !== 0) return `an odd number of hex digits (${clean.length}): bytes take two each`;
+  return null;
+}
+
+/** A decimal offset typed by a person; null when it is not one. */
+export function parseOffset(text: string): bigint | null {
+  const t = text.trim().replace(/[_,\s]/g, '');
+  return /^[0-9]+$/.test(t) ? BigInt(t) : null;
+}
+
