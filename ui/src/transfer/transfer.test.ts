@@ -109,7 +109,7 @@ describe('import', () => {
     expect(text('import-first-bad')).toContain('Importing stops at it');
     await fireEvent.click(getByTestId('import-submit'));
     await until(has('import-error'), 'the stop');
-    expect(text('import-error')).toMatch(/^import stopped at input line 2 with 1 messages written .*: give it as a JSON number\. 1 message is in empty\.$/);
+    expect(text('import-error')).toMatch(/^import stopped at input line 2: line 2: .*: give it as a JSON number\. 1 message written: those of every line before it, and nothing from it on: resume from line 2\. 1 message is in empty\.$/);
   });
 });
 

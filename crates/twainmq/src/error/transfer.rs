@@ -21,7 +21,8 @@ pub enum TransferError {
     /// partitions after others had taken their part of it, where the file
     /// system could not reserve the batch's space first); `written` in all.
     #[error(
-        "import stopped at input line {line}: {cause}. {written} messages written: those of every line before it{}",
+        "import stopped at input line {line}: {cause}. {} written: those of every line before it{}",
+        messages(*written),
         landed_after_text(*line, landed_after)
     )]
     ImportStopped {
@@ -39,7 +40,7 @@ pub enum TransferError {
     },
     /// A copy stopped before the end of its selection: `written` messages are
     /// in the target, in the order they were read.
-    #[error("copy stopped with {written} messages written to {target:?}: {cause}")]
+    #[error("copy stopped with {} written to {target:?}: {cause}", messages(*written))]
     CopyStopped {
         /// The target topic.
         target: String,
@@ -146,5 +147,14 @@ impl TransferError {
             TransferError::BadTarget { .. } => "bad_export_target",
             TransferError::ExportNotPlaced { .. } => "export_not_placed",
         }
+    }
+}
+
+/// `n` messages, in words: "1 message", "2 messages".
+fn messages(n: u64) -> String {
+    if n == 1 {
+        "1 message".to_string()
+    } else {
+        format!("{n} messages")
     }
 }
