@@ -31,8 +31,12 @@ impl NativeStore {
         Ok(NativeStore { store })
     }
 
-    /// Create a topic: `key_type` is `u8`, `u16`, `u32`, `u64` or `charN`;
-    /// `message_types` are numbered from 0 in the order given.
+    /// Create a topic: `key_type` is `u8`, `u16`, `u32`, `u64` or `charN`
+    /// (0.2.3's), or `text`, `bytes` or `any` (free keys); `message_types`
+    /// are numbered from 0 in the order given; `max_message_bytes` (not
+    /// `None`) allows large messages of up to that many bytes. Free keys and
+    /// large messages are the format's next version, which 0.2.3 refuses to open.
+    #[pyo3(signature = (name, key_type, partitions, message_types, max_message_bytes = None))]
     fn create_topic(
         &self,
         py: Python<'_>,
@@ -40,6 +44,7 @@ impl NativeStore {
         key_type: &Bound<'_, PyAny>,
         partitions: &Bound<'_, PyAny>,
         message_types: Vec<String>,
+        max_message_bytes: Option<u64>,
     ) -> PyResult<()> {
         // The name first, as 0.2.3 checks it first (then the key type).
         twainmq::names::validate_new_topic(name).py_err(py)?;
@@ -51,7 +56,7 @@ impl NativeStore {
                     py,
                     "InvalidKeyTypeError",
                     format!(
-                        "{given} is not a valid key_type. Options are u8, u16, u32, u64 or charN where N is an integer from 1 to {}",
+                        "{given} is not a valid key_type. Options are u8, u16, u32, u64 or charN where N is an integer from 1 to {}, or text, bytes or any (free keys, which 0.2.3 cannot read)",
                         twainmq::limits::MAX_CHAR_WIDTH
                     ),
                 ))
@@ -69,7 +74,8 @@ impl NativeStore {
                 ),
             ));
         };
-        let spec = TopicSpec::new(key_type, count).with_types(message_types);
+        let mut spec = TopicSpec::new(key_type, count).with_types(message_types);
+        spec.max_message_bytes = max_message_bytes;
         py.detach(|| self.store.create_topic(name, &spec)).py_err(py).map(|_| ())
     }
 
@@ -94,7 +100,13 @@ impl NativeStore {
     fn topic_config<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
         let config = py.detach(|| self.store.topic_config(name)).py_err(py)?;
         let d = PyDict::new(py);
-        d.set_item("key_width", config.key_type.width())?;
+        // As on disk: 0 for a topic of the format's next version, whose key type
+        // and message size limit are then given too.
+        d.set_item("key_width", if config.is_extended() { 0 } else { config.key_type.width() })?;
+        if config.is_extended() {
+            d.set_item("key_type", config.key_type.to_string())?;
+            d.set_item("max_message_bytes", config.max_message_bytes)?;
+        }
         d.set_item("partitions", config.partitions)?;
         let types = PyDict::new(py);
         for (n, id) in &config.message_types {
