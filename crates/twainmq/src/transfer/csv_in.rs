@@ -93,8 +93,8 @@ pub(super) fn read_csv(
 }
 
 /// The most bytes one CSV row (a record, with every line a quoted cell spans)
-/// may have: as a JSONL line's limit, far past anything a message can be.
-pub(super) const MAX_RECORD: u64 = 64 << 20;
+/// may have: as a JSONL line's limit (the largest message any topic takes, as hex).
+pub(super) const MAX_RECORD: u64 = 2 * (64 << 20) + (1 << 20);
 
 /// Reads the input for the CSV reader, following its quoting (see the module
 /// doc): knows where rows end, a quote that stays open, and each row's size.
@@ -190,7 +190,7 @@ impl Read for Guard<'_> {
         }
         if self.since_record > MAX_RECORD {
             return Err(std::io::Error::other(format!(
-                "a row is over {} MiB long: no message that long fits the 4096-byte line limit",
+                "a row is over {} MiB long: no topic takes a message that long (at most 64 MiB, as hex twice that)",
                 MAX_RECORD >> 20
             )));
         }

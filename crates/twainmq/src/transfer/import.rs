@@ -14,11 +14,12 @@ use crate::log::producer::valid_stamp;
 use crate::scan::Finish;
 use crate::store::Store;
 
-/// Longest input line read, in bytes: no longer line holds a message that
-/// fits the 4,096-byte line limit (deflate shrinks at most about 1,032 times,
-/// and JSON spends at most 6 bytes on a payload byte); reading stops there,
-/// so an endless line cannot fill memory.
-const MAX_INPUT_LINE: usize = 64 << 20;
+/// Longest input line read, in bytes: a bytes message of the largest size any
+/// topic takes (64 MiB) as hex, with room for its key and fields. No longer
+/// line holds a message a topic takes (on 0.2.3's topics, deflate shrinks at
+/// most about 1,032 times, so a 4,096-byte line holds under 3.4 MB); reading
+/// stops there, so an endless line cannot fill memory.
+const MAX_INPUT_LINE: usize = 2 * (64 << 20) + (1 << 20);
 
 /// What the payload cell of a CSV row holds.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -208,12 +209,9 @@ impl Run<'_> {
         }
         let n = u32::try_from(self.report.partitions.len()).unwrap_or(u32::MAX);
         self.parts_of_batch.push(crate::format::partitioner::partition_for(&rec.key, n));
-        self.sender.msgs.push((rec.key, rec.payload));
-        if let Some(t) = stamp {
-            self.sender.stamps.push(t);
-        }
+        self.sender.push(rec.key, rec.payload, stamp);
         self.lines_of_batch.push(line);
-        if self.sender.msgs.len() >= super::BATCH {
+        if self.sender.full() {
             self.flush()?;
         }
         Ok(())
@@ -302,7 +300,7 @@ fn read_jsonl(
                         None => (
                             at,
                             Err(format!(
-                                "the line is over {} MiB long: no message that long fits the 4096-byte line limit",
+                                "the line is over {} MiB long: no topic takes a message that long (at most 64 MiB, as hex twice that)",
                                 MAX_INPUT_LINE >> 20
                             )),
                         ),
