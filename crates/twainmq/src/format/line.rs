@@ -356,10 +356,33 @@ pub fn decode_payload(raw: &[u8]) -> Result<Payload, Corrupt> {
     }
 }
 
+/// [`decode_payload`] of bytes it may keep: a text or bytes payload takes
+/// them as they are, without a copy (a large message's payload is megabytes).
+///
+/// # Errors
+/// As [`decode_payload`].
+pub fn decode_payload_owned(mut raw: Vec<u8>) -> Result<Payload, Corrupt> {
+    match raw.first() {
+        Some(&BYTES_MAGIC) => {
+            raw.remove(0);
+            Ok(Payload::Bytes(raw))
+        }
+        Some(&b) if b >= 0xF8 || b == TYPED_MAGIC => decode_payload(&raw),
+        _ => String::from_utf8(raw).map(Payload::Text).map_err(|_| Corrupt::NotUtf8),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn owned_payloads_decode_as_borrowed_ones_do() {
+        for raw in [&b""[..], b"text", b"\xfcbytes", b"\xfb\x00\x01{\"a\":1}", b"\xf8x", b"\xff", b"\xc3"] {
+            assert_eq!(decode_payload_owned(raw.to_vec()), decode_payload(raw), "{raw:?}");
+        }
+    }
 
     fn roundtrip(kt: KeyType, key: Key, ts: f64, payload: Payload) {
         let mut codec = Codec::default();

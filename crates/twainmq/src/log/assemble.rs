@@ -11,8 +11,6 @@ use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::path::PathBuf;
 
-use flate2::{Decompress, FlushDecompress, Status};
-
 use crate::error::Result;
 use crate::format::key::KeyType;
 use crate::format::line::{Codec, MAX_LINE_BYTES, TS_CHARS};
@@ -134,10 +132,7 @@ impl Assembler {
                 },
             };
             if part.id != id || part.index + 1 != index {
-                return Ok(Err(format!(
-                    "part {index} names a line holding part {} of another message as the part before it",
-                    part.index
-                )));
+                return Ok(Err(format!("part {index} names a line holding part {} of another message as the part before it", part.index)));
             }
             total += part.chunk.len() as u64;
             if total > bound {
@@ -206,7 +201,8 @@ impl Assembler {
         let mut buf = vec![0u8; MAX_LINE_BYTES + 1];
         let mut got = 0;
         while got < buf.len() {
-            let n = crate::sys::open::read_at(h, &mut buf[got..], from + got as u64).map_err(|e| crate::error::Error::io("read", path, e))?;
+            let n =
+                crate::sys::open::read_at(h, &mut buf[got..], from + got as u64).map_err(|e| crate::error::Error::io("read", path, e))?;
             if n == 0 {
                 break;
             }
@@ -235,26 +231,18 @@ impl Assembler {
 /// Inflate a raw deflate `stream` to exactly `len` bytes.
 fn inflate_exact(stream: &[u8], len: u64) -> std::result::Result<Vec<u8>, String> {
     let cap = usize::try_from(len).map_err(|_| "its size does not fit memory".to_string())?;
-    let mut out = Vec::with_capacity(cap + 1);
-    let mut d = Decompress::new(false);
-    loop {
-        let before = (d.total_in(), d.total_out());
-        let consumed = usize::try_from(d.total_in()).unwrap_or(stream.len()).min(stream.len());
-        // One byte of room past the length: a stream that inflates to more is caught.
-        out.reserve((cap + 1).saturating_sub(out.len()));
-        let status = d.decompress_vec(&stream[consumed..], &mut out, FlushDecompress::Finish).map_err(|e| format!("its stream is not valid deflate: {e}"))?;
-        if out.len() > cap {
-            return Err(format!("its stream inflates to more than the {len} bytes its start part says"));
+    // One byte of room past the length: a stream that inflates to more is caught.
+    let mut out = vec![0u8; cap + 1];
+    let (done, rc) = zlib_rs::decompress_slice(&mut out, stream, zlib_rs::InflateConfig { window_bits: -15 });
+    let n = done.len();
+    match rc {
+        zlib_rs::ReturnCode::Ok if n == cap => {
+            out.truncate(cap);
+            Ok(out)
         }
-        if status == Status::StreamEnd {
-            break;
-        }
-        if (d.total_in(), d.total_out()) == before {
-            return Err("its stream ends early".into());
-        }
+        zlib_rs::ReturnCode::Ok => Err(format!("its stream inflates to {n} bytes, not the {len} its start part says")),
+        zlib_rs::ReturnCode::BufError if n > cap => Err(format!("its stream inflates to more than the {len} bytes its start part says")),
+        zlib_rs::ReturnCode::BufError => Err("its stream ends early".into()),
+        other => Err(format!("its stream is not valid deflate ({other:?})")),
     }
-    if out.len() as u64 != len {
-        return Err(format!("its stream inflates to {} bytes, not the {len} its start part says", out.len()));
-    }
-    Ok(out)
 }

@@ -64,11 +64,10 @@ pub struct Producer {
 
 /// Deflate level of a large message's stream (zlib's fastest: the stream is
 /// deflated once, whole, so its ratio is already far better than per line).
-const LARGE_LEVEL: u32 = 1;
+const LARGE_LEVEL: i32 = 1;
 
 /// Scratch space of a producer of large messages.
 struct Large {
-    compress: flate2::Compress,
     stream: Vec<u8>,
     part: Vec<u8>,
     line: Vec<u8>,
@@ -85,12 +84,7 @@ impl Producer {
         let config = log.topic_config(topic)?;
         let appender = Appender::open(log, topic, config.partitions)?;
         let keys = config.key_type.is_free().then(|| KeyTable::new(&log.topic_dir(topic)));
-        let large = config.max_message_bytes.map(|_| Large {
-            compress: flate2::Compress::new(flate2::Compression::new(LARGE_LEVEL), false),
-            stream: Vec::new(),
-            part: Vec::new(),
-            line: Vec::new(),
-        });
+        let large = config.max_message_bytes.map(|_| Large { stream: Vec::new(), part: Vec::new(), line: Vec::new() });
         // Messages without a key start at a random partition, so producers do not all start at 0.
         let next_null = rand::random::<u32>() % config.partitions.max(1);
         Ok(Producer {
@@ -362,7 +356,7 @@ impl Producer {
             return Err(Error::MessageTooLong { topic: self.topic.clone(), len: 0, max: MAX_LINE_BYTES });
         };
         let raw = self.encoders.enc.raw(payload);
-        deflate_whole(&mut large.compress, raw, &mut large.stream);
+        deflate_whole(raw, &mut large.stream);
         let kind = Kind::of(raw);
         let payload_len = raw.len() as u64;
         // The key's characters, shared by every part.
@@ -384,7 +378,8 @@ impl Producer {
                 return self.appender.append(partition, now, &large.line);
             }
             let cuts = multipart::cut(large.stream.len(), key_chars.len());
-            let parts = u32::try_from(cuts.len()).map_err(|_| Error::MessageTooLarge { topic: self.topic.clone(), len: payload_len, max: 0 })?;
+            let parts =
+                u32::try_from(cuts.len()).map_err(|_| Error::MessageTooLarge { topic: self.topic.clone(), len: payload_len, max: 0 })?;
             let info = StartInfo { parts, stream_len: large.stream.len() as u64, payload_len, kind };
             let id: u64 = rand::random();
             // Every part's place is needed by the next: each write is located.
@@ -410,13 +405,21 @@ impl Producer {
                         return Err(e);
                     }
                 };
-                let pos = d.byte_pos.ok_or_else(|| Error::io("locate a part in", d.path.to_path_buf(), std::io::Error::other("no position was recorded")))?;
-                let day = d.path.file_name().and_then(|n| n.to_str()).and_then(crate::log::files::PartitionFile::parse_name).map_or(0, |(_, day, _)| day.0);
+                let pos = d.byte_pos.ok_or_else(|| {
+                    Error::io("locate a part in", d.path.to_path_buf(), std::io::Error::other("no position was recorded"))
+                })?;
+                let day = d
+                    .path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(crate::log::files::PartitionFile::parse_name)
+                    .map_or(0, |(_, day, _)| day.0);
                 prev = Some(PartAt { day, first: d.file_first, pos });
                 last = Some(d);
             }
             self.appender.locate = locate;
-            let mut d = last.ok_or_else(|| Error::io("send a large message to", self.appender.dir(), std::io::Error::other("no part was written")))?;
+            let mut d = last
+                .ok_or_else(|| Error::io("send a large message to", self.appender.dir(), std::io::Error::other("no part was written")))?;
             if !locate {
                 d.byte_pos = None;
             }
@@ -594,24 +597,18 @@ impl Producer {
 
 /// `raw` deflated whole (raw deflate, [`LARGE_LEVEL`]) into `out`; stored
 /// blocks when deflating does not make it smaller (data compressed already).
-fn deflate_whole(c: &mut flate2::Compress, raw: &[u8], out: &mut Vec<u8>) {
-    c.reset();
+fn deflate_whole(raw: &[u8], out: &mut Vec<u8>) {
     out.clear();
-    out.reserve(raw.len() / 2 + 64);
-    let smaller = loop {
-        let consumed = usize::try_from(c.total_in()).map_or(raw.len(), |n| n.min(raw.len()));
-        match c.compress_vec(&raw[consumed..], out, flate2::FlushCompress::Finish) {
-            Ok(flate2::Status::StreamEnd) => break out.len() < raw.len(),
-            // Larger than the data already: it is compressed, store it.
-            Ok(_) if out.len() >= raw.len() => break false,
-            Ok(_) => out.reserve(out.capacity().max(4096)),
-            // zlib fails only on misuse, never on data: stored blocks are always right.
-            Err(_) => break false,
-        }
-    };
-    if !smaller {
-        crate::format::multipart::stored(raw, out);
+    out.resize(zlib_rs::compress_bound(raw.len()), 0);
+    let config = zlib_rs::DeflateConfig { level: LARGE_LEVEL, window_bits: -15, ..zlib_rs::DeflateConfig::default() };
+    let (done, rc) = zlib_rs::compress_slice(out, raw, config);
+    let n = done.len();
+    if rc == zlib_rs::ReturnCode::Ok && n < raw.len() {
+        out.truncate(n);
+        return;
     }
+    // zlib fails only on misuse, never on data; and stored blocks are always right.
+    crate::format::multipart::stored(raw, out);
 }
 
 /// What a kept timestamp must be.

@@ -14,9 +14,9 @@ use crate::format::payload::Payload;
 use crate::log::assemble::{Assembler, Unfinished};
 use crate::log::consumer::StartFrom;
 use crate::log::cursor::{Cursor, Next};
-use crate::log::keys::KeyTable;
 use crate::log::dir::{LogDir, TopicIncarnation};
 use crate::log::files::{self, PartitionFile};
+use crate::log::keys::KeyTable;
 
 /// A directory listing is trusted to be complete only this long after the
 /// directory's modification time (coarse mtime granularity on some file systems).
@@ -103,10 +103,10 @@ fn decode_assembled(
     partition: u32,
     offset: u64,
     line: &[u8],
-    raw: &[u8],
+    raw: Vec<u8>,
 ) -> std::result::Result<Message, Corrupt> {
     let (key, timestamp, _) = codec.decode_raw(key_type, line)?;
-    let payload = match crate::format::line::decode_payload(raw)? {
+    let payload = match crate::format::line::decode_payload_owned(raw)? {
         Payload::Typed(mut t) => {
             t.class = types.iter().find(|(_, i)| *i == t.type_id).map(|(n, _)| n.clone());
             Payload::Typed(t)
@@ -384,7 +384,8 @@ impl PartitionReader {
                                 Err(problem) => return Err(self.corrupt(cur, offset, line_no, problem)),
                             };
                             if !part.end {
-                                let at = crate::format::multipart::PartAt { day: cur.file.day.0, first: cur.file.first, pos: cur.pos_of(s) };
+                                let at =
+                                    crate::format::multipart::PartAt { day: cur.file.day.0, first: cur.file.first, pos: cur.pos_of(s) };
                                 mp.note(at, part, offset, &cur.file.path, line_no);
                                 skipped += 1;
                                 if skipped >= budget {
@@ -407,7 +408,16 @@ impl PartitionReader {
                             let kc = self.key_type.encoded_len();
                             let line = &cur.buf[s..e];
                             match mp.assemble(end, &line[..kc], &self.files, &mut self.codec, self.key_type)? {
-                                Ok(raw) => decode_assembled(&mut self.codec, self.key_type, &self.types, &self.topic, self.partition, offset, line, &raw),
+                                Ok(raw) => decode_assembled(
+                                    &mut self.codec,
+                                    self.key_type,
+                                    &self.types,
+                                    &self.topic,
+                                    self.partition,
+                                    offset,
+                                    line,
+                                    raw,
+                                ),
                                 Err(why) => Err(Corrupt::BrokenMessage(why)),
                             }
                         }
