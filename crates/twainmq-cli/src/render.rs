@@ -60,7 +60,10 @@ pub(crate) enum TopicRow {
         #[serde(skip_serializing_if = "Option::is_none")]
         max_message_bytes: Option<u64>,
     },
-    Unreadable { name: String, error: String },
+    Unreadable {
+        name: String,
+        error: String,
+    },
 }
 
 /// `topics list`.
@@ -103,7 +106,11 @@ impl Text for TopicView {
                 large_note(d.max_message_bytes)
             )?;
         } else {
-            writeln!(out, "topic {}: {} keys, {} partitions, {} messages, {} bytes", d.name, d.key_type, d.partitions, d.messages, d.bytes)?;
+            writeln!(
+                out,
+                "topic {}: {} keys, {} partitions, {} messages, {} bytes",
+                d.name, d.key_type, d.partitions, d.messages, d.bytes
+            )?;
         }
         if d.key_type.is_free() || d.max_message_bytes.is_some() {
             writeln!(out, "format: the next version (key_width 0): twainmq 0.2.3 refuses to open this topic")?;
@@ -142,7 +149,14 @@ pub(crate) struct Created {
 
 impl Text for Created {
     fn text(&self, out: &mut dyn Write) -> io::Result<()> {
-        writeln!(out, "created topic {} ({}, {} partitions{})", self.name, self.key_type, self.partitions, large_note(self.max_message_bytes))?;
+        writeln!(
+            out,
+            "created topic {} ({}, {} partitions{})",
+            self.name,
+            self.key_type,
+            self.partitions,
+            large_note(self.max_message_bytes)
+        )?;
         if self.key_type.is_free() || self.max_message_bytes.is_some() {
             writeln!(out, "(the format's next version: twainmq 0.2.3 cannot open this topic; twainmq-rs and this command can)")?;
         }

@@ -76,9 +76,16 @@ fn bytes_of(n: usize, seed: u64) -> Vec<u8> {
 }
 
 fn lines_of(dir: &std::path::Path, topic: &str) -> Vec<Vec<u8>> {
-    let mut names: Vec<_> = std::fs::read_dir(dir.join(topic)).expect("ls").map(|e| e.expect("e").path()).filter(|p| p.extension().is_some_and(|e| e == "tmf")).collect();
+    let mut names: Vec<_> = std::fs::read_dir(dir.join(topic))
+        .expect("ls")
+        .map(|e| e.expect("e").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tmf"))
+        .collect();
     names.sort();
-    names.iter().flat_map(|p| std::fs::read(p).expect("read").split_inclusive(|b| *b == b'\n').map(<[u8]>::to_vec).collect::<Vec<_>>()).collect()
+    names
+        .iter()
+        .flat_map(|p| std::fs::read(p).expect("read").split_inclusive(|b| *b == b'\n').map(<[u8]>::to_vec).collect::<Vec<_>>())
+        .collect()
 }
 
 #[test]
@@ -433,7 +440,12 @@ fn search_filters_export_import_and_copy_see_whole_messages_and_their_keys() {
     let text = std::fs::read_to_string(&file).expect("jsonl");
     assert!(text.contains(r#""key":{"hex":"0001"}"#) && text.contains(r#""key":null"#), "keys keep their kind");
     store.create_topic("dst", &TopicSpec::new(KeyType::Any, 2).with_large_messages(MIB)).expect("create");
-    let opts = twainmq::transfer::ImportOptions { format: twainmq::transfer::ImportFormat::Jsonl, dry_run: false, keep_timestamps: true, skip_bad: false };
+    let opts = twainmq::transfer::ImportOptions {
+        format: twainmq::transfer::ImportFormat::Jsonl,
+        dry_run: false,
+        keep_timestamps: true,
+        skip_bad: false,
+    };
     let mut input = std::io::BufReader::new(std::fs::File::open(&file).expect("open"));
     let r = twainmq::transfer::import(&store, "dst", &mut input, &opts, &Default::default(), &mut |_| {}, &mut |_| {}).expect("import");
     assert_eq!(r.messages, 3);
@@ -449,7 +461,8 @@ fn search_filters_export_import_and_copy_see_whole_messages_and_their_keys() {
     assert_eq!(norm("copy"), norm("src"));
     // A large message cannot go into a plain topic: refused, naming the limit.
     store.create_topic("plain", &TopicSpec::new(KeyType::Text, 1)).expect("create");
-    let e = twainmq::transfer::copy(&store, &sel, &store, "plain", &Default::default(), &Default::default(), &mut |_| {}).expect_err("too long");
+    let e = twainmq::transfer::copy(&store, &sel, &store, "plain", &Default::default(), &Default::default(), &mut |_| {})
+        .expect_err("too long");
     assert!(e.to_string().contains("4096"), "{e}");
 }
 

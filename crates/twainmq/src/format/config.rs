@@ -225,10 +225,8 @@ pub(crate) fn large_messages_fit(key_type: KeyType) -> std::result::Result<(), S
     if chunk_capacity(key_type.encoded_len()) >= MIN_CHUNK {
         return Ok(());
     }
-    let widest = (1..=crate::format::key::MAX_CHAR_WIDTH)
-        .rev()
-        .find(|n| chunk_capacity(KeyType::Char(*n).encoded_len()) >= MIN_CHUNK)
-        .unwrap_or(1);
+    let widest =
+        (1..=crate::format::key::MAX_CHAR_WIDTH).rev().find(|n| chunk_capacity(KeyType::Char(*n).encoded_len()) >= MIN_CHUNK).unwrap_or(1);
     Err(format!(
         "{key_type} keys leave a line too little room for the parts of large messages: use keys of at most char{widest}, or a free key type (text, bytes, any)"
     ))

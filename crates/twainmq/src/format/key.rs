@@ -150,17 +150,26 @@ impl KeyType {
     pub fn accept(self, key: Key) -> Result<Key, KeyError> {
         let key = match (self, key) {
             (KeyType::Text | KeyType::Any, Key::Int(v)) => Key::Str(v.to_string()),
-            (KeyType::Text, Key::Bytes(b)) => match String::from_utf8(b) {
-                Ok(s) => Key::Str(s),
-                Err(_) => return Err(KeyError::WrongKind { reason: "this topic's keys are text, and these bytes are not UTF-8: give text, or use a topic of key type bytes or any" }),
-            },
+            (KeyType::Text, Key::Bytes(b)) => {
+                match String::from_utf8(b) {
+                    Ok(s) => Key::Str(s),
+                    Err(_) => return Err(KeyError::WrongKind {
+                        reason:
+                            "this topic's keys are text, and these bytes are not UTF-8: give text, or use a topic of key type bytes or any",
+                    }),
+                }
+            }
             (KeyType::Bytes, Key::Str(s)) => Key::Bytes(s.into_bytes()),
-            (KeyType::Bytes, Key::Int(_)) => return Err(KeyError::WrongKind { reason: "this topic's keys are bytes: give bytes (or text, taken as its UTF-8 bytes)" }),
+            (KeyType::Bytes, Key::Int(_)) => {
+                return Err(KeyError::WrongKind { reason: "this topic's keys are bytes: give bytes (or text, taken as its UTF-8 bytes)" })
+            }
             (KeyType::Text | KeyType::Bytes, Key::Null) => {
                 return Err(KeyError::WrongKind { reason: "a message without a key needs a topic of key type any" })
             }
             (kt, Key::Null) if !kt.is_free() => {
-                return Err(KeyError::WrongKind { reason: "0.2.3's key types have no null key: give a key, or use a topic of key type any" })
+                return Err(KeyError::WrongKind {
+                    reason: "0.2.3's key types have no null key: give a key, or use a topic of key type any",
+                })
             }
             (kt, Key::Bytes(_)) if !kt.is_free() => {
                 return Err(KeyError::WrongKind { reason: "0.2.3's key types have no bytes keys: use a topic of key type bytes or any" })

@@ -204,7 +204,10 @@ impl LogDir {
         if let Some(max) = spec.max_message_bytes {
             let limit = crate::format::multipart::MAX_MESSAGE_BYTES_LIMIT;
             if !(1..=limit).contains(&max) {
-                return Err(Error::InvalidTopicOption { option: "max_message_bytes", reason: format!("{max} is not 1 to {limit} (64 MiB)") });
+                return Err(Error::InvalidTopicOption {
+                    option: "max_message_bytes",
+                    reason: format!("{max} is not 1 to {limit} (64 MiB)"),
+                });
             }
             crate::format::config::large_messages_fit(spec.key_type)
                 .map_err(|reason| Error::InvalidTopicOption { option: "max_message_bytes", reason })?;
@@ -482,8 +485,12 @@ impl TopicConfig {
             return Err(corrupt(format!("it is over {} MiB, far more than a config holds", crate::format::config::MAX_CONFIG_BYTES >> 20)));
         }
         TopicConfig::parse_checked(&bytes).map_err(|p| match p {
-            crate::format::config::ConfigProblem::Corrupt(reason) => Error::CorruptConfig { topic: topic.to_string(), path: path.to_path_buf(), reason },
-            crate::format::config::ConfigProblem::Newer(feature) => Error::NewerFormat { topic: topic.to_string(), path: path.to_path_buf(), feature },
+            crate::format::config::ConfigProblem::Corrupt(reason) => {
+                Error::CorruptConfig { topic: topic.to_string(), path: path.to_path_buf(), reason }
+            }
+            crate::format::config::ConfigProblem::Newer(feature) => {
+                Error::NewerFormat { topic: topic.to_string(), path: path.to_path_buf(), feature }
+            }
         })
     }
 }

@@ -108,7 +108,14 @@ pub(crate) struct LineEncoder {
 impl LineEncoder {
     /// Append the line for `payload`, stamped `now` (UNIX micros), to `out`;
     /// on error `out` is left as it was.
-    pub(crate) fn encode(&mut self, ctx: &EncodeCtx<'_>, key: LineKey<'_>, payload: PayloadRef<'_>, now: i64, out: &mut Vec<u8>) -> Result<()> {
+    pub(crate) fn encode(
+        &mut self,
+        ctx: &EncodeCtx<'_>,
+        key: LineKey<'_>,
+        payload: PayloadRef<'_>,
+        now: i64,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
         self.encode_at(ctx, key, payload, micros_to_unix(now), out)
     }
 
@@ -134,7 +141,14 @@ impl LineEncoder {
     }
 
     /// As [`LineEncoder::encode`], stamped `ts` (UNIX seconds, written as given).
-    pub(crate) fn encode_at(&mut self, ctx: &EncodeCtx<'_>, key: LineKey<'_>, payload: PayloadRef<'_>, ts: f64, out: &mut Vec<u8>) -> Result<()> {
+    pub(crate) fn encode_at(
+        &mut self,
+        ctx: &EncodeCtx<'_>,
+        key: LineKey<'_>,
+        payload: PayloadRef<'_>,
+        ts: f64,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
         let id_key;
         let (key, key_type): (&Key, KeyType) = match key {
             LineKey::Key(k) => (k, ctx.config.key_type),

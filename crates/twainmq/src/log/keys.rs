@@ -163,7 +163,9 @@ impl KeyTable {
         }
         let len = appender.metadata().map_err(|e| Error::io("read", &self.path, e))?.len();
         if len < HEADER.len() as u64 {
-            return Err(self.missing(std::io::Error::other("the key table has no header: it was deleted or emptied, so the ids the topic's lines hold name nothing")));
+            return Err(self.missing(std::io::Error::other(
+                "the key table has no header: it was deleted or emptied, so the ids the topic's lines hold name nothing",
+            )));
         }
         if len > self.loaded {
             // Bytes after the last newline: a record torn by a crashed writer (no
