@@ -83,6 +83,18 @@ pub(crate) enum Command {
         #[arg(long)]
         file: PathBuf,
     },
+    /// For `make bench`: large messages of one size (the format's next version), one step a
+    /// process: produce, floor (the same bytes, one write a message), consume, clean; as JSON.
+    #[command(hide = true)]
+    BenchLarge {
+        #[arg(long, default_value_t = 1000)]
+        messages: u64,
+        /// Payload bytes of each message.
+        #[arg(long, default_value_t = 1_000_000)]
+        size: usize,
+        #[arg(long)]
+        step: String,
+    },
     /// For `make bench`: search speed on a temporary topic of 100-byte JSON messages, as JSON.
     #[command(hide = true)]
     BenchSearch {

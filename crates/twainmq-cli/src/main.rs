@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 mod args;
 mod bench;
+mod bench_large;
 mod bench_search;
 mod bench_transfer;
 mod check;
@@ -120,6 +121,7 @@ fn dispatch(store: &Store, command: Command) -> Result<ExitCode> {
         Command::BenchTransfer { messages, partitions, step, file } => {
             done(bench_transfer::command(store, messages, partitions, &step, &file))
         }
+        Command::BenchLarge { messages, size, step } => done(bench_large::command(store, messages, size, &step)),
         Command::Check { topic, json } => check::run(store, topic.as_deref(), json),
         Command::Bench(args) => done(bench::command(store, &args)),
         Command::BenchFollow { topic, count } => done(bench::follow(store, &topic, count)),
