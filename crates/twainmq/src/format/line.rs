@@ -254,8 +254,11 @@ impl Codec {
     /// # Errors
     /// [`Corrupt`] saying what is wrong with the line.
     pub fn decode_line(&mut self, key_type: KeyType, line: &[u8]) -> Result<Record, Corrupt> {
-        let (key, timestamp, raw) = self.decode_raw(key_type, line)?;
-        let payload = decode_payload(raw)?;
+        let (key, timestamp, inflated) = self.decode_head_and_inflate(key_type, line)?;
+        let payload = match inflated {
+            Some(n) => decode_payload(&self.fast_out[..n])?,
+            None => decode_payload(&self.scratch)?,
+        };
         Ok(Record { key, timestamp, payload })
     }
 
@@ -265,6 +268,18 @@ impl Codec {
     /// # Errors
     /// [`Corrupt`] saying what is wrong with the line.
     pub fn decode_raw(&mut self, key_type: KeyType, line: &[u8]) -> Result<(Key, f64, &[u8]), Corrupt> {
+        let (key, timestamp, inflated) = self.decode_head_and_inflate(key_type, line)?;
+        Ok(match inflated {
+            Some(n) => (key, timestamp, &self.fast_out[..n]),
+            None => (key, timestamp, &self.scratch[..]),
+        })
+    }
+
+    /// The key and timestamp of a line, and its payload inflated as
+    /// [`Codec::inflate`] leaves it (`Some(n)`: in `fast_out[..n]`; `None`: in
+    /// `scratch`). Inlined into both callers: it is every read's hot path.
+    #[inline(always)]
+    fn decode_head_and_inflate(&mut self, key_type: KeyType, line: &[u8]) -> Result<(Key, f64, Option<usize>), Corrupt> {
         let kc = key_type.encoded_len();
         let min = kc + TS_CHARS;
         if line.len() < min {
@@ -274,10 +289,7 @@ impl Codec {
         let timestamp = decode_timestamp(&line[kc..min]).map_err(|e| Corrupt::NotBase85 { field: "timestamp", detail: e.to_string() })?;
         self.raw.clear();
         b85::decode_into(&line[min..], &mut self.raw).map_err(|e| Corrupt::NotBase85 { field: "payload", detail: e.to_string() })?;
-        Ok(match self.inflate()? {
-            Some(n) => (key, timestamp, &self.fast_out[..n]),
-            None => (key, timestamp, &self.scratch[..]),
-        })
+        Ok((key, timestamp, self.inflate()?))
     }
 
     /// Append a whole line whose blob is `payload` in stored deflate blocks
@@ -292,6 +304,8 @@ impl Codec {
     }
 
     /// Inflate `raw`: into `fast_out[..n]` (`Some(n)`) or into `scratch` (`None`).
+    /// (Inlined, as it was into its one caller before large messages made two.)
+    #[inline(always)]
     fn inflate(&mut self) -> Result<Option<usize>, Corrupt> {
         // Fixed-Huffman and stored streams (most messages) skip zlib's per-call set-up.
         let len = self.raw.len();

@@ -60,6 +60,8 @@ pub struct Producer {
     next_null: u32,
     /// A topic with large messages: what sending one needs.
     large: Option<Large>,
+    /// The topic is of the format's next version (free keys or large messages).
+    extended: bool,
 }
 
 /// Deflate level of a large message's stream (zlib's fastest: the stream is
@@ -91,6 +93,7 @@ impl Producer {
             keys,
             next_null,
             large,
+            extended: config.is_extended(),
             appender,
             topic: topic.to_string(),
             config,
@@ -277,6 +280,7 @@ impl Producer {
 
     /// Encode the line for `payload` (its key as a line holds it, `line_key`),
     /// stamped `now`, into `self.line`, returning its partition.
+    #[inline]
     fn encode(&mut self, line_key: LineKey<'_>, key: &Key, payload: PayloadRef<'_>, now: i64) -> Result<u32> {
         let partition = self.partition_of(key)?;
         let ctx = EncodeCtx { topic: &self.topic, config: &self.config, exact: self.exact };
@@ -286,14 +290,27 @@ impl Producer {
     }
 
     fn send_ref(&mut self, key: &Key, payload: PayloadRef<'_>) -> Result<Delivery> {
-        let now = self.clock.now_micros();
-        if !self.config.is_extended() {
-            let partition = self.encode(LineKey::Key(key), key, payload, now)?;
-            return self.write_line(partition, now);
+        if self.extended {
+            return self.send_extended(key, payload);
         }
-        // The format's next version: the key checked (and a free one given its
-        // id, in the key table before any line names it), then one line, or the
-        // parts of a large message.
+        let now = self.clock.now_micros();
+        let partition = self.encode(LineKey::Key(key), key, payload, now)?;
+        let line = std::mem::take(&mut self.line);
+        let result = self.appender.append(partition, now, &line);
+        self.line = line;
+        if result.is_ok() {
+            self.after_write(now);
+        }
+        result
+    }
+
+    /// [`Producer::send_ref`] on a topic of the format's next version: the
+    /// key checked (and a free one given its id, in the key table before any
+    /// line names it), then one line, or the parts of a large message.
+    #[cold]
+    #[inline(never)]
+    fn send_extended(&mut self, key: &Key, payload: PayloadRef<'_>) -> Result<Delivery> {
+        let now = self.clock.now_micros();
         let accepted = self.accept_key(key)?;
         self.ctx().check_size(payload)?;
         let line_key = self.line_key(&accepted)?;
@@ -468,7 +485,7 @@ impl Producer {
         if let Some(&t) = stamps.iter().find(|t| !valid_stamp(**t)) {
             return Err(Error::BadTimestamp { topic: self.topic.clone(), timestamp: t, problem: VALID_STAMP });
         }
-        if self.config.is_extended() {
+        if self.extended {
             return self.send_batch_extended(messages, stamps);
         }
         let now = self.clock.now_micros();

@@ -129,6 +129,16 @@ fn resolve_key(keys: &mut KeyTable, mut m: Message) -> Result<std::result::Resul
     })
 }
 
+/// What a line of a topic with large messages is, to the reader.
+enum PartLine {
+    /// Not a part: a message of one line.
+    No,
+    /// A start or middle part, kept; or an end part the scan declined.
+    Kept,
+    /// An end part: its message, whole.
+    Message(Message),
+}
+
 /// What [`PartitionReader::poll_scan`] found.
 pub(crate) enum Scanned {
     /// A message the scan asked to have decoded.
@@ -366,36 +376,21 @@ impl PartitionReader {
                     }
                     self.next = offset.saturating_add(1);
                     self.last = Some((s, e, line_no));
-                    let Some(cur) = self.cur.as_ref() else { return Ok(Scanned::End) };
-                    // A large message's part: the start and middle ones are kept for
-                    // later (they are no message, and have no offset of their own to
-                    // a consumer); the end one is the message.
-                    let mut end_part = None;
-                    if let Some(mp) = self.multipart.as_mut() {
-                        let kc = self.key_type.encoded_len();
-                        let line = &cur.buf[s..e];
-                        if line.get(kc + crate::format::line::TS_CHARS..).and_then(crate::format::multipart::peek).is_some() {
-                            let part = match self.codec.decode_raw(self.key_type, line) {
-                                Ok((_, _, raw)) => crate::format::multipart::parse(raw).map_err(Corrupt::BrokenMessage),
-                                Err(c) => Err(c),
-                            };
-                            let part = match part {
-                                Ok(p) => p,
-                                Err(problem) => return Err(self.corrupt(cur, offset, line_no, problem)),
-                            };
-                            if !part.end {
-                                let at =
-                                    crate::format::multipart::PartAt { day: cur.file.day.0, first: cur.file.first, pos: cur.pos_of(s) };
-                                mp.note(at, part, offset, &cur.file.path, line_no);
+                    if self.multipart.is_some() {
+                        // A topic with large messages: a part line goes its own way.
+                        match self.take_part(offset, line_no, s, e, pre)? {
+                            PartLine::No => {}
+                            PartLine::Kept => {
                                 skipped += 1;
                                 if skipped >= budget {
                                     return Ok(Scanned::Skipped);
                                 }
                                 continue;
                             }
-                            end_part = Some(part);
+                            PartLine::Message(m) => return Ok(Scanned::Message(m)),
                         }
                     }
+                    let Some(cur) = self.cur.as_ref() else { return Ok(Scanned::End) };
                     if !pre(offset, &cur.buf[s..e]) {
                         skipped += 1;
                         if skipped >= budget {
@@ -403,31 +398,8 @@ impl PartitionReader {
                         }
                         continue;
                     }
-                    let decoded = match (end_part, self.multipart.as_mut()) {
-                        (Some(end), Some(mp)) => {
-                            let kc = self.key_type.encoded_len();
-                            let line = &cur.buf[s..e];
-                            match mp.assemble(end, &line[..kc], &self.files, &mut self.codec, self.key_type)? {
-                                Ok(raw) => decode_assembled(
-                                    &mut self.codec,
-                                    self.key_type,
-                                    &self.types,
-                                    &self.topic,
-                                    self.partition,
-                                    offset,
-                                    line,
-                                    raw,
-                                ),
-                                Err(why) => Err(Corrupt::BrokenMessage(why)),
-                            }
-                        }
-                        _ => decode(&mut self.codec, self.key_type, &self.types, &self.topic, self.partition, offset, &cur.buf[s..e]),
-                    };
-                    let decoded = match (decoded, self.keys.as_mut()) {
-                        (Ok(m), Some(keys)) => resolve_key(keys, m)?,
-                        (d, _) => d,
-                    };
-                    return match decoded {
+                    return match decode(&mut self.codec, self.key_type, &self.types, &self.topic, self.partition, offset, &cur.buf[s..e]) {
+                        Ok(m) if self.keys.is_some() => self.with_key(m, line_no),
                         Ok(m) => Ok(Scanned::Message(m)),
                         Err(problem) => Err(self.corrupt(cur, offset, line_no, problem)),
                     };
@@ -518,6 +490,72 @@ impl PartitionReader {
                     self.linger(old);
                 }
             }
+        }
+    }
+
+    /// A message of a topic with free keys, its key id (what its line holds)
+    /// replaced by its key; a key the table does not hold makes the line damaged.
+    #[cold]
+    #[inline(never)]
+    fn with_key(&mut self, m: Message, line_no: u64) -> Result<Scanned> {
+        let offset = m.offset;
+        let resolved = match self.keys.as_mut() {
+            Some(keys) => resolve_key(keys, m)?,
+            None => Ok(m),
+        };
+        match resolved {
+            Ok(m) => Ok(Scanned::Message(m)),
+            Err(problem) => match self.cur.as_ref() {
+                Some(cur) => Err(self.corrupt(cur, offset, line_no, problem)),
+                None => Ok(Scanned::End),
+            },
+        }
+    }
+
+    /// The line `buf[s..e]` of the cursor (offset `offset`, line `line_no`) of
+    /// a topic with large messages, if it is a part: a start or middle part is
+    /// kept for later (it is no message, and a consumer never sees its
+    /// offset); an end part is the message, put together from its parts, if
+    /// `pre` takes it (else it is passed over like a declined line).
+    #[cold]
+    #[inline(never)]
+    fn take_part(&mut self, offset: u64, line_no: u64, s: usize, e: usize, pre: &mut dyn FnMut(u64, &[u8]) -> bool) -> Result<PartLine> {
+        let kc = self.key_type.encoded_len();
+        let (Some(cur), Some(mp)) = (self.cur.as_ref(), self.multipart.as_mut()) else { return Ok(PartLine::No) };
+        let line = &cur.buf[s..e];
+        if line.get(kc + crate::format::line::TS_CHARS..).and_then(crate::format::multipart::peek).is_none() {
+            return Ok(PartLine::No);
+        }
+        let part = match self.codec.decode_raw(self.key_type, line) {
+            Ok((_, _, raw)) => crate::format::multipart::parse(raw).map_err(Corrupt::BrokenMessage),
+            Err(c) => Err(c),
+        };
+        let part = match part {
+            Ok(p) => p,
+            Err(problem) => return Err(self.corrupt(cur, offset, line_no, problem)),
+        };
+        if !part.end {
+            let at = crate::format::multipart::PartAt { day: cur.file.day.0, first: cur.file.first, pos: cur.pos_of(s) };
+            mp.note(at, part, offset, &cur.file.path, line_no);
+            return Ok(PartLine::Kept);
+        }
+        if !pre(offset, line) {
+            return Ok(PartLine::Kept);
+        }
+        let decoded = match mp.assemble(part, &line[..kc], &self.files, &mut self.codec, self.key_type)? {
+            Ok(raw) => decode_assembled(&mut self.codec, self.key_type, &self.types, &self.topic, self.partition, offset, line, raw),
+            Err(why) => Err(Corrupt::BrokenMessage(why)),
+        };
+        let decoded = match (decoded, self.keys.as_mut()) {
+            (Ok(m), Some(keys)) => resolve_key(keys, m)?,
+            (d, _) => d,
+        };
+        match decoded {
+            Ok(m) => Ok(PartLine::Message(m)),
+            Err(problem) => match self.cur.as_ref() {
+                Some(cur) => Err(self.corrupt(cur, offset, line_no, problem)),
+                None => Ok(PartLine::No),
+            },
         }
     }
 
