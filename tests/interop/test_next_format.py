@@ -17,6 +17,7 @@ import builtins
 import datetime
 import glob
 import json
+import random
 import struct
 import zlib
 
@@ -195,4 +196,24 @@ def test_cli_round_trips_every_size_and_key_kind_through_produce_consume_export_
     # The text form shows each key's kind: strings quoted, bytes as 0x..., none as null.
     text = cli(store, "consume", "src").stdout
     assert "\tnull\t" in text and "\t0x0a0b\t" in text and '\t"ключ 🔑"\t' in text
+    assert cli(store, "check", check=False).returncode == 0
+
+
+def test_a_message_of_the_largest_size_any_topic_takes_round_trips_and_one_byte_more_is_refused(store, cli, tmp_path):
+    """64 MiB (the largest max_message_bytes) of random bytes: about 20,800 parts."""
+    limit = 64 << 20
+    cli(store, "topics", "create", "huge", "--key-type", "bytes", "--max-message-bytes", limit)
+    refused = cli(store, "topics", "create", "huger", "--max-message-bytes", limit + 1, check=False)
+    assert refused.returncode != 0 and "67108864" in refused.stderr
+    blob = tmp_path / "blob.bin"
+    data = random.Random(7).randbytes(limit)
+    blob.write_bytes(data)
+    sent = json.loads(cli(store, "produce", "huge", "--key-hex", "01", "--value-file", blob, "--bytes", "--json").stdout)
+    assert sent["offset"] > 20_000, "a message of that size takes that many lines"
+    got = parse_jsonl(cli(store, "consume", "huge", "--json").stdout)
+    assert len(got) == 1 and got[0]["offset"] == sent["offset"] and got[0]["key"] == {"hex": "01"}
+    assert bytes.fromhex(got[0]["payload"]["hex"]) == data
+    blob.write_bytes(data + b"!")
+    over = cli(store, "produce", "huge", "--key-hex", "01", "--value-file", blob, "--bytes", check=False)
+    assert over.returncode != 0 and "no topic takes a message that large" in over.stderr
     assert cli(store, "check", check=False).returncode == 0

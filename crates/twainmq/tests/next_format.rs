@@ -91,7 +91,7 @@ fn lines_of(dir: &std::path::Path, topic: &str) -> Vec<Vec<u8>> {
 #[test]
 fn messages_of_every_size_and_kind_round_trip_and_every_line_stays_within_4096_bytes() {
     let (dir, store) = store();
-    let max = 2 * MIB;
+    let max = MIB + MIB / 2;
     let spec = TopicSpec::new(KeyType::Any, 1).with_types(["Doc"]).with_large_messages(max);
     store.create_topic("big", &spec).expect("create");
     let mut p = store.producer("big").expect("producer");
@@ -483,4 +483,48 @@ fn the_timeline_and_time_seeks_deliver_large_messages_at_their_end() {
     assert_eq!(n, 6);
     let page = store.timeline_page_before("tl", None, None, 100).expect("page");
     assert_eq!(page.messages.len(), 6);
+}
+
+/// A group member commits what it was handed: after a large message, its
+/// offset + 1, so the next member (or the same group after a restart) goes on
+/// with the next message, never with a part of the one before.
+#[test]
+fn a_group_commits_whole_messages_and_the_next_member_goes_on_after_them() {
+    use std::time::{Duration, Instant};
+    use twainmq::group::{GroupMember, GroupOptions};
+    let (_d, store) = store();
+    store.create_topic("g", &TopicSpec::new(KeyType::Any, 1).with_large_messages(MIB)).expect("create");
+    let mut p = store.producer("g").expect("producer");
+    let bodies: Vec<Vec<u8>> = (0..6).map(|i| bytes_of(if i % 2 == 0 { 60_000 } else { 30 }, i + 1)).collect();
+    for b in &bodies {
+        p.send_bytes(Key::Null, b).expect("send");
+    }
+    let opts = GroupOptions { window: Duration::from_millis(200), ..GroupOptions::default() };
+    let mut first = GroupMember::join(&store, "g", "readers", opts.clone()).expect("join");
+    let mut got = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while got.len() < 3 && Instant::now() < deadline {
+        while got.len() < 3 {
+            match first.poll().expect("poll") {
+                Some(m) => got.push(m),
+                None => break,
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(got.len(), 3);
+    let committed_at = got[2].offset + 1;
+    assert_eq!(first.positions(), [(0, committed_at)]);
+    first.close().expect("close commits");
+    let mut second = GroupMember::join(&store, "g", "readers", opts).expect("join again");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while got.len() < 6 && Instant::now() < deadline {
+        while let Some(m) = second.poll().expect("poll") {
+            got.push(m);
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let payloads: Vec<Payload> = got.iter().map(|m| m.payload.clone()).collect();
+    assert_eq!(payloads, bodies.into_iter().map(Payload::Bytes).collect::<Vec<_>>(), "every message once, whole, in order");
+    assert!(got[3].offset >= committed_at);
 }
