@@ -34,12 +34,22 @@ fn key_from_json(producer: &twainmq::Producer, raw: &serde_json::value::RawValue
     bail!("\"key\" must be a number, a string, {{\"hex\": ...}} (bytes) or null (no key), not {text}")
 }
 
-/// Longest input line `produce --jsonl` reads, in bytes: a bytes message of
-/// the largest size a topic allows (64 MiB) as hex, and room for its key. No
-/// longer line holds a message any topic takes (on a topic of 0.2.3's format,
-/// deflate shrinks at most about 1032 times, so a line's ~3,300 deflated bytes
-/// hold under 3.4 MB), and reading stops there, so an endless line cannot fill memory.
-const MAX_INPUT_LINE: usize = 2 * (64 << 20) + (1 << 20);
+/// Longest input line `produce --jsonl` reads, in bytes, for a topic of
+/// 0.2.3's format. No longer line holds a message that fits the 4096-byte line
+/// limit (deflate shrinks at most about 1032 times, so a line's ~3,300
+/// deflated bytes hold under 3.4 MB, and JSON spends at most 6 bytes on a
+/// payload byte), and reading stops there, so an endless line cannot fill
+/// memory. A topic with large messages takes lines of its largest message as hex.
+const MAX_INPUT_LINE: usize = 64 << 20;
+
+/// The longest input line for `producer`'s topic (see [`MAX_INPUT_LINE`]).
+fn max_input_line(producer: &twainmq::Producer) -> usize {
+    let large = producer
+        .config()
+        .max_message_bytes
+        .map_or(0, |m| usize::try_from(m).unwrap_or(usize::MAX).saturating_mul(2).saturating_add(1 << 20));
+    MAX_INPUT_LINE.max(large)
+}
 
 /// Most bytes `--value-file` reads: the largest message a topic allows (as
 /// hex with --bytes-hex), and one more to tell a file that is too large.
@@ -98,11 +108,15 @@ fn single_payload(args: &ProduceArgs) -> Result<Outgoing> {
 /// line. Every way a line can be bad is an error here, before anything of it
 /// is sent, so the caller sends everything before it and names it.
 fn parse_input_line(producer: &twainmq::Producer, bytes: &[u8]) -> Result<Option<(Key, Outgoing)>> {
-    if bytes.len() > MAX_INPUT_LINE {
-        bail!(
-            "the line is over {} MiB long (reading stopped there): no topic takes a message that long (at most 64 MiB, as hex twice that)",
-            MAX_INPUT_LINE >> 20
-        );
+    let max_line = max_input_line(producer);
+    if bytes.len() > max_line {
+        if producer.config().max_message_bytes.is_some() {
+            bail!(
+                "the line is over {} MiB long (reading stopped there): no message that long fits the topic's largest message",
+                max_line >> 20
+            );
+        }
+        bail!("the line is over {} MiB long (reading stopped there): no message that long fits the 4096-byte line limit", max_line >> 20);
     }
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let at = e.valid_up_to();
@@ -176,7 +190,7 @@ pub(crate) fn run(store: &Store, args: ProduceArgs) -> Result<()> {
         }
         line.clear();
         // One byte past the limit tells a line that is too long from one that just fits.
-        let limit = u64::try_from(MAX_INPUT_LINE).unwrap_or(u64::MAX).saturating_add(1);
+        let limit = u64::try_from(max_input_line(&producer)).unwrap_or(u64::MAX).saturating_add(1);
         if input.by_ref().take(limit).read_until(b'\n', &mut line).context("reading standard input")? == 0 {
             break;
         }
