@@ -19,6 +19,8 @@ use crate::log::files::PartitionFile;
 
 /// Started messages remembered for `twainmq check` (oldest forgotten first).
 const MAX_OPEN: usize = 1 << 16;
+/// Files kept open for walks back.
+const MAX_HANDLES: usize = 8;
 
 /// A started message not (yet) ended: where its start part is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,6 +184,11 @@ impl Assembler {
         key_type: KeyType,
     ) -> Result<std::result::Result<Part, String>> {
         let key = (at.day, at.first);
+        if !self.handles.contains_key(&key) && self.handles.len() >= MAX_HANDLES {
+            // A message spans a file or two: old handles go (and with them what
+            // they keep of files retention deleted).
+            self.handles.clear();
+        }
         if let std::collections::hash_map::Entry::Vacant(slot) = self.handles.entry(key) {
             let Some(f) = files.iter().find(|f| f.day.0 == at.day && f.first == at.first) else {
                 return Ok(Err(format!("the partition has no file of day {} starting at offset {} (deleted?)", at.day, at.first)));

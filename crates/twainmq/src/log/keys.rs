@@ -47,6 +47,8 @@ pub(crate) fn create(path: &Path) -> Result<()> {
 pub(crate) struct KeyTable {
     path: PathBuf,
     reader: Option<File>,
+    /// A producer's append handle (opened at its first new key).
+    appender: Option<File>,
     /// A reader's window: bytes of the table from `win_pos`.
     window: Vec<u8>,
     win_pos: u64,
@@ -67,6 +69,7 @@ impl KeyTable {
         KeyTable {
             path: path_in(topic_dir),
             reader: None,
+            appender: None,
             window: Vec::new(),
             win_pos: 0,
             keys: HashMap::new(),
@@ -155,13 +158,24 @@ impl KeyTable {
             return Err(Error::io("add a key to", &self.path, std::io::Error::other("only text and bytes keys have entries")));
         };
         // Between producers: the lock, then everything added meanwhile, then ours.
-        let appender = crate::sys::open::open_regular(&self.path, true)?;
-        let _held = crate::sys::lock::lock(&appender, crate::sys::lock::Mode::Exclusive).map_err(|e| Error::io("lock", &self.path, e))?;
+        if self.appender.is_none() {
+            self.appender = Some(crate::sys::open::open_regular(&self.path, true)?);
+        }
+        let appender = self.appender.take().ok_or_else(|| Error::io("open", &self.path, std::io::Error::other("no handle")))?;
+        let added = self.add_locked(&appender, key, &entry);
+        self.appender = Some(appender);
+        added
+    }
+
+    /// Add `key` (its `entry` line) holding the table's lock through `appender`.
+    fn add_locked(&mut self, appender: &File, key: &Key, entry: &[u8]) -> Result<u64> {
+        let _held = crate::sys::lock::lock(appender, crate::sys::lock::Mode::Exclusive).map_err(|e| Error::io("lock", &self.path, e))?;
         self.catch_up()?;
         if let Some(id) = self.ids.get(key) {
             return Ok(*id);
         }
         let len = appender.metadata().map_err(|e| Error::io("read", &self.path, e))?.len();
+        let mut appender = appender;
         if len < HEADER.len() as u64 {
             return Err(self.missing(std::io::Error::other(
                 "the key table has no header: it was deleted or emptied, so the ids the topic's lines hold name nothing",
@@ -170,10 +184,10 @@ impl KeyTable {
         if len > self.loaded {
             // Bytes after the last newline: a record torn by a crashed writer (no
             // writer is mid-write while we hold the lock). End it, so ours starts a line.
-            (&appender).write_all(b"\n").map_err(|e| Error::io("append to", &self.path, e))?;
+            appender.write_all(b"\n").map_err(|e| Error::io("append to", &self.path, e))?;
         }
         let pos = len + u64::from(len > self.loaded);
-        let written = (&appender).write(&entry).map_err(|e| Error::io("append to", &self.path, e))?;
+        let written = appender.write(entry).map_err(|e| Error::io("append to", &self.path, e))?;
         if written != entry.len() {
             return Err(Error::ShortWrite { path: self.path.clone(), written, len: entry.len() });
         }
