@@ -135,6 +135,27 @@ for step in ["produce", "export", "import", "copy"]:
     print(f'{step:10}{r["msgs_per_s"]:>14,.0f}{rss:>13.1f}   {goal}   ({r["messages"]:,} messages in {r["secs"]:.2f} s)')
 PY
 target/release/twainmq --store "$store" bench-transfer --step clean --file "$store/transfer.jsonl" > /dev/null
+echo "== large messages (the format's next version): produce and consume of 64 KiB and 1 MB JSON-like text, one message a call, against the floor (the same bytes, one O_APPEND write a message)"
+for spec in "65536 ${LARGE_SMALL_MESSAGES:=3000}" "1000000 ${LARGE_MESSAGES:=1000}"; do
+  set -- $spec
+  for step in produce floor consume; do
+    /usr/bin/time -f '{"time_v_max_rss_kb": %M}' -o "$store/large-time-$1-$step.json" \
+      target/release/twainmq --store "$store" bench-large --size "$1" --messages "$2" --step "$step" > "$store/large-$1-$step.json"
+  done
+  target/release/twainmq --store "$store" bench-large --size "$1" --step clean > /dev/null
+done
+python3 - "$store" <<'PY'
+import json, sys
+store = sys.argv[1]
+print(f'{"":10}{"produce msg/s":>15}{"MB/s":>8}{"floor msg/s":>13}{"x floor":>9}{"consume msg/s":>15}{"MB/s":>8}{"consumer peak RSS MB":>22}{"lines/msg":>11}')
+for size in [65536, 1000000]:
+    r = {s: json.load(open(f"{store}/large-{size}-{s}.json")) for s in ["produce", "floor", "consume"]}
+    rss = json.load(open(f"{store}/large-time-{size}-consume.json"))["time_v_max_rss_kb"] / 1024
+    p, f, c = r["produce"], r["floor"], r["consume"]
+    print(f'{size:>10}{p["msgs_per_s"]:>15,.0f}{p["payload_mb_per_s"]:>8,.0f}{f["msgs_per_s"]:>13,.0f}{p["msgs_per_s"] / f["msgs_per_s"]:>9.3f}'
+          f'{c["msgs_per_s"]:>15,.0f}{c["payload_mb_per_s"]:>8,.0f}{rss:>22.1f}{p["lines"] / p["messages"]:>11.1f}')
+print(f'(a consumer reading {r["consume"]["messages"]:,} messages of 1 MB: peak RSS {rss:.1f} MB, flat: it holds about one message at a time)')
+PY
 echo "== criterion benches of the codec and the filter"
 cargo bench -p twainmq --bench filter -- --quick 2>/dev/null | grep -E "time:|^[a-z]" || true
 cargo bench -p twainmq --bench codec -- --quick 2>/dev/null | grep -E "time:|^[a-z]" || true

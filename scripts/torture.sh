@@ -6,7 +6,9 @@
 # (test_rollover_skew.py: 4 runs of 3 of our producers into one partition, clocks 0/0.25/0.55 s
 # apart, and a run with 0.2.3 producers lagging 0.7/1.8 s), the hostile-store battery
 # (test_hostile.py), and the concurrent-append, SIGKILL and midnight runs again on XFS and btrfs
-# loop volumes (test_filesystems.py, as root). `make test` runs the short form.
+# loop volumes (test_filesystems.py, as root); large messages under 60 SIGKILLs (20 on each of
+# ntfs-3g, XFS and btrfs) and a key table raced by 8 processes (test_next_format.py).
+# `make test` runs the short form.
 # Extra arguments go to pytest (e.g. -k crash, -x).
 set -euo pipefail
 cd "$(dirname "$0")/.."

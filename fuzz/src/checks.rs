@@ -205,7 +205,8 @@ fn key_bytes(kt: KeyType) -> usize {
         KeyType::U8 => 1,
         KeyType::U16 => 2,
         KeyType::U32 => 4,
-        KeyType::U64 => 8,
+        // Free keys: a line holds their 8-byte key-table id.
+        KeyType::U64 | KeyType::Text | KeyType::Bytes | KeyType::Any => 8,
         KeyType::Char(n) => usize::from(n),
     }
 }

@@ -83,6 +83,18 @@ pub(crate) enum Command {
         #[arg(long)]
         file: PathBuf,
     },
+    /// For `make bench`: large messages of one size (the format's next version), one step a
+    /// process: produce, floor (the same bytes, one write a message), consume, clean; as JSON.
+    #[command(hide = true)]
+    BenchLarge {
+        #[arg(long, default_value_t = 1000)]
+        messages: u64,
+        /// Payload bytes of each message.
+        #[arg(long, default_value_t = 1_000_000)]
+        size: usize,
+        #[arg(long)]
+        step: String,
+    },
     /// For `make bench`: search speed on a temporary topic of 100-byte JSON messages, as JSON.
     #[command(hide = true)]
     BenchSearch {
@@ -199,7 +211,8 @@ pub(crate) enum TopicsCmd {
     /// Create a topic.
     Create {
         name: String,
-        /// u8, u16, u32, u64 or charN.
+        /// u8, u16, u32, u64 or charN (0.2.3's); or free keys: text (any string), bytes, or
+        /// any (text, bytes or none): the format's next version, which 0.2.3 refuses to open.
         #[arg(long, default_value = twainmq::limits::DEFAULT_KEY_TYPE)]
         key_type: String,
         #[arg(long, default_value_t = u64::from(twainmq::limits::DEFAULT_PARTITIONS))]
@@ -207,6 +220,13 @@ pub(crate) enum TopicsCmd {
         /// Comma-separated names of typed messages (ids 0, 1, ... in this order).
         #[arg(long, value_delimiter = ',')]
         message_types: Vec<String>,
+        /// Allow messages larger than one 4,096-byte line (up to 1 MiB each unless
+        /// --max-message-bytes says): the format's next version, which 0.2.3 refuses to open.
+        #[arg(long)]
+        large_messages: bool,
+        /// The largest message, in bytes (1 to 67108864, 64 MiB; implies --large-messages).
+        #[arg(long, value_name = "BYTES")]
+        max_message_bytes: Option<u64>,
     },
     /// Show a topic's partitions, files and offsets.
     Describe {
@@ -245,12 +265,26 @@ pub(crate) enum TopicsCmd {
 #[derive(Args, Debug)]
 pub(crate) struct ProduceArgs {
     pub(crate) topic: String,
-    /// The message key (an integer for uN topics, a string for charN topics).
-    #[arg(long, required_unless_present_any = ["jsonl", "batch"], conflicts_with = "jsonl")]
+    /// The message key (an integer for uN topics, a string for charN, text and any
+    /// topics, its UTF-8 bytes for bytes topics).
+    #[arg(long, required_unless_present_any = ["jsonl", "batch", "key_hex", "no_key"], conflicts_with_all = ["jsonl", "key_hex", "no_key"])]
     pub(crate) key: Option<String>,
-    /// MESSAGE is hex, sent as a bytes message.
+    /// The key as hex: a bytes key (topics of key type bytes or any).
+    #[arg(long, value_name = "HEX", conflicts_with_all = ["jsonl", "no_key"])]
+    pub(crate) key_hex: Option<String>,
+    /// No key (Kafka's null key; topics of key type any): such messages go round the partitions.
     #[arg(long, conflicts_with = "jsonl")]
+    pub(crate) no_key: bool,
+    /// MESSAGE (or the file) is hex, sent as a bytes message.
+    #[arg(long, conflicts_with_all = ["jsonl", "bytes"])]
     pub(crate) bytes_hex: bool,
+    /// Send the file's (or MESSAGE's) bytes as a bytes message, as they are.
+    #[arg(long, conflicts_with = "jsonl")]
+    pub(crate) bytes: bool,
+    /// Take the message from this file, or from standard input with -, of any size the
+    /// topic allows (a text message unless --bytes or --bytes-hex).
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["jsonl", "message"])]
+    pub(crate) value_file: Option<PathBuf>,
     /// Read `{"key": K, "payload": P}` objects from standard input, one a line.
     #[arg(long)]
     pub(crate) jsonl: bool,
@@ -266,7 +300,7 @@ pub(crate) struct ProduceArgs {
     #[arg(long, conflicts_with_all = ["json", "key", "message", "bytes_hex"])]
     pub(crate) batch: bool,
     /// The message text (or hex with --bytes-hex).
-    #[arg(required_unless_present_any = ["jsonl", "batch"], conflicts_with = "jsonl")]
+    #[arg(required_unless_present_any = ["jsonl", "batch", "value_file"], conflicts_with = "jsonl")]
     pub(crate) message: Option<String>,
 }
 

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 mod args;
 mod bench;
+mod bench_large;
 mod bench_search;
 mod bench_transfer;
 mod check;
@@ -139,6 +140,7 @@ fn dispatch(store: &Store, command: Command) -> Result<ExitCode> {
         Command::BenchTransfer { messages, partitions, step, file } => {
             done(bench_transfer::command(store, messages, partitions, &step, &file))
         }
+        Command::BenchLarge { messages, size, step } => done(bench_large::command(store, messages, size, &step)),
         Command::Check { topic, json } => check::run(store, topic.as_deref(), json),
         // Handled in `run` before a store is opened.
         Command::Bench(_) => Ok(ExitCode::SUCCESS),

@@ -16,34 +16,107 @@ struct JsonlRecord {
     payload: Box<serde_json::value::RawValue>,
 }
 
-/// A key from JSON, as written: a number's digits (so 2^64 is refused as such, not rounded) or a string.
-fn key_from_json(raw: &serde_json::value::RawValue) -> Result<String> {
+/// A key from JSON, as written: a number's digits (so 2^64 is refused as such,
+/// not rounded), a string, and for free keys `{"hex": ...}` (bytes) or `null`
+/// (no key), as `consume --json` writes them.
+fn key_from_json(producer: &twainmq::Producer, raw: &serde_json::value::RawValue) -> Result<Key> {
     let text = raw.get().trim();
     if let Ok(s) = serde_json::from_str::<String>(text) {
-        return Ok(s);
+        return Ok(producer.parse_key(&s)?);
     }
     if text.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
-        return Ok(text.to_string());
+        return Ok(producer.parse_key(text)?);
     }
-    bail!("\"key\" must be a number or a string, not {text}")
+    if text == "null" || text.starts_with('{') {
+        let key: Key = serde_json::from_str(text).map_err(|e| anyhow!("\"key\" {text} is not {{\"hex\": \"00ff\"}} ({e})"))?;
+        return Ok(producer.check_key(key)?);
+    }
+    bail!("\"key\" must be a number, a string, {{\"hex\": ...}} (bytes) or null (no key), not {text}")
 }
 
-/// Longest input line `produce --jsonl` reads, in bytes. No longer line holds
-/// a message that fits the 4096-byte line limit (deflate shrinks at most about
-/// 1032 times, so a line's ~3,300 deflated bytes hold under 3.4 MB, and JSON
-/// spends at most 6 bytes on a payload byte), and reading stops there, so an
-/// endless line cannot fill memory.
+/// Longest input line `produce --jsonl` reads, in bytes, for a topic of
+/// 0.2.3's format. No longer line holds a message that fits the 4096-byte line
+/// limit (deflate shrinks at most about 1032 times, so a line's ~3,300
+/// deflated bytes hold under 3.4 MB, and JSON spends at most 6 bytes on a
+/// payload byte), and reading stops there, so an endless line cannot fill
+/// memory. A topic with large messages takes lines of its largest message as hex.
 const MAX_INPUT_LINE: usize = 64 << 20;
+
+/// The longest input line for `producer`'s topic (see [`MAX_INPUT_LINE`]).
+fn max_input_line(producer: &twainmq::Producer) -> usize {
+    let large = producer
+        .config()
+        .max_message_bytes
+        .map_or(0, |m| usize::try_from(m).unwrap_or(usize::MAX).saturating_mul(2).saturating_add(1 << 20));
+    MAX_INPUT_LINE.max(large)
+}
+
+/// Most bytes `--value-file` reads: the largest message a topic allows (as
+/// hex with --bytes-hex), and one more to tell a file that is too large.
+fn value_limit(hex: bool) -> u64 {
+    let max = twainmq::limits::MAX_MESSAGE_BYTES_LIMIT;
+    if hex {
+        2 * max + 2
+    } else {
+        max + 1
+    }
+}
+
+/// The message `produce` sends without --jsonl: MESSAGE or the file's
+/// contents, as text, bytes (--bytes) or hex (--bytes-hex).
+fn single_payload(args: &ProduceArgs) -> Result<Outgoing> {
+    let data = match &args.value_file {
+        None => args.message.clone().unwrap_or_default().into_bytes(),
+        Some(path) => {
+            let limit = value_limit(args.bytes_hex);
+            let mut data = Vec::new();
+            if path.as_os_str() == "-" {
+                io::stdin().lock().take(limit).read_to_end(&mut data).context("reading the message from standard input")?;
+            } else {
+                if path.is_dir() {
+                    bail!("--value-file {} is a folder: give a file (or - for standard input)", path.display());
+                }
+                let f = std::fs::File::open(path).with_context(|| format!("opening --value-file {}", path.display()))?;
+                f.take(limit).read_to_end(&mut data).with_context(|| format!("reading --value-file {}", path.display()))?;
+            }
+            if data.len() as u64 >= limit {
+                bail!(
+                    "the message is over {} bytes{}: no topic takes a message that large",
+                    twainmq::limits::MAX_MESSAGE_BYTES_LIMIT,
+                    if args.bytes_hex { " (as hex, twice that)" } else { "" }
+                );
+            }
+            data
+        }
+    };
+    if args.bytes_hex {
+        let text = std::str::from_utf8(&data).map_err(|_| anyhow!("the message is not hex text (with --bytes-hex)"))?;
+        return Ok(Outgoing::Bytes(hex::decode(text.trim()).context("the message is not valid hex (with --bytes-hex)")?));
+    }
+    if args.bytes {
+        return Ok(Outgoing::Bytes(data));
+    }
+    String::from_utf8(data).map(Outgoing::Text).map_err(|e| {
+        anyhow!(
+            "the message is not UTF-8 text (byte {} is not): send it with --bytes to write it as a bytes message",
+            e.utf8_error().valid_up_to() + 1
+        )
+    })
+}
 
 /// One input line of `produce --jsonl` as a message, or `None` for a blank
 /// line. Every way a line can be bad is an error here, before anything of it
 /// is sent, so the caller sends everything before it and names it.
 fn parse_input_line(producer: &twainmq::Producer, bytes: &[u8]) -> Result<Option<(Key, Outgoing)>> {
-    if bytes.len() > MAX_INPUT_LINE {
-        bail!(
-            "the line is over {} MiB long (reading stopped there): no message that long fits the 4096-byte line limit",
-            MAX_INPUT_LINE >> 20
-        );
+    let max_line = max_input_line(producer);
+    if bytes.len() > max_line {
+        if producer.config().max_message_bytes.is_some() {
+            bail!(
+                "the line is over {} MiB long (reading stopped there): no message that long fits the topic's largest message",
+                max_line >> 20
+            );
+        }
+        bail!("the line is over {} MiB long (reading stopped there): no message that long fits the 4096-byte line limit", max_line >> 20);
     }
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let at = e.valid_up_to();
@@ -59,7 +132,7 @@ fn parse_input_line(producer: &twainmq::Producer, bytes: &[u8]) -> Result<Option
         return Ok(None);
     }
     let rec: JsonlRecord = serde_json::from_str(text).context("not a {\"key\": K, \"payload\": P} object")?;
-    let key = producer.parse_key(&key_from_json(&rec.key)?)?;
+    let key = key_from_json(producer, &rec.key)?;
     let payload = Outgoing::from_json(rec.payload.get()).map_err(|e| anyhow!(e))?;
     Ok(Some((key, payload)))
 }
@@ -84,13 +157,14 @@ pub(crate) fn run(store: &Store, args: ProduceArgs) -> Result<()> {
     let mut producer = store.producer(&args.topic)?.with_offsets(true);
     let mut out = io::stdout().lock();
     if !args.jsonl {
-        let key = producer.parse_key(args.key.as_deref().unwrap_or_default())?;
-        let message = args.message.unwrap_or_default();
-        let payload = if args.bytes_hex {
-            Outgoing::Bytes(hex::decode(message.trim()).context("MESSAGE is not valid hex (with --bytes-hex)")?)
+        let key = if args.no_key {
+            producer.check_key(Key::Null)?
+        } else if let Some(h) = &args.key_hex {
+            producer.check_key(Key::Bytes(hex::decode(h.trim()).context("--key-hex is not valid hex")?))?
         } else {
-            Outgoing::Text(message)
+            producer.parse_key(args.key.as_deref().unwrap_or_default())?
         };
+        let payload = single_payload(&args)?;
         let d = producer.send(&key, &payload)?;
         let offset = offset_of(&mut producer, &d)?;
         return render::emit(&mut out, &Sent { partition: d.partition, offset }, args.json);
@@ -116,7 +190,7 @@ pub(crate) fn run(store: &Store, args: ProduceArgs) -> Result<()> {
         }
         line.clear();
         // One byte past the limit tells a line that is too long from one that just fits.
-        let limit = u64::try_from(MAX_INPUT_LINE).unwrap_or(u64::MAX).saturating_add(1);
+        let limit = u64::try_from(max_input_line(&producer)).unwrap_or(u64::MAX).saturating_add(1);
         if input.by_ref().take(limit).read_until(b'\n', &mut line).context("reading standard input")? == 0 {
             break;
         }

@@ -51,8 +51,19 @@ pub(crate) fn emit_text<T: Text + ?Sized>(out: &mut dyn Write, value: &T) -> Res
 #[derive(Serialize)]
 #[serde(untagged)]
 pub(crate) enum TopicRow {
-    Topic { name: String, key_type: String, partitions: u32, message_types: Vec<String> },
-    Unreadable { name: String, error: String },
+    Topic {
+        name: String,
+        key_type: String,
+        partitions: u32,
+        message_types: Vec<String>,
+        /// Large messages: the topic's largest (the format's next version).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        max_message_bytes: Option<u64>,
+    },
+    Unreadable {
+        name: String,
+        error: String,
+    },
 }
 
 /// `topics list`.
@@ -64,7 +75,9 @@ impl Text for TopicList {
     fn text(&self, out: &mut dyn Write) -> io::Result<()> {
         for row in &self.0 {
             match row {
-                TopicRow::Topic { name, key_type, partitions, .. } => writeln!(out, "{name}\t{key_type}\t{partitions} partitions")?,
+                TopicRow::Topic { name, key_type, partitions, max_message_bytes, .. } => {
+                    writeln!(out, "{name}\t{key_type}\t{partitions} partitions{}", large_note(*max_message_bytes))?;
+                }
                 TopicRow::Unreadable { name, .. } => writeln!(out, "{name}\t(unreadable config)")?,
             }
         }
@@ -80,7 +93,28 @@ pub(crate) struct TopicView(pub(crate) TopicDescription);
 impl Text for TopicView {
     fn text(&self, out: &mut dyn Write) -> io::Result<()> {
         let d = &self.0;
-        writeln!(out, "topic {}: {} keys, {} partitions, {} messages, {} bytes", d.name, d.key_type, d.partitions, d.messages, d.bytes)?;
+        if d.max_message_bytes.is_some() {
+            // Offsets count lines: a large message takes several (its offset is its last line's).
+            writeln!(
+                out,
+                "topic {}: {} keys, {} partitions, {} lines, {} bytes{}",
+                d.name,
+                d.key_type,
+                d.partitions,
+                d.messages,
+                d.bytes,
+                large_note(d.max_message_bytes)
+            )?;
+        } else {
+            writeln!(
+                out,
+                "topic {}: {} keys, {} partitions, {} messages, {} bytes",
+                d.name, d.key_type, d.partitions, d.messages, d.bytes
+            )?;
+        }
+        if d.key_type.is_free() || d.max_message_bytes.is_some() {
+            writeln!(out, "format: the next version (key_width 0): twainmq 0.2.3 refuses to open this topic")?;
+        }
         if !d.message_types.is_empty() {
             let types: Vec<String> = d.message_types.iter().map(|(n, i)| format!("{n}={i}")).collect();
             writeln!(out, "message types: {}", types.join(", "))?;
@@ -100,16 +134,33 @@ impl Text for TopicView {
     }
 }
 
+/// `, large messages up to N bytes` for a topic that has them.
+fn large_note(max: Option<u64>) -> String {
+    max.map_or_else(String::new, |n| format!(", large messages up to {n} bytes"))
+}
+
 /// `topics create`.
 pub(crate) struct Created {
     pub(crate) name: String,
     pub(crate) key_type: twainmq::KeyType,
     pub(crate) partitions: u32,
+    pub(crate) max_message_bytes: Option<u64>,
 }
 
 impl Text for Created {
     fn text(&self, out: &mut dyn Write) -> io::Result<()> {
-        writeln!(out, "created topic {} ({}, {} partitions)", self.name, self.key_type, self.partitions)
+        writeln!(
+            out,
+            "created topic {} ({}, {} partitions{})",
+            self.name,
+            self.key_type,
+            self.partitions,
+            large_note(self.max_message_bytes)
+        )?;
+        if self.key_type.is_free() || self.max_message_bytes.is_some() {
+            writeln!(out, "(the format's next version: twainmq 0.2.3 cannot open this topic; twainmq-rs and this command can)")?;
+        }
+        Ok(())
     }
 }
 
@@ -165,6 +216,8 @@ pub(crate) fn message(out: &mut impl Write, m: &Message, json: bool) -> io::Resu
     match &m.key {
         Key::Int(v) => write!(out, "{v}\t")?,
         Key::Str(s) => write!(out, "{s:?}\t")?,
+        Key::Bytes(b) => write!(out, "0x{}\t", hex::encode(b))?,
+        Key::Null => out.write_all(b"null\t")?,
     }
     match m.time() {
         Some(t) => write_time(out, &t)?,

@@ -13,14 +13,17 @@ pub(crate) fn run(store: &Store, cmd: TopicsCmd) -> Result<()> {
     let mut out = io::stdout().lock();
     match cmd {
         TopicsCmd::List { json } => render::emit(&mut out, &list(store)?, json),
-        TopicsCmd::Create { name, key_type, partitions, message_types } => {
+        TopicsCmd::Create { name, key_type, partitions, message_types, large_messages, max_message_bytes } => {
             let kt =
                 KeyType::parse(&key_type).ok_or(EngineError::InvalidKeyType { key_type, max_char: twainmq::limits::MAX_CHAR_WIDTH })?;
             let partitions = u32::try_from(partitions)
                 .map_err(|_| EngineError::InvalidPartitionCount { partitions, max: twainmq::limits::MAX_PARTITIONS })?;
-            let spec = TopicSpec::new(kt, partitions).with_types(message_types);
-            store.create_topic(&name, &spec)?;
-            render::emit_text(&mut out, &Created { name, key_type: kt, partitions })
+            let mut spec = TopicSpec::new(kt, partitions).with_types(message_types);
+            if large_messages || max_message_bytes.is_some() {
+                spec = spec.with_large_messages(max_message_bytes.unwrap_or(twainmq::limits::DEFAULT_MAX_MESSAGE_BYTES));
+            }
+            let config = store.create_topic(&name, &spec)?;
+            render::emit_text(&mut out, &Created { name, key_type: kt, partitions, max_message_bytes: config.max_message_bytes })
         }
         TopicsCmd::Describe { name, json } => render::emit(&mut out, &TopicView(store.describe_topic(&name)?), json),
         TopicsCmd::Purge { name, before, all: _, force, yes } => crate::retention::purge(store, &name, before, force, yes),
@@ -43,6 +46,7 @@ fn list(store: &Store) -> Result<TopicList> {
                 key_type: c.key_type.to_string(),
                 partitions: c.partitions,
                 message_types: c.message_types.iter().map(|(n, _)| n.clone()).collect(),
+                max_message_bytes: c.max_message_bytes,
             }),
             Err(error) => {
                 eprintln!("warning: {error}");

@@ -16,6 +16,32 @@ use crate::message::Message;
 /// kind; ours raises `KeyKindError`, which is both an
 /// `InvalidMessageKeyError` and an `AttributeError`.
 pub(crate) fn key_from_py(topic: &str, key_type: KeyType, key: &Bound<'_, PyAny>) -> PyResult<Key> {
+    if key_type.is_free() {
+        // Free keys (the format's next version): str for text, bytes for
+        // bytes, None for no key; the engine checks the kind and length.
+        let kind_error = |what: &str| -> PyResult<Key> {
+            Err(errors::new_error(
+                key.py(),
+                "KeyKindError",
+                format!("topic {topic:?} has {key_type} keys: give {what}, not {} {}", key.get_type().name()?, key.repr()?),
+                &[("topic", topic.into_pyobject(key.py())?.into_any())],
+            ))
+        };
+        if key.is_none() {
+            return Ok(Key::Null);
+        }
+        if let Ok(s) = key.cast::<PyString>() {
+            return Ok(Key::Str(s.to_str()?.to_owned()));
+        }
+        if let Ok(b) = key.cast::<PyBytes>() {
+            return Ok(Key::Bytes(b.as_bytes().to_vec()));
+        }
+        return kind_error(match key_type {
+            KeyType::Text => "a str",
+            KeyType::Bytes => "bytes (or a str, taken as its UTF-8)",
+            _ => "a str, bytes or None",
+        });
+    }
     if key_type.is_int() {
         if !key.is_instance_of::<PyInt>() {
             return Err(errors::new_error(
@@ -57,6 +83,8 @@ fn key_to_py(py: Python<'_>, key: &Key) -> PyResult<Py<PyAny>> {
     Ok(match key {
         Key::Int(v) => v.into_pyobject(py)?.into_any().unbind(),
         Key::Str(s) => PyString::new(py, s).into_any().unbind(),
+        Key::Bytes(b) => PyBytes::new(py, b).into_any().unbind(),
+        Key::Null => py.None(),
     })
 }
 

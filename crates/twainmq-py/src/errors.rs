@@ -142,6 +142,16 @@ pub(crate) fn engine_error(py: Python<'_>, err: Error) -> PyErr {
             attrs.push(("topic", py_str(py, topic)));
             "MessageTooLongError"
         }
+        Error::MessageTooLarge { topic, .. } => {
+            attrs.push(("topic", py_str(py, topic)));
+            "MessageTooLargeError"
+        }
+        Error::NewerFormat { topic, path, .. } => {
+            attrs.push(("topic", py_str(py, topic)));
+            attrs.push(("path", py_path(py, path)));
+            "NewerFormatError"
+        }
+        Error::InvalidTopicOption { .. } => "InvalidTopicOptionError",
         Error::PartitionOutOfRange { topic, partition, .. } => {
             attrs.push(("topic", py_str(py, topic)));
             attrs.push(("partition", py_int(py, (*partition).into())));

@@ -31,9 +31,13 @@ impl NativeStore {
         Ok(NativeStore { store })
     }
 
-    /// Create a topic: `key_type` is `u8`, `u16`, `u32`, `u64` or `charN`;
-    /// `message_types` are numbered as 0.2.3 numbers them: by their place in
-    /// the list, a name listed twice by its last place.
+    /// Create a topic: `key_type` is `u8`, `u16`, `u32`, `u64` or `charN`
+    /// (0.2.3's), or `text`, `bytes` or `any` (free keys); `message_types`
+    /// are numbered as 0.2.3 numbers them: by their place in the list, a name
+    /// listed twice by its last place; `max_message_bytes` (not `None`) allows
+    /// large messages of up to that many bytes. Free keys and large messages
+    /// are the format's next version, which 0.2.3 refuses to open.
+    #[pyo3(signature = (name, key_type, partitions, message_types, max_message_bytes = None))]
     fn create_topic(
         &self,
         py: Python<'_>,
@@ -41,6 +45,7 @@ impl NativeStore {
         key_type: &Bound<'_, PyAny>,
         partitions: &Bound<'_, PyAny>,
         message_types: Vec<Bound<'_, PyAny>>,
+        max_message_bytes: Option<u64>,
     ) -> PyResult<()> {
         // The name first, as 0.2.3 checks it first (then the key type).
         twainmq::names::validate_new_topic(name).py_err(py)?;
@@ -52,7 +57,7 @@ impl NativeStore {
                     py,
                     "InvalidKeyTypeError",
                     format!(
-                        "{given} is not a valid key_type. Options are u8, u16, u32, u64 or charN where N is an integer from 1 to {}",
+                        "{given} is not a valid key_type. Options are u8, u16, u32, u64 or charN where N is an integer from 1 to {}, or text, bytes or any (free keys, which 0.2.3 cannot read)",
                         twainmq::limits::MAX_CHAR_WIDTH
                     ),
                 ))
@@ -90,7 +95,8 @@ impl NativeStore {
             }
         }
         // 0.2.3 numbers them `{name: i for i, name in enumerate(message_types)}`.
-        let spec = TopicSpec::new(key_type, count).with_types_as_023_numbers_them(names);
+        let mut spec = TopicSpec::new(key_type, count).with_types_as_023_numbers_them(names);
+        spec.max_message_bytes = max_message_bytes;
         py.detach(|| self.store.create_topic(name, &spec)).py_err(py).map(|_| ())
     }
 
@@ -115,7 +121,13 @@ impl NativeStore {
     fn topic_config<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyDict>> {
         let config = py.detach(|| self.store.topic_config(name)).py_err(py)?;
         let d = PyDict::new(py);
-        d.set_item("key_width", config.key_type.width())?;
+        // As on disk: 0 for a topic of the format's next version, whose key type
+        // and message size limit are then given too.
+        d.set_item("key_width", if config.is_extended() { 0 } else { config.key_type.width() })?;
+        if config.is_extended() {
+            d.set_item("key_type", config.key_type.to_string())?;
+            d.set_item("max_message_bytes", config.max_message_bytes)?;
+        }
         d.set_item("partitions", config.partitions)?;
         let types = PyDict::new(py);
         for (n, id) in &config.message_types {

@@ -30,7 +30,14 @@ pub struct Problem {
     /// `unreadable_group_records`, `config_not_for_023`, `unreadable_topic`,
     /// `unreadable_group`, `unreadable_partition`, `windows_name` (a topic or
     /// group Windows cannot hold: a device name or a trailing dot),
-    /// `case_twin` (two topics or groups whose names differ only in case).
+    /// `case_twin` (two topics or groups whose names differ only in case);
+    /// for topics of the format's next version (docs/FORMAT.md, Part 3):
+    /// `torn_message` (a large message started and never ended: torn by a
+    /// crash, or being written now), `broken_message` (a large message's end
+    /// whose earlier parts are missing or damaged), `unknown_key_id` (a line
+    /// naming a key id its key table does not hold), `key_table_missing`,
+    /// `damaged_key_entry`, `unfinished_key_entry` (a record torn at the key
+    /// table's end by a crash, or being written now).
     pub kind: &'static str,
     /// What is wrong and what to do about it, for people.
     pub message: String,
@@ -292,6 +299,9 @@ pub fn check_topic(store: &Store, topic: &str) -> Result<Vec<Problem>> {
         return Ok(out);
     }
     let listing = files::list_topic_dir(&dir, config.partitions)?;
+    check_key_table(&config, &dir, listing.key_table.as_deref(), &mut |file, offset, kind, message| {
+        out.push(problem(None, file, None, offset, kind, message));
+    })?;
     for u in &listing.unknown {
         out.push(problem(
             None,
@@ -336,31 +346,40 @@ pub fn check_topic(store: &Store, topic: &str) -> Result<Vec<Problem>> {
                 // Reported once, by the file check above.
                 Err(Error::CorruptLine { problem: crate::format::line::Corrupt::TornTail { .. }, .. }) => {}
                 Err(Error::CorruptLine { offset, path, line, problem: what, .. }) => {
-                    let group = topic.strip_prefix(crate::format::name::GROUP_PREFIX);
-                    let bytes = reader.last_line().map(|(_, _, b)| b.to_vec());
-                    match (group, bytes) {
-                        // A torn record one of our members mended: a line 0.2.3 reads and passes
-                        // over (its last character, which 0.2.3 drops, our base85 refuses).
-                        (Some(_), Some(b)) if crate::format::mend::stand_in(&b, 0.0).is_some_and(|s| s == b) => {}
-                        (Some(g), Some(b)) if !crate::format::mend::python_reads_group_line(&b) => {
-                            let fix = if b.len() >= crate::format::mend::MIN_STAND_IN {
-                                format!("a member of ours (`twainmq consume TOPIC --group {g}`, or the app's) makes it a record 0.2.3 reads and passes over, in place")
-                            } else {
-                                format!(
-                                    "at {} bytes it is too short to make readable in place: stop the group's members, then `twainmq groups export {g} > offsets.json`, `twainmq groups delete {g} --yes` and `twainmq groups import {g} offsets.json` (the group made again on its topic, from those offsets), and start them",
-                                    b.len()
-                                )
-                            };
-                            out.push(problem(
-                                Some(p),
-                                name_of(&path),
-                                Some(line),
-                                Some(offset),
-                                "torn_group_record",
-                                format!("{what}: every 0.2.3 member dies reading it when it joins group {g:?} (0.2.3 reads the whole log); {fix}"),
-                            ));
+                    let kind = match what {
+                        crate::format::line::Corrupt::BrokenMessage(_) => Some("broken_message"),
+                        crate::format::line::Corrupt::UnknownKey { .. } => Some("unknown_key_id"),
+                        _ => None,
+                    };
+                    if let Some(kind) = kind {
+                        out.push(problem(Some(p), name_of(&path), Some(line), Some(offset), kind, what.to_string()));
+                    } else {
+                        let group = topic.strip_prefix(crate::format::name::GROUP_PREFIX);
+                        let bytes = reader.last_line().map(|(_, _, b)| b.to_vec());
+                        match (group, bytes) {
+                            // A torn record one of our members mended: a line 0.2.3 reads and passes
+                            // over (its last character, which 0.2.3 drops, our base85 refuses).
+                            (Some(_), Some(b)) if crate::format::mend::stand_in(&b, 0.0).is_some_and(|s| s == b) => {}
+                            (Some(g), Some(b)) if !crate::format::mend::python_reads_group_line(&b) => {
+                                let fix = if b.len() >= crate::format::mend::MIN_STAND_IN {
+                                    format!("a member of ours (`twainmq consume TOPIC --group {g}`, or the app's) makes it a record 0.2.3 reads and passes over, in place")
+                                } else {
+                                    format!(
+                                        "at {} bytes it is too short to make readable in place: stop the group's members, then `twainmq groups export {g} > offsets.json`, `twainmq groups delete {g} --yes` and `twainmq groups import {g} offsets.json` (the group made again on its topic, from those offsets), and start them",
+                                        b.len()
+                                    )
+                                };
+                                out.push(problem(
+                                    Some(p),
+                                    name_of(&path),
+                                    Some(line),
+                                    Some(offset),
+                                    "torn_group_record",
+                                    format!("{what}: every 0.2.3 member dies reading it when it joins group {g:?} (0.2.3 reads the whole log); {fix}"),
+                                ));
+                            }
+                            _ => out.push(problem(Some(p), name_of(&path), Some(line), Some(offset), "damaged_line", what.to_string())),
                         }
-                        _ => out.push(problem(Some(p), name_of(&path), Some(line), Some(offset), "damaged_line", what.to_string())),
                     }
                 }
                 Err(e) => {
@@ -369,8 +388,61 @@ pub fn check_topic(store: &Store, topic: &str) -> Result<Vec<Problem>> {
                 }
             }
         }
+        for u in reader.unfinished_messages() {
+            out.push(problem(
+                Some(p),
+                name_of(&u.path),
+                Some(u.line),
+                Some(u.offset),
+                "torn_message",
+                format!(
+                    "a large message of {} parts starts here and never ends: torn by a crash (readers skip it; it is never delivered), or being written now",
+                    u.parts
+                ),
+            ));
+        }
     }
     Ok(out)
+}
+
+/// The key table of a topic with free keys: there, and every entry whole; a
+/// key table in a topic without free keys is a stray file.
+fn check_key_table(
+    config: &crate::format::config::TopicConfig,
+    dir: &std::path::Path,
+    table: Option<&std::path::Path>,
+    push: &mut dyn FnMut(Option<String>, Option<u64>, &'static str, String),
+) -> Result<()> {
+    let name = crate::format::keytable::FILE_NAME.to_string();
+    match (config.key_type.is_free(), table) {
+        (false, None) => {}
+        (false, Some(_)) => push(
+            Some(name),
+            None,
+            "unknown_file",
+            "a key table in a topic whose keys are not free: no reader uses it; move it out of the topic folder".into(),
+        ),
+        // (No folder at all: 0.2.3's delete_topic removes a topic's folder and leaves its config.)
+        (true, None) if !dir.is_dir() => {}
+        (true, None) => push(
+            Some(name),
+            None,
+            "key_table_missing",
+            "the topic has free keys but no key table: the keys of its messages are lost (lines name keys by id) and producers cannot add keys. Restore keys.twk from a backup".into(),
+        ),
+        (true, Some(_)) => match crate::log::keys::check(dir) {
+            Ok((damaged, torn)) => {
+                for (at, why) in damaged {
+                    push(Some(name.clone()), None, "damaged_key_entry", format!("the entry at byte {at} is damaged ({why}): no line names it unless the table was changed by hand"));
+                }
+                if let Some(at) = torn {
+                    push(Some(name), None, "unfinished_key_entry", format!("bytes from {at} to the end are no whole entry: a record torn by a crash (the next producer to add a key ends it), or being written now"));
+                }
+            }
+            Err(e) => push(Some(name), None, "key_table_missing", format!("the key table cannot be read: {e}")),
+        },
+    }
+    Ok(())
 }
 
 fn check_files(store: &Store, topic: &str, p: u32, pfiles: &[PartitionFile], out: &mut Vec<Problem>) -> Result<()> {

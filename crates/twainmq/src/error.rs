@@ -40,7 +40,7 @@ pub enum Error {
 
     /// Creating a topic with a `charN` key type whose N is 0 or over
     /// [`crate::limits::MAX_CHAR_WIDTH`].
-    #[error("invalid key type {key_type:?}: use u8, u16, u32, u64 or charN with N from 1 to {max_char}")]
+    #[error("invalid key type {key_type:?}: use u8, u16, u32, u64 or charN with N from 1 to {max_char} (0.2.3's key types), or text, bytes or any (free keys: 0.2.3 cannot open such a topic)")]
     InvalidKeyType {
         /// The key type as given, e.g. `char0`.
         key_type: String,
@@ -66,6 +66,16 @@ pub enum Error {
         name: String,
         /// Which rule it breaks.
         reason: &'static str,
+    },
+
+    /// Creating a topic with an option out of range (a large-message limit
+    /// past 64 MiB, large messages with keys too wide for their parts).
+    #[error("invalid {option}: {reason}")]
+    InvalidTopicOption {
+        /// The option.
+        option: &'static str,
+        /// What is wrong with it.
+        reason: String,
     },
 
     /// Opening a store whose folder does not exist (or is not a folder).
@@ -223,6 +233,30 @@ pub enum Error {
         len: usize,
         /// The limit in bytes.
         max: usize,
+    },
+
+    /// A message larger than its topic's `max_message_bytes` (a topic with
+    /// large messages: the format's next version).
+    #[error("message is {len} bytes, over the {max}-byte limit of topic {topic:?} (its max_message_bytes): shorten it, split it, or send it to a topic made with a larger --max-message-bytes (at most 64 MiB)")]
+    MessageTooLarge {
+        /// The topic.
+        topic: String,
+        /// The payload's bytes (text's UTF-8, the bytes, a typed message's JSON).
+        len: u64,
+        /// The topic's limit.
+        max: u64,
+    },
+
+    /// A topic whose config uses a feature of a newer TwainMQ than this one
+    /// (an unknown member of its `"extensions"`): nothing of it is read or written.
+    #[error("topic {topic:?} ({path}) uses {feature}, which this version of TwainMQ does not know: it was made by a newer one. Nothing of it is read or written here; use a newer twainmq")]
+    NewerFormat {
+        /// The topic.
+        topic: String,
+        /// Its config file.
+        path: PathBuf,
+        /// What is unknown.
+        feature: String,
     },
 
     /// Reading a partition the topic does not have, or seeking a consumer in a
@@ -447,6 +481,7 @@ impl Error {
             Error::InvalidKeyType { .. } => "invalid_key_type",
             Error::InvalidPartitionCount { .. } => "invalid_partition_count",
             Error::InvalidMessageTypeName { .. } => "invalid_message_type_name",
+            Error::InvalidTopicOption { .. } => "invalid_topic_option",
             Error::StoreNotFound { .. } => "store_not_found",
             Error::StoreNotAFolder { .. } => "store_not_a_folder",
             Error::EmptyFolder { .. } => "empty_folder",
@@ -460,6 +495,8 @@ impl Error {
             Error::KeyWrongKind { .. } => "key_wrong_kind",
             Error::UnknownMessageType { .. } => "unknown_message_type",
             Error::MessageTooLong { .. } => "message_too_long",
+            Error::MessageTooLarge { .. } => "message_too_large",
+            Error::NewerFormat { .. } => "newer_format",
             Error::PartitionOutOfRange { .. } => "partition_out_of_range",
             Error::CorruptLine { .. } => "corrupt_line",
             Error::WrongPayloadKind { .. } => "wrong_payload_kind",
@@ -504,6 +541,7 @@ impl Error {
                 | Error::KeyWrongKind { .. }
                 | Error::UnknownMessageType { .. }
                 | Error::MessageTooLong { .. }
+                | Error::MessageTooLarge { .. }
                 | Error::BadPartitioner { .. }
                 | Error::TypedEncode { .. }
                 | Error::WrongPayloadKind { .. }

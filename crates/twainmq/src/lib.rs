@@ -108,8 +108,9 @@ pub mod version {
 /// app's forms, for one), so that their rules are the engine's.
 pub mod limits {
     pub use crate::format::config::{DEFAULT_KEY_TYPE, DEFAULT_PARTITIONS, MAX_PARTITIONS};
-    pub use crate::format::key::MAX_CHAR_WIDTH;
+    pub use crate::format::key::{MAX_CHAR_WIDTH, MAX_FREE_KEY_BYTES};
     pub use crate::format::line::MAX_LINE_BYTES;
+    pub use crate::format::multipart::{DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_LIMIT};
     pub use crate::format::name::{GROUP_PREFIX, MAX_GROUP_NAME, MAX_TOPIC_NAME};
     pub use crate::log::append::ROLLOVER_GUARD_SECS;
 }

@@ -75,6 +75,8 @@ fn variables(m: &Message) -> Vec<(&'static str, cel::Value)> {
             match &m.key {
                 Key::Int(i) => int(*i),
                 Key::Str(k) => s(k),
+                Key::Bytes(b) => cel::Value::Bytes(std::sync::Arc::new(b.clone())),
+                Key::Null => cel::Value::Null,
             },
         ),
         ("partition", cel::Value::Int(i64::from(m.partition))),

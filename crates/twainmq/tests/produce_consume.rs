@@ -192,7 +192,7 @@ fn custom_partitioner_is_used_and_checked() {
     store.create_topic("t", &TopicSpec::new(KeyType::U16, 4)).expect("create");
     let mut p = store.producer("t").expect("producer").with_partitioner(|k, _| match k {
         Key::Int(v) => (*v % 10) as u32,
-        Key::Str(_) => 0,
+        _ => 0,
     });
     assert_eq!(p.send_text(3u16, "x").expect("send").partition, 3);
     let err = p.send_text(7u16, "x").expect_err("out of range");

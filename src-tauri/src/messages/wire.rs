@@ -55,6 +55,9 @@ impl From<&Message> for MessageRow {
         let (key, key_kind) = match &m.key {
             Key::Int(v) => (v.to_string(), KeyKind::Int),
             Key::Str(s) => (s.clone(), KeyKind::Str),
+            // Free keys (the format's next version) as text until the app shows key kinds.
+            Key::Bytes(b) => (format!("0x{}", to_hex(b)), KeyKind::Str),
+            Key::Null => ("null".to_string(), KeyKind::Str),
         };
         let (kind, text, hex, class, type_id, fields_json, size) = match &m.payload {
             Payload::Text(s) => (PayloadKind::Str, Some(s.clone()), None, None, None, None, s.len()),

@@ -130,3 +130,15 @@ class ProducerClosedError(TwainMQError):
 
 class ConsumerClosedError(TwainMQError):
     """poll after close()."""
+
+
+class MessageTooLargeError(MessageTooLongError):
+    """A message over its topic's max_message_bytes (a topic with large messages)."""
+
+
+class NewerFormatError(TopicCorruptError):
+    """A topic made by a newer TwainMQ (an extension this one does not know): never read or written."""
+
+
+class InvalidTopicOptionError(TwainMQError, ValueError):
+    """create_topic with an option out of range (max_message_bytes past 64 MiB, ...)."""

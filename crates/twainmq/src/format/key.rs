@@ -1,4 +1,7 @@
-//! Message keys: fixed-width unsigned integers or NUL-padded UTF-8 strings.
+//! Message keys: fixed-width unsigned integers or NUL-padded UTF-8 strings
+//! (0.2.3's key types), and the free keys of the format's next version (any
+//! text, any bytes, or none), which lines hold as ids into the topic's key
+//! table (docs/FORMAT.md, Part 3).
 
 use std::fmt;
 
@@ -7,6 +10,10 @@ use crate::format::b85;
 /// The largest `charN` width a topic can be created with: wider keys would
 /// leave no room in a 4096-byte line for the timestamp and a payload.
 pub const MAX_CHAR_WIDTH: u16 = 3257;
+
+/// The longest free key (a `text`, `bytes` or `any` topic's), in bytes: its
+/// entry in the key table is one line of at most about 82 KB.
+pub const MAX_FREE_KEY_BYTES: usize = 65_536;
 
 /// A topic's key type, stored in its config as `key_width`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -21,6 +28,15 @@ pub enum KeyType {
     U64,
     /// A UTF-8 string of at most this many bytes, NUL-padded on disk.
     Char(u16),
+    /// Free text keys: any UTF-8 string of up to [`MAX_FREE_KEY_BYTES`]
+    /// bytes, the empty one included (the format's next version: the topic's
+    /// `key_width` is 0, so 0.2.3 refuses it; lines hold key-table ids).
+    Text,
+    /// Free bytes keys: any bytes, up to [`MAX_FREE_KEY_BYTES`] (text given
+    /// for a key is taken as its UTF-8 bytes).
+    Bytes,
+    /// Any key at all: text, bytes, or none ([`Key::Null`], Kafka's null key).
+    Any,
 }
 
 /// Why a key cannot be encoded for a key type (see [`crate::Error`] for the
@@ -33,13 +49,17 @@ pub enum KeyError {
 }
 
 impl KeyType {
-    /// Parse `u8`, `u16`, `u32`, `u64` or `charN`.
+    /// Parse `u8`, `u16`, `u32`, `u64`, `charN`, or the free key types
+    /// `text`, `bytes` and `any`.
     pub fn parse(text: &str) -> Option<KeyType> {
         match text {
             "u8" => Some(KeyType::U8),
             "u16" => Some(KeyType::U16),
             "u32" => Some(KeyType::U32),
             "u64" => Some(KeyType::U64),
+            "text" => Some(KeyType::Text),
+            "bytes" => Some(KeyType::Bytes),
+            "any" => Some(KeyType::Any),
             _ => {
                 let digits = text.strip_prefix("char")?;
                 if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
@@ -51,7 +71,11 @@ impl KeyType {
         }
     }
 
-    /// The `key_width` value of a topic config: bytes for integers, minus the length for strings.
+    /// The `key_width` value of a topic config: bytes for integers, minus the
+    /// length for strings, 0 for free keys (which 0.2.3 refuses, as its
+    /// `find_key_char_width` foresees). A topic of the format's next version
+    /// with large messages has `key_width` 0 whatever its key type (see
+    /// [`crate::TopicConfig::is_extended`]).
     pub fn width(self) -> i64 {
         match self {
             KeyType::U8 => 1,
@@ -59,7 +83,14 @@ impl KeyType {
             KeyType::U32 => 4,
             KeyType::U64 => 8,
             KeyType::Char(n) => -i64::from(n),
+            KeyType::Text | KeyType::Bytes | KeyType::Any => 0,
         }
+    }
+
+    /// Whether keys are free (`text`, `bytes`, `any`): held in the topic's
+    /// key table, each line naming its key by id.
+    pub fn is_free(self) -> bool {
+        matches!(self, KeyType::Text | KeyType::Bytes | KeyType::Any)
     }
 
     /// The key type of a config's `key_width`. Reads any string width 0.2.3
@@ -75,13 +106,13 @@ impl KeyType {
         }
     }
 
-    /// Bytes of the key before encoding.
+    /// Bytes of the key before encoding (free keys: their 8-byte key-table id).
     pub fn byte_len(self) -> usize {
         match self {
             KeyType::U8 => 1,
             KeyType::U16 => 2,
             KeyType::U32 => 4,
-            KeyType::U64 => 8,
+            KeyType::U64 | KeyType::Text | KeyType::Bytes | KeyType::Any => 8,
             KeyType::Char(n) => usize::from(n),
         }
     }
@@ -98,13 +129,60 @@ impl KeyType {
             KeyType::U16 => Some(u64::from(u16::MAX)),
             KeyType::U32 => Some(u64::from(u32::MAX)),
             KeyType::U64 => Some(u64::MAX),
-            KeyType::Char(_) => None,
+            KeyType::Char(_) | KeyType::Text | KeyType::Bytes | KeyType::Any => None,
         }
     }
 
-    /// Whether keys are integers (`uN`) rather than strings (`charN`).
+    /// Whether keys are integers (`uN`) rather than strings (`charN`) or free keys.
     pub fn is_int(self) -> bool {
-        !matches!(self, KeyType::Char(_))
+        matches!(self, KeyType::U8 | KeyType::U16 | KeyType::U32 | KeyType::U64)
+    }
+
+    /// `key` as this free key type holds it: a `text` topic takes text (and
+    /// an integer as its decimal text, as `charN` topics do; bytes that are
+    /// UTF-8 as that text), a `bytes` topic takes bytes (and text as its UTF-8
+    /// bytes), an `any` topic takes every kind (an integer as its decimal
+    /// text). Only `any` takes [`Key::Null`]. Keys of fixed key types are
+    /// returned as they are (their encoding checks them).
+    ///
+    /// # Errors
+    /// Why the key does not fit: too long, or of a kind the topic does not take.
+    pub fn accept(self, key: Key) -> Result<Key, KeyError> {
+        let key = match (self, key) {
+            (KeyType::Text | KeyType::Any, Key::Int(v)) => Key::Str(v.to_string()),
+            (KeyType::Text, Key::Bytes(b)) => {
+                match String::from_utf8(b) {
+                    Ok(s) => Key::Str(s),
+                    Err(_) => return Err(KeyError::WrongKind {
+                        reason:
+                            "this topic's keys are text, and these bytes are not UTF-8: give text, or use a topic of key type bytes or any",
+                    }),
+                }
+            }
+            (KeyType::Bytes, Key::Str(s)) => Key::Bytes(s.into_bytes()),
+            (KeyType::Bytes, Key::Int(_)) => {
+                return Err(KeyError::WrongKind { reason: "this topic's keys are bytes: give bytes (or text, taken as its UTF-8 bytes)" })
+            }
+            (KeyType::Text | KeyType::Bytes, Key::Null) => {
+                return Err(KeyError::WrongKind { reason: "a message without a key needs a topic of key type any" })
+            }
+            (kt, Key::Null) if !kt.is_free() => {
+                return Err(KeyError::WrongKind {
+                    reason: "0.2.3's key types have no null key: give a key, or use a topic of key type any",
+                })
+            }
+            (kt, Key::Bytes(_)) if !kt.is_free() => {
+                return Err(KeyError::WrongKind { reason: "0.2.3's key types have no bytes keys: use a topic of key type bytes or any" })
+            }
+            (_, k) => k,
+        };
+        if self.is_free() {
+            let len = key.free_bytes().map_or(0, <[u8]>::len);
+            if len > MAX_FREE_KEY_BYTES {
+                return Err(KeyError::TooLong { bytes: len, max: MAX_FREE_KEY_BYTES });
+            }
+        }
+        Ok(key)
     }
 
     /// Encode `key` in base85 and append it to `out`.
@@ -142,7 +220,16 @@ impl KeyType {
                 b85::encode_into(&bytes[8 - self.byte_len()..], out);
                 Ok(())
             }
+            (KeyType::Text | KeyType::Bytes | KeyType::Any, _) => {
+                Err(KeyError::WrongKind { reason: "a free key is written as its key-table id (Producer resolves it)" })
+            }
             (_, Key::Str(_)) => Err(KeyError::WrongKind { reason: "this topic has integer keys" }),
+            (_, Key::Bytes(_)) => {
+                Err(KeyError::WrongKind { reason: "0.2.3's key types have no bytes keys: use a topic of key type bytes or any" })
+            }
+            (_, Key::Null) => {
+                Err(KeyError::WrongKind { reason: "0.2.3's key types have no null key: give a key, or use a topic of key type any" })
+            }
         }
     }
 
@@ -167,7 +254,7 @@ impl KeyType {
                 // takes the general path below, which says what is wrong.
                 let fast = match (self, text.len()) {
                     (KeyType::U32, 5) => b85::decode_u32(text).ok().map(u64::from),
-                    (KeyType::U64, 10) => b85::decode_u64(text).ok(),
+                    (KeyType::U64 | KeyType::Text | KeyType::Bytes | KeyType::Any, 10) => b85::decode_u64(text).ok(),
                     _ => None,
                 };
                 if let Some(v) = fast {
@@ -195,6 +282,9 @@ impl fmt::Display for KeyType {
             KeyType::U32 => f.write_str("u32"),
             KeyType::U64 => f.write_str("u64"),
             KeyType::Char(n) => write!(f, "char{n}"),
+            KeyType::Text => f.write_str("text"),
+            KeyType::Bytes => f.write_str("bytes"),
+            KeyType::Any => f.write_str("any"),
         }
     }
 }
@@ -205,21 +295,97 @@ impl serde::Serialize for KeyType {
     }
 }
 
-/// A message key: an integer for `uN` topics, a string for `charN` topics.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-#[serde(untagged)]
+/// A message key: an integer for `uN` topics, a string for `charN` and
+/// `text` topics, bytes for `bytes` topics, and on `any` topics text, bytes or
+/// none.
+///
+/// As JSON (`consume --json`, `export`, `import`) an integer key is a number,
+/// a string key a string, a bytes key `{"hex": "00ff"}` and the null key
+/// `null`, so every key reads back as the kind it was.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Key {
     /// An integer key, for `uN` topics; at most the type's [`KeyType::max_int`].
     /// Sent to a `charN` topic, it is taken as its decimal text.
     Int(u64),
     /// A string key, for `charN` topics: UTF-8 of at most N bytes, not ending
-    /// in NUL (NUL pads keys on disk, so trailing NULs do not read back).
+    /// in NUL (NUL pads keys on disk, so trailing NULs do not read back). For
+    /// `text` and `any` topics any UTF-8 of up to [`MAX_FREE_KEY_BYTES`].
     Str(String),
+    /// A bytes key, for `bytes` and `any` topics (Kafka's keys are bytes).
+    Bytes(Vec<u8>),
+    /// No key, for `any` topics (Kafka's null key): producers spread such
+    /// messages over the partitions in turn.
+    Null,
 }
 
 impl Key {
-    /// Parse command-line text as a key of `key_type`: an integer for `uN`, the text itself for `charN`.
+    /// The bytes a free key is made of (text's UTF-8), `None` for integers and the null key.
+    pub fn free_bytes(&self) -> Option<&[u8]> {
+        match self {
+            Key::Str(s) => Some(s.as_bytes()),
+            Key::Bytes(b) => Some(b),
+            Key::Int(_) | Key::Null => None,
+        }
+    }
+
+    /// The kind's name: `int`, `str`, `bytes` or `null`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Key::Int(_) => "int",
+            Key::Str(_) => "str",
+            Key::Bytes(_) => "bytes",
+            Key::Null => "null",
+        }
+    }
+}
+
+impl serde::Serialize for Key {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            Key::Int(v) => s.serialize_u64(*v),
+            Key::Str(t) => s.serialize_str(t),
+            Key::Bytes(b) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("hex", &hex::encode(b))?;
+                m.end()
+            }
+            Key::Null => s.serialize_none(),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Key {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Hex {
+            hex: String,
+        }
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Shape {
+            Int(u64),
+            Str(String),
+            Hex(Hex),
+            Null(()),
+        }
+        Ok(match Shape::deserialize(d)? {
+            Shape::Int(v) => Key::Int(v),
+            Shape::Str(s) => Key::Str(s),
+            Shape::Hex(h) => Key::Bytes(hex::decode(h.hex.trim()).map_err(serde::de::Error::custom)?),
+            Shape::Null(()) => Key::Null,
+        })
+    }
+}
+
+impl Key {
+    /// Parse command-line text as a key of `key_type`: an integer for `uN`,
+    /// the text itself for `charN`, `text` and `any`, its UTF-8 bytes for `bytes`.
     pub fn parse(text: &str, key_type: KeyType) -> Result<Key, KeyError> {
+        if key_type == KeyType::Bytes {
+            return Ok(Key::Bytes(text.as_bytes().to_vec()));
+        }
         if key_type.is_int() {
             let t = text.trim();
             if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
@@ -236,10 +402,14 @@ impl Key {
 }
 
 impl fmt::Display for Key {
+    /// Integers in decimal, strings as they are, bytes as `0x` and lower-case
+    /// hex, the null key as `null` (shown to people; JSON keeps the kinds apart).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Key::Int(v) => write!(f, "{v}"),
             Key::Str(s) => f.write_str(s),
+            Key::Bytes(b) => write!(f, "0x{}", hex::encode(b)),
+            Key::Null => f.write_str("null"),
         }
     }
 }
@@ -272,6 +442,22 @@ impl From<&str> for Key {
 impl From<String> for Key {
     fn from(v: String) -> Key {
         Key::Str(v)
+    }
+}
+impl From<&[u8]> for Key {
+    fn from(v: &[u8]) -> Key {
+        Key::Bytes(v.to_vec())
+    }
+}
+impl From<Vec<u8>> for Key {
+    fn from(v: Vec<u8>) -> Key {
+        Key::Bytes(v)
+    }
+}
+impl From<Option<Key>> for Key {
+    /// `None` is the null key.
+    fn from(v: Option<Key>) -> Key {
+        v.unwrap_or(Key::Null)
     }
 }
 

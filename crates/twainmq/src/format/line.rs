@@ -61,6 +61,17 @@ pub enum Corrupt {
         /// The line's length in bytes, newline excluded.
         len: usize,
     },
+    /// The end part of a large message whose message cannot be put together
+    /// (a part missing, deleted by retention, or damaged; a size past the
+    /// topic's limit): what is wrong.
+    BrokenMessage(String),
+    /// A free key's id that names no key of the topic's key table (why).
+    UnknownKey {
+        /// The id (the byte its entry would start at in `keys.twk`).
+        id: u64,
+        /// What was found there.
+        reason: String,
+    },
 }
 
 impl fmt::Display for Corrupt {
@@ -76,6 +87,8 @@ impl fmt::Display for Corrupt {
             Corrupt::BadTypedJson(d) => write!(f, "typed payload is not valid JSON: {d}"),
             Corrupt::TornTail { len } => write!(f, "{len} bytes without a final newline (torn by a crash), and a later file exists"),
             Corrupt::Overlong { len } => write!(f, "over {len} bytes without a newline"),
+            Corrupt::BrokenMessage(why) => write!(f, "the end of a large message that cannot be put together: {why}"),
+            Corrupt::UnknownKey { id, reason } => write!(f, "key id {id} names no key in the topic's key table (keys.twk): {reason}"),
         }
     }
 }
@@ -241,6 +254,32 @@ impl Codec {
     /// # Errors
     /// [`Corrupt`] saying what is wrong with the line.
     pub fn decode_line(&mut self, key_type: KeyType, line: &[u8]) -> Result<Record, Corrupt> {
+        let (key, timestamp, inflated) = self.decode_head_and_inflate(key_type, line)?;
+        let payload = match inflated {
+            Some(n) => decode_payload(&self.fast_out[..n])?,
+            None => decode_payload(&self.scratch)?,
+        };
+        Ok(Record { key, timestamp, payload })
+    }
+
+    /// Decode one line (without its `\n`) to its key (a free key type's as
+    /// its id, [`Key::Int`]), timestamp and raw payload bytes, uninterpreted.
+    ///
+    /// # Errors
+    /// [`Corrupt`] saying what is wrong with the line.
+    pub fn decode_raw(&mut self, key_type: KeyType, line: &[u8]) -> Result<(Key, f64, &[u8]), Corrupt> {
+        let (key, timestamp, inflated) = self.decode_head_and_inflate(key_type, line)?;
+        Ok(match inflated {
+            Some(n) => (key, timestamp, &self.fast_out[..n]),
+            None => (key, timestamp, &self.scratch[..]),
+        })
+    }
+
+    /// The key and timestamp of a line, and its payload inflated as
+    /// [`Codec::inflate`] leaves it (`Some(n)`: in `fast_out[..n]`; `None`: in
+    /// `scratch`). Inlined into both callers: it is every read's hot path.
+    #[inline(always)]
+    fn decode_head_and_inflate(&mut self, key_type: KeyType, line: &[u8]) -> Result<(Key, f64, Option<usize>), Corrupt> {
         let kc = key_type.encoded_len();
         let min = kc + TS_CHARS;
         if line.len() < min {
@@ -250,14 +289,23 @@ impl Codec {
         let timestamp = decode_timestamp(&line[kc..min]).map_err(|e| Corrupt::NotBase85 { field: "timestamp", detail: e.to_string() })?;
         self.raw.clear();
         b85::decode_into(&line[min..], &mut self.raw).map_err(|e| Corrupt::NotBase85 { field: "payload", detail: e.to_string() })?;
-        let payload = match self.inflate()? {
-            Some(n) => decode_payload(&self.fast_out[..n])?,
-            None => decode_payload(&self.scratch)?,
-        };
-        Ok(Record { key, timestamp, payload })
+        Ok((key, timestamp, self.inflate()?))
+    }
+
+    /// Append a whole line whose blob is `payload` in stored deflate blocks
+    /// (a large message's part: its chunk is compressed already), its key
+    /// already encoded as `key_chars`.
+    pub fn encode_stored_line(&mut self, key_chars: &[u8], timestamp: f64, payload: &[u8], out: &mut Vec<u8>) {
+        out.extend_from_slice(key_chars);
+        encode_timestamp(timestamp, out);
+        crate::format::multipart::stored(payload, &mut self.scratch);
+        b85::encode_into(&self.scratch, out);
+        out.push(b'\n');
     }
 
     /// Inflate `raw`: into `fast_out[..n]` (`Some(n)`) or into `scratch` (`None`).
+    /// (Inlined, as it was into its one caller before large messages made two.)
+    #[inline(always)]
     fn inflate(&mut self) -> Result<Option<usize>, Corrupt> {
         // Fixed-Huffman and stored streams (most messages) skip zlib's per-call set-up.
         let len = self.raw.len();
@@ -322,10 +370,33 @@ pub fn decode_payload(raw: &[u8]) -> Result<Payload, Corrupt> {
     }
 }
 
+/// [`decode_payload`] of bytes it may keep: a text or bytes payload takes
+/// them as they are, without a copy (a large message's payload is megabytes).
+///
+/// # Errors
+/// As [`decode_payload`].
+pub fn decode_payload_owned(mut raw: Vec<u8>) -> Result<Payload, Corrupt> {
+    match raw.first() {
+        Some(&BYTES_MAGIC) => {
+            raw.remove(0);
+            Ok(Payload::Bytes(raw))
+        }
+        Some(&b) if b >= 0xF8 || b == TYPED_MAGIC => decode_payload(&raw),
+        _ => String::from_utf8(raw).map(Payload::Text).map_err(|_| Corrupt::NotUtf8),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn owned_payloads_decode_as_borrowed_ones_do() {
+        for raw in [&b""[..], b"text", b"\xfcbytes", b"\xfb\x00\x01{\"a\":1}", b"\xf8x", b"\xff", b"\xc3"] {
+            assert_eq!(decode_payload_owned(raw.to_vec()), decode_payload(raw), "{raw:?}");
+        }
+    }
 
     fn roundtrip(kt: KeyType, key: Key, ts: f64, payload: Payload) {
         let mut codec = Codec::default();

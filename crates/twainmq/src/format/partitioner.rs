@@ -16,6 +16,14 @@ const C2: u64 = 0x94d0_49bb_1331_11eb;
 
 /// The partition 0.2.3 picks for `key` in a topic of `partitions` partitions.
 ///
+/// Free keys (the format's next version) take the same function over their
+/// bytes: `int.from_bytes(key, "big")` then splitmix, so a text key goes to
+/// the partition a `charN` topic of as many partitions gives it, and a bytes
+/// key to the partition of the text with those UTF-8 bytes (the kind does not
+/// matter, as Kafka's keys are bytes). The null key has no partition of its
+/// own (producers spread null-keyed messages over the partitions in turn):
+/// here it is 0.
+///
 /// # Examples
 /// ```
 /// use twainmq::{partition_for, Key};
@@ -29,13 +37,20 @@ pub fn partition_for(key: &Key, partitions: u32) -> u32 {
     let n = partitions.max(1);
     match key {
         Key::Int(v) => partition_u64(*v, n),
-        Key::Str(s) if s.len() <= 8 => {
-            let mut buf = [0u8; 8];
-            buf[8 - s.len()..].copy_from_slice(s.as_bytes());
-            partition_u64(u64::from_be_bytes(buf), n)
-        }
-        Key::Str(s) => partition_big(BigUint::from_bytes_be(s.as_bytes()), n),
+        Key::Str(s) => partition_bytes(s.as_bytes(), n),
+        Key::Bytes(b) => partition_bytes(b, n),
+        Key::Null => 0,
     }
+}
+
+/// The partition of a key of these bytes, taken as one big-endian unsigned integer.
+fn partition_bytes(b: &[u8], n: u32) -> u32 {
+    if b.len() <= 8 {
+        let mut buf = [0u8; 8];
+        buf[8 - b.len()..].copy_from_slice(b);
+        return partition_u64(u64::from_be_bytes(buf), n);
+    }
+    partition_big(BigUint::from_bytes_be(b), n)
 }
 
 fn partition_u64(x: u64, n: u32) -> u32 {

@@ -76,7 +76,7 @@ pub(crate) fn read_all(reader: &mut PartitionReader, log: &mut GroupLog, mut f: 
                 last_ts = m.timestamp;
                 let key = match m.key {
                     crate::format::key::Key::Int(k) => u32::try_from(k).unwrap_or(u32::MAX),
-                    crate::format::key::Key::Str(_) => continue,
+                    _ => continue,
                 };
                 match Record::from_message(&m) {
                     Some(r) => {

@@ -698,7 +698,7 @@ impl Drop for Appender {
 /// did, so the window between the look at the size and the cut (a writer
 /// appending then would lose its bytes) needs space freed in between. `true`
 /// when cut.
-fn take_back(file: &File, path: &Path, written: usize) -> bool {
+pub(crate) fn take_back(file: &File, path: &Path, written: usize) -> bool {
     // With O_APPEND the descriptor stands at the end of our write.
     let Ok(end) = std::io::Seek::stream_position(&mut &*file) else { return false };
     let Some(start) = end.checked_sub(written as u64) else { return false };

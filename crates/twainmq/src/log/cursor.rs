@@ -65,6 +65,8 @@ pub(crate) struct Cursor {
     pub(crate) line_no: u64,
     /// Bytes of an overlong line being discarded.
     pub(crate) discarding: usize,
+    /// The byte of the file `buf[0]` holds (large messages name their parts by byte).
+    base: u64,
 }
 
 pub(crate) enum Next {
@@ -95,7 +97,13 @@ impl Cursor {
             end: 0,
             line_no: line + 1,
             discarding: 0,
+            base: pos,
         })
+    }
+
+    /// The byte of the file at which `buf[at]` is.
+    pub(crate) fn pos_of(&self, at: usize) -> u64 {
+        self.base + at as u64
     }
 
     /// The next line, where lines end as 0.2.3 reads them (`format/newline.rs`):
@@ -114,6 +122,7 @@ impl Cursor {
             if self.start > 0 {
                 self.buf.copy_within(self.start..self.end, 0);
                 self.end -= self.start;
+                self.base += self.start as u64;
                 self.start = 0;
             }
             if self.end == self.buf.len() {
@@ -123,6 +132,7 @@ impl Cursor {
                 } else {
                     let keep = usize::from(self.buf[self.end - 1] == b'\r');
                     self.discarding = self.end - keep;
+                    self.base += (self.end - keep) as u64;
                     self.buf[0] = self.buf[self.end - 1];
                     self.end = keep;
                 }
@@ -138,6 +148,8 @@ impl Cursor {
                     };
                     self.discarding = self.discarding.saturating_add(usize::try_from(to - pos).unwrap_or(usize::MAX));
                     self.handle.seek(SeekFrom::Start(to)).map_err(|e| Error::io("seek in", &self.file.path, e))?;
+                    // Discarding, the buffer is empty: it holds the file from `to` on.
+                    self.base = to.saturating_sub(self.end as u64);
                 }
             }
             let n = loop {

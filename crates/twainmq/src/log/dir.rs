@@ -31,18 +31,51 @@ pub struct TopicSpec {
     /// Each name's type id when not its place in `message_types` (see
     /// [`TopicSpec::with_types_as_023_numbers_them`]).
     type_ids: Option<Vec<u16>>,
+    /// Large messages (the format's next version, which 0.2.3 refuses to
+    /// open): the largest payload a message may have, in bytes, 1 to
+    /// [`MAX_MESSAGE_BYTES_LIMIT`](crate::limits::MAX_MESSAGE_BYTES_LIMIT);
+    /// `None` (the default): one line of at most 4,096 bytes, as 0.2.3 writes.
+    pub max_message_bytes: Option<u64>,
 }
 
 impl Default for TopicSpec {
     fn default() -> Self {
-        TopicSpec { key_type: KeyType::U16, partitions: 1, message_types: Vec::new(), type_ids: None }
+        TopicSpec { key_type: KeyType::U16, partitions: 1, message_types: Vec::new(), type_ids: None, max_message_bytes: None }
     }
 }
 
 impl TopicSpec {
     /// A topic of `partitions` partitions keyed by `key_type`, without message types.
     pub fn new(key_type: KeyType, partitions: u32) -> Self {
-        TopicSpec { key_type, partitions, message_types: Vec::new(), type_ids: None }
+        TopicSpec { key_type, partitions, message_types: Vec::new(), type_ids: None, max_message_bytes: None }
+    }
+
+    /// The same, with large messages of up to `max_bytes` each (see
+    /// [`TopicSpec::max_message_bytes`]; [`DEFAULT_MAX_MESSAGE_BYTES`](crate::limits::DEFAULT_MAX_MESSAGE_BYTES) is Kafka's 1 MiB).
+    ///
+    /// # Examples
+    /// ```
+    /// use twainmq::{Key, KeyType, StartFrom, Store, TopicSpec};
+    /// let dir = tempfile::tempdir()?;
+    /// let store = Store::open(dir.path())?;
+    /// let spec = TopicSpec::new(KeyType::Any, 2).with_large_messages(twainmq::limits::DEFAULT_MAX_MESSAGE_BYTES);
+    /// store.create_topic("kafka-like", &spec)?;
+    /// let mut producer = store.producer("kafka-like")?;
+    /// let big = vec![7u8; 300_000];
+    /// producer.send_bytes(Key::Bytes(vec![0, 1]), &big)?;
+    /// producer.send_text(Key::Null, "no key")?;
+    /// let mut consumer = store.consumer("kafka-like", StartFrom::Start)?;
+    /// let mut keys = Vec::new();
+    /// while let Some(m) = consumer.poll()? {
+    ///     keys.push(m.key);
+    /// }
+    /// keys.sort();
+    /// assert_eq!(keys, [Key::Bytes(vec![0, 1]), Key::Null]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_large_messages(mut self, max_bytes: u64) -> Self {
+        self.max_message_bytes = Some(max_bytes);
+        self
     }
     /// The same, declaring these message type names (type ids 0, 1, ...).
     /// A name listed twice is refused when the topic is made.
@@ -202,6 +235,17 @@ impl LogDir {
                 return Err(Error::InvalidKeyType { key_type: spec.key_type.to_string(), max_char: MAX_CHAR_WIDTH });
             }
         }
+        if let Some(max) = spec.max_message_bytes {
+            let limit = crate::format::multipart::MAX_MESSAGE_BYTES_LIMIT;
+            if !(1..=limit).contains(&max) {
+                return Err(Error::InvalidTopicOption {
+                    option: "max_message_bytes",
+                    reason: format!("{max} is not 1 to {limit} (64 MiB)"),
+                });
+            }
+            crate::format::config::large_messages_fit(spec.key_type)
+                .map_err(|reason| Error::InvalidTopicOption { option: "max_message_bytes", reason })?;
+        }
         for (i, t) in spec.message_types.iter().enumerate() {
             validate_type_name(t)?;
             if spec.message_types[..i].contains(t) {
@@ -233,7 +277,16 @@ impl LogDir {
         }
         let mut config = TopicConfig::new(spec.key_type, spec.partitions, &[]);
         config.message_types = spec.numbered_types();
+        config.max_message_bytes = spec.max_message_bytes;
         config.extra = extra;
+        if spec.key_type.is_free() {
+            // The key table exists before the config that makes the topic appear:
+            // a producer never finds a topic with free keys and no table.
+            if let Err(e) = crate::log::keys::create(&crate::log::keys::path_in(&dir)) {
+                let _ = fs::remove_dir(&dir);
+                return Err(e);
+            }
+        }
         // Write under a name 0.2.3 ignores (not `*.twc`), then rename: readers never see half a config.
         let tmp = self.root.join(format!(".{topic}.twc.tmp-{}", std::process::id()));
         let write = fs::write(&tmp, config.to_bytes())
@@ -241,6 +294,7 @@ impl LogDir {
             .and_then(|()| fs::rename(&tmp, &cfg_path).map_err(|e| Error::io("rename into place", &cfg_path, e)));
         if let Err(e) = write {
             let _ = fs::remove_file(&tmp);
+            let _ = fs::remove_file(crate::log::keys::path_in(&dir));
             let _ = fs::remove_dir(&dir);
             return Err(e);
         }
@@ -470,6 +524,13 @@ impl TopicConfig {
         if bytes.len() as u64 > crate::format::config::MAX_CONFIG_BYTES {
             return Err(corrupt(format!("it is over {} MiB, far more than a config holds", crate::format::config::MAX_CONFIG_BYTES >> 20)));
         }
-        TopicConfig::parse(&bytes).map_err(|reason| Error::CorruptConfig { topic: topic.to_string(), path: path.to_path_buf(), reason })
+        TopicConfig::parse_checked(&bytes).map_err(|p| match p {
+            crate::format::config::ConfigProblem::Corrupt(reason) => {
+                Error::CorruptConfig { topic: topic.to_string(), path: path.to_path_buf(), reason }
+            }
+            crate::format::config::ConfigProblem::Newer(feature) => {
+                Error::NewerFormat { topic: topic.to_string(), path: path.to_path_buf(), feature }
+            }
+        })
     }
 }

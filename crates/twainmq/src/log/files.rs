@@ -105,6 +105,8 @@ pub struct Listing {
     /// folders and other non-regular files, and names whose offset is out of
     /// range.
     pub rejected: Vec<Rejected>,
+    /// The topic's key table (`keys.twk`, a topic with free keys), if there is one.
+    pub key_table: Option<PathBuf>,
 }
 
 /// An entry named like a partition file that is never read, and why.
@@ -174,6 +176,10 @@ pub fn list_topic_dir(dir: &Path, partitions: u32) -> Result<Listing> {
         let name = name.to_str().unwrap_or_default();
         if let Some((kind, reason)) = rejection(&entry, name).filter(|_| name.ends_with(".tmf")) {
             listing.rejected.push(Rejected { path, kind, reason });
+            continue;
+        }
+        if name == crate::format::keytable::FILE_NAME {
+            listing.key_table = Some(path);
             continue;
         }
         let parsed = PartitionFile::parse_name(name);

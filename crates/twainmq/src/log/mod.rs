@@ -5,9 +5,11 @@
 //! seek marks) -> `cursor` (lines of one file) -> `reader` (one partition), `consumer` (several) and `seek`
 //! (by time); `encode` (messages to lines, in parallel for batches) and
 //! `append` (day files, rollover, locks) with `torn` (ending lines torn by crashes) under `producer`; `dir`
-//! (the store folder: configs, topics, the clock); `watch` (change events: one watcher for the app, followers and members).
+//! (the store folder: configs, topics, the clock); `watch` (change events: one watcher for the app, followers and members);
+//! `keys` (a topic's key table) and `assemble` (large messages put together) for the format's next version.
 
 pub(crate) mod append;
+pub(crate) mod assemble;
 pub(crate) mod clock;
 pub(crate) mod consumer;
 pub(crate) mod cursor;
@@ -15,6 +17,7 @@ pub(crate) mod dir;
 pub(crate) mod encode;
 pub(crate) mod files;
 pub(crate) mod index;
+pub(crate) mod keys;
 pub(crate) mod producer;
 pub(crate) mod reader;
 pub(crate) mod seek;

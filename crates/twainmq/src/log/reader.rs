@@ -11,10 +11,12 @@ use crate::format::key::KeyType;
 use crate::format::line::{Codec, Corrupt};
 use crate::format::message::Message;
 use crate::format::payload::Payload;
+use crate::log::assemble::{Assembler, Unfinished};
 use crate::log::consumer::StartFrom;
 use crate::log::cursor::{Cursor, Next};
 use crate::log::dir::{LogDir, TopicIncarnation};
 use crate::log::files::{self, PartitionFile};
+use crate::log::keys::KeyTable;
 
 /// A directory listing is trusted to be complete only this long after the
 /// directory's modification time (coarse mtime granularity on some file systems).
@@ -58,6 +60,10 @@ pub struct PartitionReader {
     /// When the topic was last looked at by path while the reader was at the
     /// end (see [`crate::log::append::TOPIC_RECHECK`]).
     topic_checked: std::time::Instant,
+    /// A topic with large messages: their parts put together (`None` for others).
+    multipart: Option<Assembler>,
+    /// A topic with free keys: its key table, read as ids come (`None` for others).
+    keys: Option<KeyTable>,
 }
 
 /// Whether an open file is still in a folder (not deleted).
@@ -84,6 +90,53 @@ fn decode(
         p => p,
     };
     Ok(Message { topic: topic.clone(), partition, offset, key: rec.key, timestamp: rec.timestamp, payload })
+}
+
+/// The message of a large message's end `line` whose payload, put
+/// together, is `raw` (its key and time are the end line's).
+#[allow(clippy::too_many_arguments)]
+fn decode_assembled(
+    codec: &mut Codec,
+    key_type: KeyType,
+    types: &[(String, u16)],
+    topic: &Arc<str>,
+    partition: u32,
+    offset: u64,
+    line: &[u8],
+    raw: Vec<u8>,
+) -> std::result::Result<Message, Corrupt> {
+    let (key, timestamp, _) = codec.decode_raw(key_type, line)?;
+    let payload = match crate::format::line::decode_payload_owned(raw)? {
+        Payload::Typed(mut t) => {
+            t.class = types.iter().find(|(_, i)| *i == t.type_id).map(|(n, _)| n.clone());
+            Payload::Typed(t)
+        }
+        p => p,
+    };
+    Ok(Message { topic: topic.clone(), partition, offset, key, timestamp, payload })
+}
+
+/// A message of a topic with free keys, its key id (what its line holds)
+/// replaced by its key.
+fn resolve_key(keys: &mut KeyTable, mut m: Message) -> Result<std::result::Result<Message, Corrupt>> {
+    let crate::format::key::Key::Int(id) = m.key else { return Ok(Ok(m)) };
+    Ok(match keys.key_of(id)? {
+        Ok(k) => {
+            m.key = k;
+            Ok(m)
+        }
+        Err(reason) => Err(Corrupt::UnknownKey { id, reason }),
+    })
+}
+
+/// What a line of a topic with large messages is, to the reader.
+enum PartLine {
+    /// Not a part: a message of one line.
+    No,
+    /// A start or middle part, kept; or an end part the scan declined.
+    Kept,
+    /// An end part: its message, whole.
+    Message(Message),
 }
 
 /// What [`PartitionReader::poll_scan`] found.
@@ -130,9 +183,17 @@ impl PartitionReader {
             next: 0,
             index: log.index().clone(),
             last: None,
+            multipart: config.max_message_bytes.map(Assembler::new),
+            keys: config.key_type.is_free().then(|| KeyTable::new(&log.topic_dir(topic))),
         };
         r.seek_to(from)?;
         Ok(r)
+    }
+
+    /// Large messages started and not ended in what this reader has read (a
+    /// message being written, or torn by a crash): `twainmq check` reports them.
+    pub(crate) fn unfinished_messages(&self) -> Vec<Unfinished> {
+        self.multipart.as_ref().map(Assembler::unfinished).unwrap_or_default()
     }
 
     /// The partition this reader reads.
@@ -336,6 +397,20 @@ impl PartitionReader {
                     }
                     self.next = offset.saturating_add(1);
                     self.last = Some((s, e, line_no));
+                    if self.multipart.is_some() {
+                        // A topic with large messages: a part line goes its own way.
+                        match self.take_part(offset, line_no, s, e, pre)? {
+                            PartLine::No => {}
+                            PartLine::Kept => {
+                                skipped += 1;
+                                if skipped >= budget {
+                                    return Ok(Scanned::Skipped);
+                                }
+                                continue;
+                            }
+                            PartLine::Message(m) => return Ok(Scanned::Message(m)),
+                        }
+                    }
                     let Some(cur) = self.cur.as_ref() else { return Ok(Scanned::End) };
                     if !pre(offset, &cur.buf[s..e]) {
                         skipped += 1;
@@ -345,6 +420,7 @@ impl PartitionReader {
                         continue;
                     }
                     return match decode(&mut self.codec, self.key_type, &self.types, &self.topic, self.partition, offset, &cur.buf[s..e]) {
+                        Ok(m) if self.keys.is_some() => self.with_key(m, line_no),
                         Ok(m) => Ok(Scanned::Message(m)),
                         Err(problem) => Err(self.corrupt(cur, offset, line_no, problem)),
                     };
@@ -435,6 +511,72 @@ impl PartitionReader {
                     self.linger(old);
                 }
             }
+        }
+    }
+
+    /// A message of a topic with free keys, its key id (what its line holds)
+    /// replaced by its key; a key the table does not hold makes the line damaged.
+    #[cold]
+    #[inline(never)]
+    fn with_key(&mut self, m: Message, line_no: u64) -> Result<Scanned> {
+        let offset = m.offset;
+        let resolved = match self.keys.as_mut() {
+            Some(keys) => resolve_key(keys, m)?,
+            None => Ok(m),
+        };
+        match resolved {
+            Ok(m) => Ok(Scanned::Message(m)),
+            Err(problem) => match self.cur.as_ref() {
+                Some(cur) => Err(self.corrupt(cur, offset, line_no, problem)),
+                None => Ok(Scanned::End),
+            },
+        }
+    }
+
+    /// The line `buf[s..e]` of the cursor (offset `offset`, line `line_no`) of
+    /// a topic with large messages, if it is a part: a start or middle part is
+    /// kept for later (it is no message, and a consumer never sees its
+    /// offset); an end part is the message, put together from its parts, if
+    /// `pre` takes it (else it is passed over like a declined line).
+    #[cold]
+    #[inline(never)]
+    fn take_part(&mut self, offset: u64, line_no: u64, s: usize, e: usize, pre: &mut dyn FnMut(u64, &[u8]) -> bool) -> Result<PartLine> {
+        let kc = self.key_type.encoded_len();
+        let (Some(cur), Some(mp)) = (self.cur.as_ref(), self.multipart.as_mut()) else { return Ok(PartLine::No) };
+        let line = &cur.buf[s..e];
+        if line.get(kc + crate::format::line::TS_CHARS..).and_then(crate::format::multipart::peek).is_none() {
+            return Ok(PartLine::No);
+        }
+        let part = match self.codec.decode_raw(self.key_type, line) {
+            Ok((_, _, raw)) => crate::format::multipart::parse(raw).map_err(Corrupt::BrokenMessage),
+            Err(c) => Err(c),
+        };
+        let part = match part {
+            Ok(p) => p,
+            Err(problem) => return Err(self.corrupt(cur, offset, line_no, problem)),
+        };
+        if !part.end {
+            let at = crate::format::multipart::PartAt { day: cur.file.day.0, first: cur.file.first, pos: cur.pos_of(s) };
+            mp.note(at, part, offset, &cur.file.path, line_no);
+            return Ok(PartLine::Kept);
+        }
+        if !pre(offset, line) {
+            return Ok(PartLine::Kept);
+        }
+        let decoded = match mp.assemble(part, &line[..kc], &self.files, &mut self.codec, self.key_type)? {
+            Ok(raw) => decode_assembled(&mut self.codec, self.key_type, &self.types, &self.topic, self.partition, offset, line, raw),
+            Err(why) => Err(Corrupt::BrokenMessage(why)),
+        };
+        let decoded = match (decoded, self.keys.as_mut()) {
+            (Ok(m), Some(keys)) => resolve_key(keys, m)?,
+            (d, _) => d,
+        };
+        match decoded {
+            Ok(m) => Ok(PartLine::Message(m)),
+            Err(problem) => match self.cur.as_ref() {
+                Some(cur) => Err(self.corrupt(cur, offset, line_no, problem)),
+                None => Ok(PartLine::No),
+            },
         }
     }
 

@@ -116,6 +116,8 @@ impl<'m> Msg<'m> {
             Var::Key => match self.head.key {
                 Key::Int(i) => V::from_u64(*i),
                 Key::Str(s) => V::Str(Cow::Borrowed(s)),
+                Key::Bytes(b) => V::Bytes(Cow::Borrowed(b)),
+                Key::Null => V::Null,
             },
             Var::Partition => V::Int(i64::from(self.head.partition)),
             Var::Offset => V::from_u64(self.head.offset),

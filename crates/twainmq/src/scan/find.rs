@@ -257,7 +257,17 @@ fn scan(
     let incarnation = store.topic_incarnation(topic)?;
     let deleted = || Error::TopicDeleted { topic: topic.to_string(), path: store.topic_dir(topic) };
     let matcher = Matcher::new(query)?;
-    let key = query.key.as_ref().map(|k| Key::parse(k, config.key_type).unwrap_or(Key::Str(k.clone())));
+    let mut key = query.key.as_ref().map(|k| Key::parse(k, config.key_type).unwrap_or(Key::Str(k.clone())));
+    if config.key_type.is_free() {
+        // Lines hold a free key's id: look for the id (none: a key never sent, no hit).
+        if let Some(k) = key.take() {
+            let id = match config.key_type.accept(k) {
+                Ok(k) => crate::log::keys::KeyTable::new(&store.topic_dir(topic)).find(&k)?,
+                Err(_) => None,
+            };
+            key = Some(id.map_or(Key::Null, Key::Int));
+        }
+    }
     let partitions: Vec<u32> = match &query.partitions {
         Some(ps) => ps.iter().copied().filter(|p| *p < config.partitions).collect(),
         None => (0..config.partitions).collect(),
@@ -419,9 +429,10 @@ fn scan_task(s: &Shared<'_>, task: &Task) -> Result<TaskHits> {
     let needs_payload = !s.matcher.is_any();
     // The filter, when its head tests can decide anything (else `on_head` is
     // always `None` and the key need not be decoded for it).
-    let head_filter = s.filter.as_ref().filter(|f| f.reads_head());
+    // (A free key's line holds its id, not the key: the filter then sees the message.)
+    let head_filter = s.filter.as_ref().filter(|f| f.reads_head() && !s.key_type.is_free());
     // A filter the head cannot decide needs the payload of every line let through.
-    let needs_payload = needs_payload || s.filter.as_ref().is_some_and(|f| !f.reads_head());
+    let needs_payload = needs_payload || (s.filter.is_some() && head_filter.is_none());
     let mut lowered = Vec::new();
     // Counts are added to the shared totals in runs, not per message: two
     // workers adding to one cache line per message spent a tenth of a

@@ -74,6 +74,11 @@ pub struct TopicDescription {
     pub unknown_files: Vec<String>,
     /// Keys of the config that 0.2.3 does not know.
     pub extra_config: serde_json::Map<String, serde_json::Value>,
+    /// Large messages (the format's next version): the topic's largest
+    /// payload in bytes. Then `messages` counts lines, and a large message
+    /// takes several (its offset is its last line's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_message_bytes: Option<u64>,
 }
 
 fn unix_secs(t: SystemTime) -> Option<f64> {
@@ -159,6 +164,7 @@ impl Store {
             partition_details: details,
             unknown_files: listing.unknown.iter().map(|p| file_name(p)).collect(),
             extra_config: config.extra.clone(),
+            max_message_bytes: config.max_message_bytes,
         })
     }
 }

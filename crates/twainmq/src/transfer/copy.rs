@@ -87,10 +87,7 @@ pub fn copy(
                         return Err(TransferError::Uncopyable { topic, partition, offset, problem }.into());
                     }
                 };
-                sender.msgs.push((m.key.clone(), payload));
-                if opts.keep_timestamps {
-                    sender.stamps.push(m.timestamp);
-                }
+                sender.push(m.key.clone(), payload, opts.keep_timestamps.then_some(m.timestamp));
             }
             sender.flush().map_err(refused)?;
             on_progress(Progress { done: sender.sent, total });

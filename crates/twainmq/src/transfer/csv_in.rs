@@ -26,7 +26,11 @@ pub(super) fn read_csv(
     on_progress: &mut dyn FnMut(Progress),
 ) -> Result<Finish> {
     let ImportFormat::Csv { key, payload, kind, timestamp } = &run.opts.format else { return Ok(Finish::Done) };
-    let mut reader = csv::ReaderBuilder::new().has_headers(true).flexible(true).from_reader(Guard::new(input, cancel));
+    let mut reader = csv::ReaderBuilder::new().has_headers(true).flexible(true).from_reader(Guard::new(
+        input,
+        cancel,
+        MAX_RECORD.max(super::import::max_input_line(config) as u64),
+    ));
     let headers = reader.byte_headers().map_err(|e| csv_error(&e))?.clone();
     reader.get_mut().record_done();
     run.report.lines = 1;
@@ -94,7 +98,8 @@ pub(super) fn read_csv(
 }
 
 /// The most bytes one CSV row (a record, with every line a quoted cell spans)
-/// may have: as a JSONL line's limit, far past anything a message can be.
+/// may have on a topic of 0.2.3's format: as a JSONL line's limit, far past
+/// anything a message can be (a topic with large messages: its JSONL limit).
 pub(super) const MAX_RECORD: u64 = 64 << 20;
 
 /// Reads the input for the CSV reader, following its quoting (see the module
@@ -116,11 +121,14 @@ struct Guard<'a> {
     ended_open: bool,
     /// Bytes handed over since the last row was taken.
     since_record: u64,
+    /// The most a row may have.
+    max_record: u64,
 }
 
 impl<'a> Guard<'a> {
-    fn new(inner: &'a mut dyn BufRead, cancel: &'a AtomicBool) -> Self {
+    fn new(inner: &'a mut dyn BufRead, cancel: &'a AtomicBool, max_record: u64) -> Self {
         Guard {
+            max_record,
             inner,
             cancel,
             quoted: false,
@@ -189,10 +197,11 @@ impl Read for Guard<'_> {
         if self.cancel.load(Ordering::Relaxed) {
             return Ok(0);
         }
-        if self.since_record > MAX_RECORD {
+        if self.since_record > self.max_record {
+            let fits = if self.max_record > MAX_RECORD { "the topic's largest message" } else { "the 4096-byte line limit" };
             return Err(std::io::Error::other(format!(
-                "a row is over {} MiB long: no message that long fits the 4096-byte line limit",
-                MAX_RECORD >> 20
+                "a row is over {} MiB long: no message that long fits {fits}",
+                self.max_record >> 20
             )));
         }
         let n = self.inner.read(buf)?;

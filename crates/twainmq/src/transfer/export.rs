@@ -51,6 +51,7 @@ pub fn export(
     // this one, a few batches apart: on two cores, about twice as fast as one
     // thread doing both. The reader stops when this side stops taking batches.
     let (tx, rx) = std::sync::mpsc::sync_channel::<(Vec<Message>, Option<u64>)>(2);
+    let free_keys = store.topic_config(&sel.topic)?.key_type.is_free();
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             read_selection(store, sel, cancel, &mut |batch, total| {
@@ -58,7 +59,7 @@ pub fn export(
                     .map_err(|_| Error::io("hand on a batch of", "the export", std::io::Error::other("the writer stopped")))
             })
         });
-        let written = write_batches(format, out, rx, on_progress);
+        let written = write_batches(format, free_keys, out, rx, on_progress);
         let read = reader
             .join()
             .unwrap_or_else(|_| Err(Error::io("read", "the export's selection", std::io::Error::other("the reading thread panicked"))));
@@ -72,6 +73,7 @@ pub fn export(
 /// Write the batches `rx` brings to `out` in `format`, flushing at the end.
 fn write_batches(
     format: ExportFormat,
+    free_keys: bool,
     out: &mut dyn Write,
     rx: std::sync::mpsc::Receiver<(Vec<Message>, Option<u64>)>,
     on_progress: &mut dyn FnMut(Progress),
@@ -105,7 +107,7 @@ fn write_batches(
             w.write_record(super::csv_header()).map_err(csv_io)?;
             for (batch, total) in rx {
                 for m in &batch {
-                    w.write_record(super::message_csv_row(m)).map_err(csv_io)?;
+                    w.write_record(super::records::csv_row(m, free_keys)).map_err(csv_io)?;
                 }
                 done += batch.len() as u64;
                 on_progress(Progress { done, total });

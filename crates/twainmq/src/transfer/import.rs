@@ -14,11 +14,21 @@ use crate::log::producer::valid_stamp;
 use crate::scan::Finish;
 use crate::store::Store;
 
-/// Longest input line read, in bytes: no longer line holds a message that
-/// fits the 4,096-byte line limit (deflate shrinks at most about 1,032 times,
-/// and JSON spends at most 6 bytes on a payload byte); reading stops there,
-/// so an endless line cannot fill memory.
+/// Longest input line read, in bytes, for a topic of 0.2.3's format: no
+/// longer line holds a message that fits the 4,096-byte line limit (deflate
+/// shrinks at most about 1,032 times, and JSON spends at most 6 bytes on a
+/// payload byte); reading stops there, so an endless line cannot fill memory.
+/// A topic with large messages takes lines of its largest message as hex
+/// ([`max_input_line`]).
 const MAX_INPUT_LINE: usize = 64 << 20;
+
+/// The longest input line (or CSV row) an import into a topic of `config`
+/// reads: [`MAX_INPUT_LINE`], or for large messages a bytes message of the
+/// topic's largest size as hex, with room for its key and fields.
+pub(crate) fn max_input_line(config: &TopicConfig) -> usize {
+    let large = config.max_message_bytes.map_or(0, |m| usize::try_from(m).unwrap_or(usize::MAX).saturating_mul(2).saturating_add(1 << 20));
+    MAX_INPUT_LINE.max(large)
+}
 
 /// What the payload cell of a CSV row holds.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -209,12 +219,9 @@ impl Run<'_> {
         }
         let n = u32::try_from(self.report.partitions.len()).unwrap_or(u32::MAX);
         self.parts_of_batch.push(crate::format::partitioner::partition_for(&rec.key, n));
-        self.sender.msgs.push((rec.key, rec.payload));
-        if let Some(t) = stamp {
-            self.sender.stamps.push(t);
-        }
+        self.sender.push(rec.key, rec.payload, stamp);
         self.lines_of_batch.push(line);
-        if self.sender.msgs.len() >= super::BATCH {
+        if self.sender.full() {
             self.flush()?;
         }
         Ok(())
@@ -290,7 +297,7 @@ impl Run<'_> {
 }
 
 /// A batch of raw input lines: their bytes, and each line's number and range
-/// (`None` for a line over [`MAX_INPUT_LINE`], whose bytes were dropped).
+/// (`None` for a line over the limit, whose bytes were dropped).
 #[derive(Default)]
 struct RawLines {
     bytes: Vec<u8>,
@@ -311,6 +318,7 @@ fn read_jsonl(
     // this one sends the batch before: on two cores parsing JSON no longer
     // waits for encoding and writing. Every decision (take, bad line, stop)
     // is still made here, in input order.
+    let max_line = max_input_line(config);
     let (raw_tx, raw_rx) = std::sync::mpsc::sync_channel::<RawLines>(1);
     let (parsed_tx, parsed_rx) = std::sync::mpsc::sync_channel::<Vec<Parsed>>(1);
     std::thread::scope(|scope| {
@@ -324,8 +332,9 @@ fn read_jsonl(
                         None => (
                             at,
                             Err(format!(
-                                "the line is over {} MiB long: no message that long fits the 4096-byte line limit",
-                                MAX_INPUT_LINE >> 20
+                                "the line is over {} MiB long: no message that long fits {}",
+                                max_line >> 20,
+                                if config.max_message_bytes.is_some() { "the topic's largest message" } else { "the 4096-byte line limit" }
                             )),
                         ),
                     })
@@ -346,7 +355,7 @@ fn read_jsonl(
                 at_end = true;
             }
             if !at_end {
-                let raw = read_raw_lines(input, &mut run.report.lines, cancel)?;
+                let raw = read_raw_lines(input, &mut run.report.lines, cancel, max_line)?;
                 at_end = raw.lines.is_empty();
                 if !at_end {
                     // (The parser ends only when this side drops its sender.)
@@ -382,8 +391,8 @@ fn read_jsonl(
 /// ends the input (`open_input`), so every line read, buffered ones too, is
 /// returned to be written; a last line cut short by the cancel (no newline)
 /// was never whole, and is not.
-fn read_raw_lines(input: &mut dyn BufRead, lines: &mut u64, cancel: &AtomicBool) -> Result<RawLines> {
-    let limit = u64::try_from(MAX_INPUT_LINE).unwrap_or(u64::MAX).saturating_add(1);
+fn read_raw_lines(input: &mut dyn BufRead, lines: &mut u64, cancel: &AtomicBool, max_line: usize) -> Result<RawLines> {
+    let limit = u64::try_from(max_line).unwrap_or(u64::MAX).saturating_add(1);
     let read_err = |e| Error::io("read", "the import's input", e);
     let mut raw = RawLines { bytes: Vec::with_capacity(1 << 20), lines: Vec::with_capacity(super::BATCH) };
     while raw.lines.len() < super::BATCH && raw.bytes.len() < (1 << 20) {
@@ -396,7 +405,7 @@ fn read_raw_lines(input: &mut dyn BufRead, lines: &mut u64, cancel: &AtomicBool)
             break;
         }
         *lines += 1;
-        if raw.bytes.len() - start > MAX_INPUT_LINE {
+        if raw.bytes.len() - start > max_line {
             // Read the rest of the line and drop it, and the part read.
             raw.bytes.truncate(start);
             let mut rest = Vec::new();

@@ -41,6 +41,19 @@ use crate::store::Store;
 /// Messages read, written or sent per batch.
 pub(crate) const BATCH: usize = 4096;
 
+/// Payload bytes a batch holds at most (past one message): a topic of large
+/// messages is moved a few messages at a time, so memory stays flat.
+pub(crate) const BATCH_BYTES: usize = 16 << 20;
+
+/// The payload bytes of a message (what batches count).
+pub(crate) fn payload_len(p: &crate::format::payload::Payload) -> usize {
+    match p {
+        crate::format::payload::Payload::Text(s) => s.len(),
+        crate::format::payload::Payload::Bytes(b) => b.len(),
+        crate::format::payload::Payload::Typed(t) => t.json.len(),
+    }
+}
+
 /// What to export or copy: the messages of `topic` that `query` matches
 /// (every message for the default query), or exactly the `picked` ones.
 #[derive(Debug, Clone, Default)]
@@ -103,7 +116,12 @@ pub(crate) fn read_selection(store: &Store, sel: &Selection, cancel: &AtomicBool
 /// The messages `refs` name, in their order, in batches.
 fn read_refs(store: &Store, topic: &str, refs: &[HitRef], cancel: &AtomicBool, sink: &mut Sink<'_>) -> Result<Finish> {
     let total = Some(refs.len() as u64);
-    for chunk in refs.chunks(BATCH) {
+    // A topic of large messages is read a few messages a batch (BATCH_BYTES of the largest).
+    let per = match store.topic_config(topic)?.max_message_bytes {
+        Some(max) => usize::try_from(BATCH_BYTES as u64 / max.max(1)).unwrap_or(1).clamp(1, BATCH),
+        None => BATCH,
+    };
+    for chunk in refs.chunks(per) {
         if cancel.load(Ordering::Relaxed) {
             return Ok(Finish::Cancelled);
         }
@@ -144,6 +162,7 @@ fn read_timeline(store: &Store, sel: &Selection, cancel: &AtomicBool, sink: &mut
         heads.push(m);
     }
     let mut batch = Vec::with_capacity(BATCH);
+    let mut bytes = 0usize;
     while let Some(Reverse(Head { i, .. })) = heap.pop() {
         if batch.len() % 256 == 0 && cancel.load(Ordering::Relaxed) {
             return Ok(Finish::Cancelled);
@@ -154,9 +173,11 @@ fn read_timeline(store: &Store, sel: &Selection, cancel: &AtomicBool, sink: &mut
             heap.push(Reverse(Head { t: n.timestamp, partition: n.partition, i }));
         }
         if let Some(m) = std::mem::replace(&mut heads[i], next) {
+            bytes += payload_len(&m.payload);
             batch.push(m);
         }
-        if batch.len() >= BATCH {
+        if batch.len() >= BATCH || bytes >= BATCH_BYTES {
+            bytes = 0;
             sink(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)), total)?;
         }
     }

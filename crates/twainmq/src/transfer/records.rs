@@ -163,6 +163,18 @@ fn unmark(text: &str) -> String {
 fn json_key(raw: &RawValue, config: &TopicConfig) -> Result<Key, String> {
     let text = raw.get().trim();
     let key_type = config.key_type;
+    if key_type.is_free() {
+        // Free keys keep their kind in JSON: a string, {"hex": ...} for bytes, null for none.
+        let key = match serde_json::from_str::<Key>(text) {
+            Ok(Key::Int(_)) | Err(_) => {
+                return Err(format!(
+                    "the key {text} is not one a {key_type} topic takes: give a JSON string (text), {{\"hex\": \"00ff\"}} (bytes) or null (no key)"
+                ))
+            }
+            Ok(k) => k,
+        };
+        return check_key(key, key_type);
+    }
     if let Some(s) = text.starts_with('"').then(|| serde_json::from_str::<String>(text).ok()).flatten() {
         if key_type.is_int() {
             return Err(format!("the key {text} is a string, but the topic has {key_type} (integer) keys: give it as a JSON number"));
@@ -180,11 +192,24 @@ fn json_key(raw: &RawValue, config: &TopicConfig) -> Result<Key, String> {
 
 /// Text (a CSV cell, a JSON number's digits) as a key of `key_type`.
 pub(crate) fn key_from_text(text: &str, key_type: KeyType) -> Result<Key, String> {
+    if key_type.is_free() {
+        // As `export` writes a free key (JSON: "text", {"hex": ..}, null), else the text itself.
+        let key = match serde_json::from_str::<Key>(text.trim()) {
+            Ok(k @ (Key::Str(_) | Key::Bytes(_) | Key::Null)) => k,
+            _ => Key::Str(text.to_string()),
+        };
+        return check_key(key, key_type);
+    }
     let key = Key::parse(text, key_type).map_err(|e| key_problem(text, key_type, &e))?;
     check_key(key, key_type)
 }
 
 fn check_key(key: Key, key_type: KeyType) -> Result<Key, String> {
+    let shown = key.to_string();
+    let key = key_type.accept(key).map_err(|e| key_problem(&shown, key_type, &e))?;
+    if key_type.is_free() {
+        return Ok(key);
+    }
     let mut scratch = Vec::new();
     match key_type.encode_into(&key, &mut scratch) {
         Ok(()) => Ok(key),
@@ -265,13 +290,21 @@ pub fn csv_header() -> [&'static str; 7] {
 /// names none for it) and payload (the text, the bytes as hex, the fields'
 /// JSON as stored).
 pub fn message_csv_row(m: &Message) -> [String; 7] {
+    csv_row(m, matches!(m.key, Key::Bytes(_) | Key::Null))
+}
+
+/// [`message_csv_row`]; with `free_keys` (a topic of key type `text`,
+/// `bytes` or `any`) the key cell holds the key as JSON (`"text"`,
+/// `{"hex":"00ff"}`, `null`), so a CSV import gives it back of its kind.
+pub(crate) fn csv_row(m: &Message, free_keys: bool) -> [String; 7] {
     let time = m.time().map_or_else(|| m.timestamp.to_string(), |t| t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string());
     let (class, payload) = match &m.payload {
         Payload::Text(s) => (String::new(), s.clone()),
         Payload::Bytes(b) => (String::new(), hex::encode(b)),
         Payload::Typed(t) => (t.class.clone().unwrap_or_else(|| format!("#{}", t.type_id)), t.json.clone()),
     };
-    [m.partition.to_string(), m.offset.to_string(), time, m.key.to_string(), m.payload.kind().to_string(), class, payload]
+    let key = if free_keys { serde_json::to_string(&m.key).unwrap_or_default() } else { m.key.to_string() };
+    [m.partition.to_string(), m.offset.to_string(), time, key, m.payload.kind().to_string(), class, payload]
 }
 
 /// A CSV time cell: RFC 3339, or UNIX seconds as a number.

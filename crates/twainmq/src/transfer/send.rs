@@ -15,6 +15,8 @@ pub(crate) struct Sender {
     pub(crate) stamps: Vec<f64>,
     /// Messages sent (in the store) so far.
     pub(crate) sent: u64,
+    /// Payload bytes of `msgs` (see [`Sender::full`]).
+    bytes: usize,
 }
 
 /// Why a batch was not all sent.
@@ -28,7 +30,26 @@ pub(crate) enum Refused {
 
 impl Sender {
     pub(crate) fn new(producer: Producer) -> Sender {
-        Sender { producer, msgs: Vec::with_capacity(super::BATCH), stamps: Vec::new(), sent: 0 }
+        Sender { producer, msgs: Vec::with_capacity(super::BATCH), stamps: Vec::new(), sent: 0, bytes: 0 }
+    }
+
+    /// Add a message (and its timestamp, when kept) to the batch.
+    pub(crate) fn push(&mut self, key: Key, payload: Outgoing, stamp: Option<f64>) {
+        self.bytes += match &payload {
+            Outgoing::Text(s) => s.len(),
+            Outgoing::Bytes(b) => b.len(),
+            Outgoing::Typed { json, .. } => json.len(),
+        };
+        self.msgs.push((key, payload));
+        if let Some(t) = stamp {
+            self.stamps.push(t);
+        }
+    }
+
+    /// Whether the batch should go now: [`super::BATCH`] messages, or
+    /// [`super::BATCH_BYTES`] of payload (large messages).
+    pub(crate) fn full(&self) -> bool {
+        self.msgs.len() >= super::BATCH || self.bytes >= super::BATCH_BYTES
     }
 
     /// Send the batch and empty it; after [`Refused::Message`] `(i, _)` the
@@ -37,6 +58,8 @@ impl Sender {
         if self.msgs.is_empty() {
             return Ok(());
         }
+        // (What stays in the batch after a refused message is counted again by the next pushes: a batch goes a little early then, never late.)
+        self.bytes = 0;
         let result = self.producer.send_batch_stamped(&self.msgs, &self.stamps);
         let outcome = match result {
             Ok(n) => {
