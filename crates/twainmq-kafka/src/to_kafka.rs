@@ -1,0 +1,321 @@
+//! Store -> Kafka: one topic's partitions, each to the same partition of the
+//! target. Where to resume is read from the target: the last record there
+//! whose origin is this store's topic and partition.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use krafka::consumer::Consumer as KConsumer;
+use krafka::producer::{Acks, DeliveryHandle};
+use krafka::Record;
+use twainmq::{Message, StartFrom, Store};
+
+use crate::cluster::Cluster;
+use crate::error::{Error, Result};
+use crate::journal::{self, SourceState};
+use crate::lease::Lease;
+use crate::mapping::{self, fingerprint, FingerprintPayload, Origin};
+use crate::report::{Progress, TopicReport};
+use crate::{MirrorSpec, CONFIG_TOPIC};
+
+/// The most records sent and not yet acknowledged.
+const IN_FLIGHT: usize = 20_000;
+
+/// Where the source partition `p` of `topic` in store `store_id` resumes: just
+/// after the last record in the target partition that came from it, found by
+/// reading the target's tail backwards in growing windows.
+pub(crate) async fn resume_point(
+    cluster: &Cluster,
+    reader: &KConsumer,
+    target: &str,
+    p: u32,
+    (low, high): (i64, i64),
+    store_id: &str,
+    topic: &str,
+) -> Result<Option<u64>> {
+    let mut window = 256i64;
+    let mut to = high;
+    while to > low {
+        let from = (to - window).max(low);
+        let recs = cluster.read_range(reader, target, p, from, to).await?;
+        for r in recs.iter().rev() {
+            let Some(o) = r.header(mapping::ORIGIN).and_then(|v| v.and_then(|b| Origin::decode(b))) else { continue };
+            if o.source == store_id && o.topic == topic && o.partition == p {
+                return Ok(Some(o.offset + 1));
+            }
+        }
+        to = from;
+        window = window.saturating_mul(4);
+    }
+    Ok(None)
+}
+
+/// Which store lines came from the target cluster (mirrored in by a mirror
+/// the other way, as its journal says): those never go back.
+struct FromTarget {
+    cluster: String,
+    states: BTreeMap<u32, Vec<SourceState>>,
+    pending: BTreeMap<u32, std::collections::HashSet<String>>,
+    len: u64,
+    path: std::path::PathBuf,
+}
+
+impl FromTarget {
+    fn load(store: &Store, topic: &str, cluster: &str) -> Result<FromTarget> {
+        let mut f = FromTarget {
+            cluster: cluster.to_string(),
+            states: BTreeMap::new(),
+            pending: BTreeMap::new(),
+            len: u64::MAX,
+            path: store.root().join(journal::DIR).join(format!("{topic}.journal")),
+        };
+        f.refresh(store, topic)?;
+        Ok(f)
+    }
+
+    /// Read the journal again when it has grown.
+    fn refresh(&mut self, store: &Store, topic: &str) -> Result<()> {
+        let len = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
+        if len == self.len {
+            return Ok(());
+        }
+        let j = journal::read(store, topic)?;
+        self.states.clear();
+        self.pending.clear();
+        for ((from, _, p), s) in j.sources {
+            if from != self.cluster {
+                continue;
+            }
+            self.pending.entry(p).or_default().extend(s.pending_fingerprints().map(str::to_string));
+            self.states.entry(p).or_default().push(s);
+        }
+        self.len = len;
+        Ok(())
+    }
+
+    fn holds(&self, m: &Message) -> bool {
+        if self.states.get(&m.partition).is_some_and(|v| v.iter().any(|s| s.holds_target(m.offset))) {
+            return true;
+        }
+        match self.pending.get(&m.partition) {
+            Some(set) if !set.is_empty() => {
+                let f = format!("{:016x}", fingerprint(&m.key, m.timestamp, FingerprintPayload::stored(&m.payload)));
+                set.contains(&f)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Publish the topic's config to [`CONFIG_TOPIC`] (keyed by the target's
+/// name), so a mirror back into a new store makes the topic as it was.
+async fn publish_config(
+    cluster: &Cluster,
+    producer: &krafka::producer::Producer,
+    target: &str,
+    config: &twainmq::TopicConfig,
+    origin: &str,
+) -> Result<()> {
+    if cluster.partitions(CONFIG_TOPIC).await?.is_none() {
+        cluster.create_topic(CONFIG_TOPIC, 1, &[("cleanup.policy", "compact")]).await?;
+    }
+    let rec = Record::new(CONFIG_TOPIC, config.to_bytes())
+        .key(target.as_bytes().to_vec())
+        .partition(0)
+        .header(mapping::ORIGIN, origin.as_bytes().to_vec());
+    let _ = producer.send(rec).await.map_err(|e| cluster.error(format!("write the topic config of {target} to {CONFIG_TOPIC}"), &e))?;
+    Ok(())
+}
+
+pub(crate) async fn run(
+    store: &Store,
+    source: &str,
+    target: &str,
+    spec: &MirrorSpec,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<TopicReport> {
+    let config = store.topic_config(source).map_err(|e| match e {
+        twainmq::Error::TopicNotFound { .. } => {
+            Error::TopicMissing { place: format!("the store {}", store.root().display()), topic: source.to_string() }
+        }
+        e => e.into(),
+    })?;
+    let n = config.partitions;
+    let cluster = Cluster::connect(&spec.endpoint).await?;
+    let mut report = TopicReport { source: source.into(), target: target.into(), partitions: n, ..TopicReport::default() };
+    match cluster.partitions(target).await? {
+        None => {
+            cluster.create_topic(target, n, &[]).await?;
+            report.created = true;
+        }
+        Some(m) if m != n => {
+            return Err(Error::PartitionMismatch {
+                source_name: format!("store topic {source}"),
+                source_partitions: n,
+                target_name: format!("Kafka topic {target} at {}", cluster.broker),
+                target_partitions: m,
+            })
+        }
+        Some(_) => {}
+    }
+    let store_id = journal::store_id(store)?;
+    let lease = Lease::acquire(&cluster, target, spec.lease_timeout, progress).await?;
+    let result = mirror(store, &cluster, &store_id, source, target, &config, spec, stop, progress, &mut report).await;
+    lease.release().await;
+    result.map(|()| report)
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn mirror(
+    store: &Store,
+    cluster: &Cluster,
+    store_id: &str,
+    source: &str,
+    target: &str,
+    config: &twainmq::TopicConfig,
+    spec: &MirrorSpec,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+    report: &mut TopicReport,
+) -> Result<()> {
+    let n = config.partitions;
+    let producer = cluster
+        .kafka
+        .producer()
+        .idempotent(true)
+        .acks(Acks::All)
+        .linger(Duration::from_millis(2))
+        .batch_size(512 << 10)
+        .delivery_timeout(spec.endpoint.request_timeout * 3)
+        .build()
+        .await
+        .map_err(|e| cluster.error("make a producer", &e))?;
+    publish_config(cluster, &producer, target, config, store_id).await?;
+    let reader = cluster.reader().await?;
+    let marks = cluster.watermarks(target, n).await?;
+    let mut starts = Vec::with_capacity(n as usize);
+    for p in 0..n {
+        starts.push(resume_point(cluster, &reader, target, p, marks[p as usize], store_id, source).await?.unwrap_or(0));
+    }
+    let _ = reader.close().await;
+    report.resumed_from = starts.clone();
+    progress(Progress::Started { topic: source.into(), from: starts.clone(), created: report.created });
+    let mut from_target = FromTarget::load(store, source, &cluster.id)?;
+    let mut consumer = store.consumer(source, StartFrom::Start)?;
+    for (p, s) in starts.iter().enumerate() {
+        consumer.seek(p as u32, StartFrom::Offset(*s))?;
+    }
+    // A one-shot mirror takes what the partitions held when it started.
+    let ends = if spec.follow { None } else { Some(store.end_offsets(source)?) };
+    let mut done: Vec<bool> = match &ends {
+        Some(e) => e.iter().zip(&starts).map(|(e, s)| s >= e).collect(),
+        None => vec![false; n as usize],
+    };
+    let mut inflight: VecDeque<DeliveryHandle> = VecDeque::new();
+    let mut last_report = Instant::now();
+    let op = |p: u32| format!("produce to {target}/{p}");
+    let settle = |h: DeliveryHandle| async move {
+        let p = h.partition() as u32;
+        h.await.map(|_| ()).map_err(|e| cluster.error(op(p), &e))
+    };
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        if ends.is_some() && done.iter().all(|d| *d) {
+            break;
+        }
+        let batch = if spec.follow && inflight.is_empty() {
+            match consumer.poll_timeout(Duration::from_millis(100))? {
+                Some(m) => {
+                    let mut v = vec![m];
+                    v.extend(consumer.poll_many(999)?);
+                    v
+                }
+                None => Vec::new(),
+            }
+        } else {
+            consumer.poll_many(1000)?
+        };
+        if batch.is_empty() {
+            // Everything sent is acknowledged before waiting for more.
+            while let Some(h) = inflight.pop_front() {
+                settle(h).await?;
+            }
+            if ends.is_some() {
+                // Partitions whose end was reached, yet positions short of it: a gap
+                // (lines skipped as damaged). Count them done.
+                for (p, pos) in consumer.positions() {
+                    if let Some(e) = &ends {
+                        if pos >= e[p as usize] {
+                            done[p as usize] = true;
+                        }
+                    }
+                }
+                if done.iter().all(|d| *d) {
+                    break;
+                }
+                // Positions short of the end with nothing to read: the end moved back
+                // (a purge); nothing more will come.
+                break;
+            }
+            from_target.refresh(store, source)?;
+            continue;
+        }
+        from_target.refresh(store, source)?;
+        for m in batch {
+            let p = m.partition;
+            if let Some(e) = &ends {
+                if m.offset >= e[p as usize] {
+                    done[p as usize] = true;
+                    continue;
+                }
+                if m.offset + 1 >= e[p as usize] {
+                    done[p as usize] = true;
+                }
+            }
+            if from_target.holds(&m) {
+                report.skipped_from_target += 1;
+                continue;
+            }
+            let origin = Origin { source: store_id.to_string(), topic: source.to_string(), partition: p, offset: m.offset };
+            let rec = mapping::to_record(&m, config.key_type, &origin).map_err(|u| Error::Unfit {
+                place: format!("the store {}", store.root().display()),
+                topic: source.into(),
+                partition: p,
+                offset: m.offset,
+                reason: u.to_string(),
+            })?;
+            report.bytes += (rec.key.len() + rec.value.len()) as u64;
+            let mut r = Record::new(target, rec.value).key(rec.key).partition(p as i32).timestamp(rec.timestamp_ms);
+            for (k, v) in rec.headers {
+                r = r.header(k, v);
+            }
+            let h = producer.enqueue(r).await.map_err(|e| cluster.error(op(p), &e))?;
+            inflight.push_back(h);
+            report.mirrored += 1;
+            while inflight.len() > IN_FLIGHT {
+                if let Some(h) = inflight.pop_front() {
+                    settle(h).await?;
+                }
+            }
+        }
+        if last_report.elapsed() > Duration::from_millis(500) {
+            let left = ends.as_ref().map(|e| consumer.positions().iter().map(|(p, pos)| e[*p as usize].saturating_sub(*pos)).sum());
+            progress(Progress::Mirrored { topic: source.into(), mirrored: report.mirrored, left });
+            last_report = Instant::now();
+        }
+    }
+    while let Some(h) = inflight.pop_front() {
+        settle(h).await?;
+    }
+    producer.flush().await.map_err(|e| cluster.error(format!("flush to {target}"), &e))?;
+    let _ = producer.close().await;
+    progress(Progress::Mirrored { topic: source.into(), mirrored: report.mirrored, left: Some(0) });
+    if spec.groups {
+        report.groups = crate::groups::store_to_kafka(store, cluster, store_id, source, target, n).await?;
+    }
+    Ok(())
+}
