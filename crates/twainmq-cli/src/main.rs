@@ -19,6 +19,7 @@ mod consume;
 mod flags;
 mod groups;
 mod hooks;
+mod mirror;
 mod produce;
 mod render;
 mod retention;
@@ -34,7 +35,7 @@ use args::{Cli, Command};
 
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("TWAINMQ_LOG").unwrap_or_else(|_| "warn".into()))
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("TWAINMQ_LOG").unwrap_or_else(|_| "warn,krafka=error".into()))
         .with_writer(io::stderr)
         .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .with_target(false)
@@ -116,6 +117,7 @@ fn dispatch(store: &Store, command: Command) -> Result<ExitCode> {
         Command::Export(args) => done(transfer::export(store, &args)),
         Command::Import(args) => done(transfer::import(store, &args)),
         Command::Copy(args) => done(transfer::copy(store, &args)),
+        Command::Mirror(args) => mirror::run(store, &args),
         Command::Retention(cmd) => done(retention::run(store, cmd)),
         Command::BenchTransfer { messages, partitions, step, file } => {
             done(bench_transfer::command(store, messages, partitions, &step, &file))

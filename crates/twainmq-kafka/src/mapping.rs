@@ -141,10 +141,12 @@ pub fn to_record(m: &Message, key_type: KeyType, origin: &Origin) -> Result<OutR
         Payload::Bytes(b) => ("bytes", b.clone(), None),
         Payload::Typed(t) => match &t.class {
             Some(c) => ("dataclass", t.json.as_bytes().to_vec(), Some(c.as_str())),
-            None => return Err(Unfit::Value(format!(
+            None => {
+                return Err(Unfit::Value(format!(
                 "a typed message of type id {} that the topic's config does not name: add the type to the topic, or leave the message out",
                 t.type_id
-            ))),
+            )))
+            }
         },
     };
     let mut headers = Vec::with_capacity(5);
