@@ -125,7 +125,13 @@ bench: deps wheel
 	$(CARGO) build --release -p twainmq-cli --locked
 	.venv/bin/python -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $$(ls -t target/wheels/twainmq_rs-*.whl | head -1)
 	bash scripts/bench.sh
+	bash scripts/kafka-bench.sh
 	$(MAKE) bench-app
+
+# The Kafka bridge's speed alone (scripts/kafka-bench.sh; `make bench` runs it too).
+kafka-bench: deps
+	$(CARGO) build --release -p twainmq-cli --locked
+	bash scripts/kafka-bench.sh
 
 # The app's performance goals (issue 7) in the release app under Xvfb: first page of a 1M-message
 # topic, idle memory, responsiveness while another process writes 100k msg/s, search speed.

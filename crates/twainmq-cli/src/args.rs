@@ -86,6 +86,23 @@ pub(crate) enum Command {
         #[arg(long)]
         file: PathBuf,
     },
+    /// For `make kafka-bench`: the mirror's speed each way beside krafka directly, and the
+    /// --follow latency, against a broker, as JSON.
+    #[command(hide = true)]
+    BenchMirror {
+        /// The broker: kafka://HOST:PORT.
+        #[arg(long)]
+        kafka: String,
+        #[arg(long, default_value_t = 200_000)]
+        messages: u64,
+        #[arg(long, default_value_t = 4)]
+        partitions: u32,
+        #[arg(long, default_value_t = 100)]
+        payload_bytes: usize,
+        /// Names of the topics made (store and cluster).
+        #[arg(long, default_value = "bench")]
+        prefix: String,
+    },
     /// For `make bench`: search speed on a temporary topic of 100-byte JSON messages, as JSON.
     #[command(hide = true)]
     BenchSearch {

@@ -125,6 +125,12 @@ fn dispatch(store: &Store, command: Command) -> Result<ExitCode> {
         Command::Check { topic, json } => check::run(store, topic.as_deref(), json),
         Command::Bench(args) => done(bench::command(store, &args)),
         Command::BenchFollow { topic, count } => done(bench::follow(store, &topic, count)),
+        Command::BenchMirror { kafka, messages, partitions, payload_bytes, prefix } => {
+            let ep = twainmq_kafka::Endpoint::parse(&kafka)?;
+            let report = twainmq_kafka::bench::run(store, &ep, &prefix, messages, partitions, payload_bytes)?;
+            println!("{}", serde_json::to_string(&report)?);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::BenchSearch { messages, partitions } => done(bench_search::command(store, messages, partitions)),
         // Handled in `run` before the store is opened.
         Command::AssignStdin | Command::SeedDemo => Ok(ExitCode::SUCCESS),

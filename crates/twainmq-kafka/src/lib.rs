@@ -21,6 +21,7 @@
 
 #![deny(missing_docs)]
 
+pub mod bench;
 mod cluster;
 mod error;
 mod from_kafka;

@@ -109,7 +109,7 @@ pub fn key_bytes(key: &Key, key_type: KeyType) -> Vec<u8> {
 /// Kafka's milliseconds for our seconds (rounded; 0 for what is before 1970 or not a number).
 pub fn millis(ts: f64) -> i64 {
     let ms = (ts * 1000.0).round();
-    if ms.is_finite() && ms >= 0.0 && ms < 9.0e15 {
+    if (0.0..9.0e15).contains(&ms) {
         ms as i64
     } else {
         0
