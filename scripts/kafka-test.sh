@@ -10,4 +10,4 @@ NISSHI=$(bash scripts/nisshi.sh wait)
 export NISSHI
 echo "kafka: broker $NISSHI (waited $(( $(date +%s) - started )) s for it)"
 export TWAINMQ_BIN=${TWAINMQ_BIN:-$PWD/target/debug/twainmq}
-.venv/bin/python -m pytest tests/kafka -q -p no:cacheprovider "$@"
+.venv/bin/python -m pytest tests/kafka -q -p no:cacheprovider -W ignore::DeprecationWarning "$@"

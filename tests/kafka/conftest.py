@@ -24,7 +24,19 @@ HERE = Path(__file__).resolve().parent
 REPO_ROOT = HERE.parents[1]
 sys.path.insert(0, str(REPO_ROOT / "tests" / "interop"))
 
-from conftest import base_env, cli_binary, run_cli  # noqa: E402  (the interop suite's helpers)
+
+def _interop_helpers():
+    """The interop suite's CLI helpers (its conftest, loaded under a name of its own)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("interop_conftest", REPO_ROOT / "tests" / "interop" / "conftest.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_interop = _interop_helpers()
+base_env, cli_binary, run_cli = _interop.base_env, _interop.cli_binary, _interop.run_cli
 
 FIXTURE_STORE = REPO_ROOT / "tests" / "fixtures" / "twainmq-0.2.3" / "store"
 

@@ -54,20 +54,39 @@ def assert_kafka_equals_store(broker, kafka_topic, store, topic):
             assert struct.unpack(">d", bytes.fromhex(r["headers"]["twainmq.ts"].decode()))[0] == m["timestamp"]
 
 
+def kill_once_started(p, rng, within):
+    """SIGKILL `p` at a random moment within `within` seconds after it says where it starts
+    (so the kill lands while records go across, not while it waits for the target); whether
+    it was still running then."""
+    for line in p.stderr:
+        if "from offsets" in line:
+            break
+    time.sleep(rng.uniform(0, within))
+    alive = p.poll() is None
+    if alive:
+        p.send_signal(signal.SIGKILL)
+    p.communicate()
+    return alive
+
+
+def append(store, topic, start, n):
+    lines = "".join(json.dumps({"key": i, "payload": f"more {i}"}) + "\n" for i in range(start, start + n))
+    run_cli(store, "produce", topic, "--jsonl", "--batch", input=lines)
+
+
 def test_kill_9_at_30_random_points_to_kafka_then_the_target_equals_the_source(broker, tmp_path, topic):
     store = tmp_path / "s"
     store.mkdir()
-    fill(store, "t", 3, 3000)
+    fill(store, "t", 3, 5000)
     rng = random.Random(34)
     kills = 0
-    for _ in range(30):
+    runs = 0
+    while kills < 30:
+        runs += 1
+        assert runs <= 60, f"only {kills} of {runs} runs were killed while sending"
+        append(store, "t", 100_000 + runs * 5000, 5000)
         p = mirror_proc(store, f"t:{topic}", "--to", broker.url, "--lease-timeout", LEASE)
-        time.sleep(rng.uniform(0.2, 4.0))
-        if p.poll() is None:
-            p.send_signal(signal.SIGKILL)
-            kills += 1
-        p.communicate()
-    assert kills >= 20, "most runs were killed mid-way"
+        kills += kill_once_started(p, rng, 1.0)
     mirror(store, f"t:{topic}", "--to", broker.url, "--lease-timeout", LEASE)
     assert_kafka_equals_store(broker, topic, store, "t")
 
@@ -75,26 +94,24 @@ def test_kill_9_at_30_random_points_to_kafka_then_the_target_equals_the_source(b
 def test_kill_9_at_30_random_points_from_kafka_then_the_store_equals_the_source(broker, tmp_path, topic):
     src = tmp_path / "src"
     src.mkdir()
-    fill(src, "t", 3, 3000)
+    fill(src, "t", 3, 20000)
     mirror(src, f"t:{topic}", "--to", broker.url, "--lease-timeout", LEASE)
     dst = tmp_path / "dst"
     dst.mkdir()
-    # A local producer writes into the target topic between the mirror's batches: its lines are
+    # A local producer writes into the target topic between the mirror's runs: its lines are
     # not the mirror's and must not be taken for them.
     rng = random.Random(43)
     kills = 0
     local = 0
-    for i in range(30):
+    runs = 0
+    while kills < 30:
+        runs += 1
+        assert runs <= 60, f"only {kills} of {runs} runs were killed while writing"
         p = mirror_proc(dst, f"{topic}:t", "--from", broker.url)
-        time.sleep(rng.uniform(0.1, 2.5))
-        if p.poll() is None:
-            p.send_signal(signal.SIGKILL)
-            kills += 1
-        p.communicate()
-        if (dst / "t.twc").exists() and i % 5 == 0:
-            run_cli(dst, "produce", "t", "--key", str(10_000_000 + i), f"local {i}")
+        kills += kill_once_started(p, rng, 0.5)
+        if (dst / "t.twc").exists() and runs % 5 == 0:
+            run_cli(dst, "produce", "t", "--key", str(10_000_000 + runs), f"local {runs}")
             local += 1
-    assert kills >= 20
     mirror(dst, f"{topic}:t", "--from", broker.url)
     want = consume_json(src, "t")
     got = consume_json(dst, "t")

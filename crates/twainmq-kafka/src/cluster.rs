@@ -290,6 +290,8 @@ impl Cluster {
     pub(crate) async fn reader(&self) -> Result<Consumer> {
         self.kafka
             .consumer_without_group()
+            // An offset no longer on the cluster (retention) starts at the first one still there.
+            .auto_offset_reset(krafka::consumer::AutoOffsetReset::Earliest)
             .fetch_max_wait(Duration::from_millis(100))
             .max_partition_fetch_bytes(4 << 20)
             .fetch_max_bytes(16 << 20)

@@ -110,6 +110,7 @@ impl Lease {
     /// Leave the group at once (the next mirror need not wait).
     pub(crate) async fn release(self) {
         self.keeper.abort();
-        let _ = self.consumer.close().await;
+        // A cluster that is down cannot be told: the membership then lapses by itself.
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.consumer.close()).await;
     }
 }

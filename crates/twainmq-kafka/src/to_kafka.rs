@@ -215,6 +215,7 @@ async fn mirror(
     };
     let mut inflight: VecDeque<DeliveryHandle> = VecDeque::new();
     let mut last_report = Instant::now();
+    let mut last_groups = Instant::now();
     let op = |p: u32| format!("produce to {target}/{p}");
     let settle = |h: DeliveryHandle| async move {
         let p = h.partition() as u32;
@@ -262,6 +263,10 @@ async fn mirror(
                 break;
             }
             from_target.refresh(store, source)?;
+            if spec.groups && last_groups.elapsed() > Duration::from_secs(5) {
+                report.groups = crate::groups::store_to_kafka(store, cluster, store_id, source, target, n).await?;
+                last_groups = Instant::now();
+            }
             continue;
         }
         from_target.refresh(store, source)?;
