@@ -144,6 +144,9 @@ pub(crate) async fn run(
             let mut msgs: Vec<(Key, Outgoing)> = Vec::with_capacity(recs.len());
             let mut stamps = Vec::with_capacity(recs.len());
             let mut marks = Vec::with_capacity(recs.len());
+            // A record that cannot be mirrored stops the mirror there: those before it are written first.
+            let mut refused = None;
+            let mut next = next;
             for r in &recs {
                 let headers: Vec<(String, Option<Vec<u8>>)> =
                     r.headers.iter().map(|(k, v)| (k.clone(), v.as_ref().map(|b| b.to_vec()))).collect();
@@ -159,23 +162,36 @@ pub(crate) async fn run(
                     offset: r.offset as u64,
                     reason,
                 };
-                let inc = mapping::from_record(&rec, config.key_type, &spec.foreign).map_err(|u| unfit(u.to_string()))?;
-                if !(inc.timestamp.is_finite() && (0.0..=253_402_300_799.0).contains(&inc.timestamp)) {
-                    return Err(unfit(format!("its timestamp {} is not between 1970 and the end of 9999", inc.timestamp)));
-                }
-                if let Err(e) = producers[p].check(&inc.key, &inc.payload) {
-                    return Err(match unfit_from_store(&e) {
-                        Some(reason) => unfit(reason),
-                        None => e.into(),
+                let checked =
+                    mapping::from_record(&rec, config.key_type, &spec.foreign).map_err(|u| unfit(u.to_string())).and_then(|inc| {
+                        if !(inc.timestamp.is_finite() && (0.0..=253_402_300_799.0).contains(&inc.timestamp)) {
+                            return Err(unfit(format!("its timestamp {} is not between 1970 and the end of 9999", inc.timestamp)));
+                        }
+                        match producers[p].check(&inc.key, &inc.payload) {
+                            Ok(_) => Ok(inc),
+                            Err(e) => Err(match unfit_from_store(&e) {
+                                Some(reason) => unfit(reason),
+                                None => e.into(),
+                            }),
+                        }
                     });
-                }
+                let inc = match checked {
+                    Ok(inc) => inc,
+                    Err(e) => {
+                        next = r.offset as u64;
+                        refused = Some(e);
+                        break;
+                    }
+                };
                 report.bytes += (r.key.as_ref().map_or(0, |k| k.len()) + r.value.as_ref().map_or(0, |v| v.len())) as u64;
                 marks.push((r.offset as u64, fingerprint(&inc.key, inc.timestamp, FingerprintPayload::outgoing(&inc.payload))));
                 stamps.push(inc.timestamp);
                 msgs.push((inc.key, inc.payload));
             }
             if msgs.is_empty() {
-                writer.record_landed(p32, Vec::new(), next)?;
+                if next > positions[p] {
+                    writer.record_landed(p32, Vec::new(), next)?;
+                }
             } else {
                 let end = store.end_offsets(target)?[p];
                 writer.pending(p32, end, marks, next)?;
@@ -192,6 +208,9 @@ pub(crate) async fn run(
                 report.mirrored += landed;
             }
             positions[p] = next;
+            if let Some(e) = refused {
+                return Err(e);
+            }
         }
         if let Some(e) = &ends {
             // Offsets a partition's end moved past without a record (compaction, transaction markers).

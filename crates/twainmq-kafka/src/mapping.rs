@@ -224,8 +224,14 @@ fn decode_key(bytes: &[u8], source: KeyType) -> Result<Key, Unfit> {
     if source.is_int() {
         let w = source.byte_len();
         if bytes.len() != w {
+            let serializer = match w {
+                2 => " (what Kafka's ShortSerializer writes)",
+                4 => " (what Kafka's IntegerSerializer writes)",
+                8 => " (what Kafka's LongSerializer writes)",
+                _ => "",
+            };
             return Err(Unfit::Key(format!(
-                "its key is {} bytes; a {source} topic takes {w}-byte big-endian keys (what Kafka's Short/Integer/LongSerializer write)",
+                "its key is {} bytes; a {source} topic takes {w}-byte big-endian keys{serializer}. Keys written as text go into a charN topic (--as NAME --key-type charN); any-key topics (key_width 0) will take any key",
                 bytes.len()
             )));
         }

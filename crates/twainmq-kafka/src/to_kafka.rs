@@ -286,13 +286,22 @@ async fn mirror(
                 continue;
             }
             let origin = Origin { source: store_id.to_string(), topic: source.to_string(), partition: p, offset: m.offset };
-            let rec = mapping::to_record(&m, config.key_type, &origin).map_err(|u| Error::Unfit {
-                place: format!("the store {}", store.root().display()),
-                topic: source.into(),
-                partition: p,
-                offset: m.offset,
-                reason: u.to_string(),
-            })?;
+            let rec = match mapping::to_record(&m, config.key_type, &origin) {
+                Ok(rec) => rec,
+                Err(u) => {
+                    // What was sent before it is acknowledged first: the mirror stops at this message.
+                    while let Some(h) = inflight.pop_front() {
+                        settle(h).await?;
+                    }
+                    return Err(Error::Unfit {
+                        place: format!("the store {}", store.root().display()),
+                        topic: source.into(),
+                        partition: p,
+                        offset: m.offset,
+                        reason: u.to_string(),
+                    });
+                }
+            };
             report.bytes += (rec.key.len() + rec.value.len()) as u64;
             let mut r = Record::new(target, rec.value).key(rec.key).partition(p as i32).timestamp(rec.timestamp_ms);
             for (k, v) in rec.headers {
