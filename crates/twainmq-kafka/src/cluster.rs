@@ -174,7 +174,9 @@ fn hint_for(e: &KrafkaError) -> Option<&'static str> {
             ErrorCode::UnknownTopicOrPartition => Some("the topic is missing on the cluster"),
             _ => None,
         },
-        KrafkaError::Network(_) | KrafkaError::Timeout { .. } => Some("is the broker running and reachable at that address?"),
+        KrafkaError::Network(_) | KrafkaError::Timeout { .. } => {
+            Some("is the broker running and reachable at that address? A broker that closes the connection may want TLS (--tls) or SASL (--sasl-mechanism)")
+        }
         _ => None,
     }
 }
