@@ -2,7 +2,7 @@
 //! target. Where to resume is read from the target: the last record there
 //! whose origin is this store's topic and partition.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -21,6 +21,58 @@ use crate::{MirrorSpec, CONFIG_TOPIC};
 
 /// The most records sent and not yet acknowledged.
 const IN_FLIGHT: usize = 20_000;
+
+/// Awaits the delivery of each record sent, in order, on a task of its own; the
+/// first failure ends it, and is what the mirror stops with.
+struct Acker {
+    tx: Option<tokio::sync::mpsc::Sender<DeliveryHandle>>,
+    task: Option<tokio::task::JoinHandle<Result<()>>>,
+}
+
+impl Acker {
+    fn start(broker: String, target: String) -> Acker {
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<DeliveryHandle>(IN_FLIGHT);
+        let task = tokio::spawn(async move {
+            while let Some(h) = rx.recv().await {
+                let p = h.partition();
+                let _ = h.await.map_err(|e| crate::cluster::kafka_error(&broker, format!("produce to {target}/{p}"), &e))?;
+            }
+            Ok(())
+        });
+        Acker { tx: Some(tx), task: Some(task) }
+    }
+
+    /// Hand over a record's delivery (waits while [`IN_FLIGHT`] are unacknowledged).
+    async fn send(&mut self, h: DeliveryHandle) -> Result<()> {
+        let sent = match &self.tx {
+            Some(tx) => tx.send(h).await.is_ok(),
+            None => false,
+        };
+        if sent {
+            Ok(())
+        } else {
+            // The task ended: a delivery failed.
+            self.finish().await
+        }
+    }
+
+    /// The failure of a delivery, as soon as there is one.
+    async fn check(&mut self) -> Result<()> {
+        if self.task.as_ref().is_some_and(tokio::task::JoinHandle::is_finished) {
+            return self.finish().await;
+        }
+        Ok(())
+    }
+
+    /// Wait for every delivery handed over.
+    async fn finish(&mut self) -> Result<()> {
+        self.tx = None;
+        match self.task.take() {
+            Some(t) => t.await.map_err(|e| Error::Config { what: "the mirror's delivery task".into(), problem: e.to_string() })?,
+            None => Ok(()),
+        }
+    }
+}
 
 /// Where the source partition `p` of `topic` in store `store_id` resumes: just
 /// after the last record in the target partition that came from it, found by
@@ -213,14 +265,12 @@ async fn mirror(
         Some(e) => e.iter().zip(&starts).map(|(e, s)| s >= e).collect(),
         None => vec![false; n as usize],
     };
-    let mut inflight: VecDeque<DeliveryHandle> = VecDeque::new();
+    // Acknowledgements are awaited in order by a task of their own, so that reading the store
+    // never waits for the broker: a --follow mirror sends each message as it is written.
+    let mut acker = Acker::start(cluster.broker.clone(), target.to_string());
     let mut last_report = Instant::now();
     let mut last_groups = Instant::now();
     let op = |p: u32| format!("produce to {target}/{p}");
-    let settle = |h: DeliveryHandle| async move {
-        let p = h.partition() as u32;
-        h.await.map(|_| ()).map_err(|e| cluster.error(op(p), &e))
-    };
     loop {
         if stop.load(Ordering::SeqCst) {
             break;
@@ -228,7 +278,8 @@ async fn mirror(
         if ends.is_some() && done.iter().all(|d| *d) {
             break;
         }
-        let batch = if spec.follow && inflight.is_empty() {
+        acker.check().await?;
+        let batch = if spec.follow {
             match consumer.poll_timeout(Duration::from_millis(100))? {
                 Some(m) => {
                     let mut v = vec![m];
@@ -241,25 +292,9 @@ async fn mirror(
             consumer.poll_many(1000)?
         };
         if batch.is_empty() {
-            // Everything sent is acknowledged before waiting for more.
-            while let Some(h) = inflight.pop_front() {
-                settle(h).await?;
-            }
             if ends.is_some() {
-                // Partitions whose end was reached, yet positions short of it: a gap
-                // (lines skipped as damaged). Count them done.
-                for (p, pos) in consumer.positions() {
-                    if let Some(e) = &ends {
-                        if pos >= e[p as usize] {
-                            done[p as usize] = true;
-                        }
-                    }
-                }
-                if done.iter().all(|d| *d) {
-                    break;
-                }
-                // Positions short of the end with nothing to read: the end moved back
-                // (a purge); nothing more will come.
+                // Nothing more to read: every partition is at its end (or short of it
+                // after a purge, and nothing more will come).
                 break;
             }
             from_target.refresh(store, source)?;
@@ -290,9 +325,7 @@ async fn mirror(
                 Ok(rec) => rec,
                 Err(u) => {
                     // What was sent before it is acknowledged first: the mirror stops at this message.
-                    while let Some(h) = inflight.pop_front() {
-                        settle(h).await?;
-                    }
+                    acker.finish().await?;
                     return Err(Error::Unfit {
                         place: format!("the store {}", store.root().display()),
                         topic: source.into(),
@@ -308,13 +341,8 @@ async fn mirror(
                 r = r.header(k, v);
             }
             let h = producer.enqueue(r).await.map_err(|e| cluster.error(op(p), &e))?;
-            inflight.push_back(h);
+            acker.send(h).await?;
             report.mirrored += 1;
-            while inflight.len() > IN_FLIGHT {
-                if let Some(h) = inflight.pop_front() {
-                    settle(h).await?;
-                }
-            }
         }
         if last_report.elapsed() > Duration::from_millis(500) {
             let left = ends.as_ref().map(|e| consumer.positions().iter().map(|(p, pos)| e[*p as usize].saturating_sub(*pos)).sum());
@@ -322,9 +350,7 @@ async fn mirror(
             last_report = Instant::now();
         }
     }
-    while let Some(h) = inflight.pop_front() {
-        settle(h).await?;
-    }
+    acker.finish().await?;
     producer.flush().await.map_err(|e| cluster.error(format!("flush to {target}"), &e))?;
     let _ = producer.close().await;
     progress(Progress::Mirrored { topic: source.into(), mirrored: report.mirrored, left: Some(0) });
