@@ -24,5 +24,7 @@ print(f"kafka bench: {r['messages']} records of {r['payload_bytes']} bytes in {r
 print(f"  store -> Kafka: mirror {r['mirror_to_kafka']:,.0f} rec/s, krafka producing the same records {r['produce_direct']:,.0f} rec/s ({r['mirror_to_kafka'] / r['produce_direct']:.2f}x)")
 print(f"  Kafka -> store: mirror {r['mirror_from_kafka']:,.0f} rec/s, krafka consuming them {r['consume_direct']:,.0f} rec/s ({r['mirror_from_kafka'] / r['consume_direct']:.2f}x)")
 p50, p99, mx = r['follow_latency_us']
+d50, d99, dmx = r['direct_latency_us']
 print(f"  --follow, store write to readable in Kafka: p50 {p50/1000:.1f} ms, p99 {p99/1000:.1f} ms, max {mx/1000:.1f} ms ({r['follow_messages']} messages at {r['follow_rate']}/s)")
+print(f"  the broker's own: krafka producing each straight to it, same reader: p50 {d50/1000:.1f} ms, p99 {d99/1000:.1f} ms, max {dmx/1000:.1f} ms")
 PY

@@ -35,6 +35,9 @@ pub struct BenchReport {
     pub mirror_from_kafka: f64,
     /// `--follow`: write in the store to readable in Kafka, microseconds: p50, p99, max.
     pub follow_latency_us: (u64, u64, u64),
+    /// The same, krafka producing each record directly (one at a time, awaiting
+    /// nothing) and the same reader: the broker's own produce-to-readable time.
+    pub direct_latency_us: (u64, u64, u64),
     /// Messages the latency was measured over, and the rate they were written at.
     pub follow_messages: u64,
     /// Their rate, messages/s.
@@ -145,6 +148,7 @@ pub fn run(store: &Store, endpoint: &Endpoint, prefix: &str, messages: u64, part
     mirror(store, Direction::FromKafka, &MirrorSpec::new(endpoint.clone(), vec![(mirrored.clone(), back)]), &stop, &mut quiet)?;
     let mirror_from_kafka = messages as f64 / t0.elapsed().as_secs_f64();
     let (follow_latency_us, follow_messages, follow_rate) = follow_latency(store, endpoint, prefix, &rt)?;
+    let direct_latency_us = direct_latency(endpoint, prefix, &rt)?;
     Ok(BenchReport {
         messages,
         partitions,
@@ -154,6 +158,7 @@ pub fn run(store: &Store, endpoint: &Endpoint, prefix: &str, messages: u64, part
         consume_direct,
         mirror_from_kafka,
         follow_latency_us,
+        direct_latency_us,
         follow_messages,
         follow_rate,
     })
@@ -228,5 +233,80 @@ fn follow_latency(store: &Store, endpoint: &Endpoint, prefix: &str, rt: &tokio::
             Ok(Ok(_)) => {}
         }
         result
+    })
+}
+
+/// A reader that asks again every 5 ms, from the start of `topic`'s partition 0.
+async fn fast_reader(cluster: &Cluster, topic: &str) -> Result<krafka::consumer::Consumer> {
+    let reader = cluster
+        .kafka
+        .consumer_without_group()
+        .fetch_max_wait(Duration::from_millis(5))
+        .build()
+        .await
+        .map_err(|e| cluster.error("make a consumer", &e))?;
+    reader.assign(topic, vec![0]).await.map_err(|e| cluster.error("assign", &e))?;
+    reader.seek(topic, 0, 0).await.map_err(|e| cluster.error("seek", &e))?;
+    Ok(reader)
+}
+
+fn percentiles(mut lat: Vec<u64>) -> (u64, u64, u64) {
+    lat.sort_unstable();
+    let at = |q: f64| lat.get(((lat.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or(0);
+    (at(0.5), at(0.99), lat.last().copied().unwrap_or(0))
+}
+
+/// The floor for [`follow_latency`]: krafka producing the same kind of record
+/// straight to the broker at the same rate, read by the same kind of reader.
+fn direct_latency(endpoint: &Endpoint, prefix: &str, rt: &tokio::runtime::Runtime) -> Result<(u64, u64, u64)> {
+    const N: u64 = 2_000;
+    const RATE: u64 = 500;
+    let topic = format!("{prefix}-direct-latency");
+    rt.block_on(async {
+        let cluster = Cluster::connect(endpoint).await?;
+        cluster.create_topic(&topic, 1, &[]).await?;
+        let reader = fast_reader(&cluster, &topic).await?;
+        let producer = cluster
+            .kafka
+            .producer()
+            .idempotent(true)
+            .acks(Acks::All)
+            .linger(Duration::from_millis(2))
+            .build()
+            .await
+            .map_err(|e| cluster.error("make a producer", &e))?;
+        let epoch = Instant::now();
+        let t = topic.clone();
+        let sender = tokio::spawn(async move {
+            let mut handles = Vec::with_capacity(N as usize);
+            for i in 0..N {
+                let due = Duration::from_micros(i * 1_000_000 / RATE);
+                let now = epoch.elapsed();
+                if due > now {
+                    tokio::time::sleep(due - now).await;
+                }
+                let sent = epoch.elapsed().as_micros().to_string();
+                if let Ok(h) = producer.enqueue(Record::new(t.as_str(), sent.into_bytes()).key(i.to_be_bytes().to_vec()).partition(0)).await
+                {
+                    handles.push(h);
+                }
+            }
+            for h in handles {
+                let _ = h.await;
+            }
+            let _ = producer.close().await;
+        });
+        let mut lat = Vec::with_capacity(N as usize);
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while (lat.len() as u64) < N && Instant::now() < deadline {
+            for r in reader.poll(Duration::from_millis(50)).await.map_err(|e| cluster.error("read", &e))? {
+                let now = epoch.elapsed().as_micros() as u64;
+                if let Some(sent) = r.value.as_deref().and_then(|v| std::str::from_utf8(v).ok()).and_then(|s| s.parse::<u64>().ok()) {
+                    lat.push(now.saturating_sub(sent));
+                }
+            }
+        }
+        let _ = sender.await;
+        Ok(percentiles(lat))
     })
 }

@@ -213,7 +213,10 @@ pub(crate) async fn run(
         Some(_) => {}
     }
     let store_id = journal::store_id(store)?;
-    let lease = Lease::acquire(&cluster, target, spec.lease_timeout, progress).await?;
+    // The lease's consumer on a connection of its own: a broker answers a connection's requests
+    // in order, so its group requests must not queue the records behind them.
+    let lease_cluster = Cluster::connect(&spec.endpoint).await?;
+    let lease = Lease::acquire(&lease_cluster, target, spec.lease_timeout, progress).await?;
     let result = mirror(store, &cluster, &store_id, source, target, &config, spec, stop, progress, &mut report).await;
     lease.release().await;
     result.map(|()| report)
@@ -239,7 +242,6 @@ async fn mirror(
         .idempotent(true)
         .acks(Acks::All)
         .linger(Duration::from_millis(2))
-        .batch_size(512 << 10)
         .delivery_timeout(spec.endpoint.request_timeout * 3)
         .build()
         .await
