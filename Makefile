@@ -6,7 +6,7 @@ BIN := target/debug/twainmq
 APP := target/debug/twainmq-desktop
 DEMO_STORE ?= $(HOME)/.local/share/twainmq/demo-store
 
-.PHONY: deps ui app cli bindings ui-fixture test lint unit ui-test interop e2e package package-test run demo-store clean bench bench-app shots-scale torture torture-short fuzz package-windows package-windows-test test-windows wheel python-test
+.PHONY: kafka-test kafka-bench deps ui app cli bindings ui-fixture test lint unit ui-test interop e2e package package-test run demo-store clean bench bench-app shots-scale torture torture-short fuzz package-windows package-windows-test test-windows wheel python-test
 
 deps:
 	@bash scripts/deps.sh
@@ -60,6 +60,12 @@ torture-short: cli
 torture: cli
 	TWAINMQ_BIN=$(CURDIR)/$(BIN) bash scripts/torture.sh
 
+# The Kafka bridge (`twainmq mirror`) against a real Kafka-protocol broker, nisshi, started on
+# 127.0.0.1 by the suite (scripts/kafka-test.sh). The broker is built once from crates.io into
+# ~/.cache/twainmq-dev by scripts/nisshi.sh, which `make deps` starts in the background.
+kafka-test: cli
+	TWAINMQ_BIN=$(CURDIR)/$(BIN) bash scripts/kafka-test.sh
+
 # The Debian package of the release build (app and `twainmq` command): target/release/bundle/deb/.
 # Install it with `apt install ./target/release/bundle/deb/twainmq-desktop_*.deb`.
 # The web UI is embedded in the release binary at build time, so it is built first.
@@ -97,7 +103,7 @@ wheel: deps
 python-test: wheel
 	bash scripts/python-test.sh
 
-test: lint unit ui-test interop python-test torture-short e2e package-test test-windows package-windows-test
+test: lint unit ui-test interop python-test torture-short e2e package-test kafka-test test-windows package-windows-test
 	@echo "make test: all suites passed"
 
 demo-store: cli
@@ -120,7 +126,13 @@ bench: deps wheel
 	$(CARGO) build --release -p twainmq-cli --locked
 	.venv/bin/python -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $$(ls -t target/wheels/twainmq_rs-*.whl | head -1)
 	bash scripts/bench.sh
+	bash scripts/kafka-bench.sh
 	$(MAKE) bench-app
+
+# The Kafka bridge's speed alone (scripts/kafka-bench.sh; `make bench` runs it too).
+kafka-bench: deps
+	$(CARGO) build --release -p twainmq-cli --locked
+	bash scripts/kafka-bench.sh
 
 # The app's performance goals in the release app under Xvfb: first page of a 1M-message
 # topic, idle memory, responsiveness while another process writes 100k msg/s, search speed.

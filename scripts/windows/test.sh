@@ -14,13 +14,13 @@ echo "windows: building the engine's and CLI's tests for x86_64-pc-windows-gnu"
 build_log="$target_dir/test-build.log"
 mkdir -p "$target_dir"
 set +e
-scripts/windows/cargo.sh test --no-run --locked -p twainmq -p twainmq-cli > "$build_log" 2>&1
+scripts/windows/cargo.sh test --no-run --locked -p twainmq -p twainmq-cli -p twainmq-kafka > "$build_log" 2>&1
 status=$?
 set -e
 grep -Ev '^\s+(Compiling|Fresh|Checking)' "$build_log" || true
 [ "$status" = 0 ] || { echo "windows: the build failed (above)" >&2; exit 1; }
 # Our crates build without a warning for Windows, as clippy -D warnings holds them on Linux.
-if grep -qE '^warning: `twainmq(-cli)?` \(' "$build_log"; then
+if grep -qE '^warning: `twainmq(-cli|-kafka)?` \(' "$build_log"; then
   echo "windows: warnings in our crates' Windows build (above)" >&2
   exit 1
 fi
@@ -28,7 +28,7 @@ built=$(date +%s)
 
 # Each test binary, as cargo lists it, run under Wine. The prefix's network drive N: is where
 # the network-store tests put their stores.
-mapfile -t exes < <(scripts/windows/cargo.sh test --no-run --locked -p twainmq -p twainmq-cli --message-format=json 2>/dev/null \
+mapfile -t exes < <(scripts/windows/cargo.sh test --no-run --locked -p twainmq -p twainmq-cli -p twainmq-kafka --message-format=json 2>/dev/null \
   | python3 -c 'import json,sys
 for line in sys.stdin:
     m = json.loads(line)
@@ -66,6 +66,10 @@ if ! grep -qh "^test on_a_network_drive_appends_are_locked_and_the_rollover_agre
   failed+=("network-drive")
 fi
 echo "windows: $passed passed, $fails failed, $ignored left to real Windows; built in $((built - started)) s, ran in $(( $(date +%s) - built )) s"
+# The Kafka bridge's twainmq.exe against a broker on this machine (scripts/windows/kafka.sh).
+if ! bash scripts/windows/kafka.sh; then
+  failed+=("kafka-mirror")
+fi
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "windows: FAILED under Wine: ${failed[*]} (logs in $log_dir)" >&2
   exit 1

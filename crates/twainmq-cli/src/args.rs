@@ -45,6 +45,9 @@ pub(crate) enum Command {
     Import(ImportArgs),
     /// Send a topic's messages (or a selection) into another topic of this or another store.
     Copy(CopyArgs),
+    /// Mirror topics to a Kafka cluster (--to) or from one into the store (--from): every
+    /// message's key, payload and exact timestamp; resumes where the target says it stopped.
+    Mirror(MirrorArgs),
     /// Delete old day files of topics with a retention setting (never the newest file of a partition).
     #[command(subcommand)]
     Retention(RetentionCmd),
@@ -94,6 +97,23 @@ pub(crate) enum Command {
         size: usize,
         #[arg(long)]
         step: String,
+    },
+    /// For `make kafka-bench`: the mirror's speed each way beside krafka directly, and the
+    /// --follow latency, against a broker, as JSON.
+    #[command(hide = true)]
+    BenchMirror {
+        /// The broker: kafka://HOST:PORT.
+        #[arg(long)]
+        kafka: String,
+        #[arg(long, default_value_t = 200_000)]
+        messages: u64,
+        #[arg(long, default_value_t = 4)]
+        partitions: u32,
+        #[arg(long, default_value_t = 100)]
+        payload_bytes: usize,
+        /// Names of the topics made (store and cluster).
+        #[arg(long, default_value = "bench")]
+        prefix: String,
     },
     /// For `make bench`: search speed on a temporary topic of 100-byte JSON messages, as JSON.
     #[command(hide = true)]
@@ -481,6 +501,81 @@ pub(crate) struct CopyArgs {
     /// At most N messages a second, in any second (sent in bursts of N/50).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) rate: Option<u64>,
+}
+
+/// `twainmq mirror`. Secrets come from a file or an environment variable, never from the
+/// command line (other users can read a process's arguments).
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("way").required(true).args(["to", "from"])))]
+pub(crate) struct MirrorArgs {
+    /// Topics to mirror; SOURCE:TARGET mirrors SOURCE into a topic named TARGET.
+    #[arg(required = true, value_name = "TOPIC")]
+    pub(crate) topics: Vec<String>,
+    /// Mirror the store's topics to this cluster: kafka://HOST:PORT[,HOST:PORT...].
+    #[arg(long, value_name = "URL")]
+    pub(crate) to: Option<String>,
+    /// Mirror this cluster's topics into the store: kafka://HOST:PORT[,HOST:PORT...].
+    #[arg(long, value_name = "URL")]
+    pub(crate) from: Option<String>,
+    /// The target topic's name (one TOPIC only; SOURCE:TARGET does the same for several).
+    #[arg(long = "as", value_name = "NAME")]
+    pub(crate) as_name: Option<String>,
+    /// Keep going: new messages go across as they are written, until Ctrl-C or SIGTERM.
+    #[arg(long)]
+    pub(crate) follow: bool,
+    /// Also translate consumer groups' committed offsets (groups of the same name, written
+    /// only while the target group has no live member, only forward).
+    #[arg(long)]
+    pub(crate) groups: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Talk TLS to the cluster (implied by the --tls-* options).
+    #[arg(long)]
+    pub(crate) tls: bool,
+    /// CA certificates to trust (PEM) instead of the built-in web roots.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) tls_ca: Option<PathBuf>,
+    /// A client certificate (PEM), for mutual TLS (with --tls-key).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub(crate) tls_cert: Option<PathBuf>,
+    /// The client certificate's key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub(crate) tls_key: Option<PathBuf>,
+    /// SASL mechanism: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512.
+    #[arg(long, value_name = "MECHANISM", requires = "sasl_username")]
+    pub(crate) sasl_mechanism: Option<String>,
+    /// SASL user name.
+    #[arg(long, value_name = "NAME", requires = "sasl_mechanism")]
+    pub(crate) sasl_username: Option<String>,
+    /// A file whose first line is the SASL password.
+    #[arg(long, value_name = "FILE", conflicts_with = "sasl_password_env")]
+    pub(crate) sasl_password_file: Option<PathBuf>,
+    /// An environment variable holding the SASL password.
+    #[arg(long, value_name = "VAR")]
+    pub(crate) sasl_password_env: Option<String>,
+    /// --from: the key type of a store topic made for a Kafka topic that carries no TwainMQ
+    /// config (u8, u16, u32, u64 or charN; integer keys are N-byte big-endian in Kafka).
+    #[arg(long, value_name = "TYPE")]
+    pub(crate) key_type: Option<String>,
+    /// --from: that topic's typed messages' names, comma-separated.
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    pub(crate) message_types: Vec<String>,
+    /// --from: what a value other producers wrote is (no twainmq.kind header): auto (text when
+    /// UTF-8, else bytes), text or bytes.
+    #[arg(long, value_name = "KIND", default_value = "auto")]
+    pub(crate) values: String,
+    /// --from: mirror records that carry headers of their own without them (a TwainMQ message
+    /// has none); without it such a record stops the mirror, named.
+    #[arg(long)]
+    pub(crate) drop_headers: bool,
+    /// How long a request to the cluster may take before it counts as failed.
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = flags::kafka_timeout_secs)]
+    pub(crate) timeout: Duration,
+    /// --to: how long a mirror that died holds the target (its membership in the consumer group
+    /// twainmq-mirror.TOPIC): a restarted mirror waits at most this long.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = flags::kafka_timeout_secs)]
+    pub(crate) lease_timeout: Duration,
 }
 
 #[derive(Subcommand, Debug)]

@@ -32,6 +32,11 @@ fn seconds(text: &str, min: f64, min_exclusive: bool, max: f64) -> Result<Durati
     Duration::try_from_secs_f64(value).map_err(|e| format!("{text}: {e}: use {range}"))
 }
 
+/// `mirror --timeout` and `--lease-timeout`: from 0.1 s to an hour.
+pub fn kafka_timeout_secs(text: &str) -> Result<Duration, String> {
+    seconds(text, 0.1, false, 3600.0)
+}
+
 /// `--for SECONDS`: finite, from 0 to [`MAX_FOR_SECS`].
 pub fn for_secs(text: &str) -> Result<Duration, String> {
     seconds(text, 0.0, false, MAX_FOR_SECS).map_err(|e| format!("{e} (10 years)"))

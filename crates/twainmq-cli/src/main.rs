@@ -20,6 +20,7 @@ mod consume;
 mod flags;
 mod groups;
 mod hooks;
+mod mirror;
 mod produce;
 mod render;
 mod retention;
@@ -42,7 +43,7 @@ fn main() -> ExitCode {
         std::env::remove_var("TWAINMQ_STORE");
     }
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("TWAINMQ_LOG").unwrap_or_else(|_| "warn".into()))
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("TWAINMQ_LOG").unwrap_or_else(|_| "warn,krafka=error".into()))
         .with_writer(io::stderr)
         .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .with_target(false)
@@ -136,6 +137,7 @@ fn dispatch(store: &Store, command: Command) -> Result<ExitCode> {
         Command::Export(args) => done(transfer::export(store, &args)),
         Command::Import(args) => done(transfer::import(store, &args)),
         Command::Copy(args) => done(transfer::copy(store, &args)),
+        Command::Mirror(args) => mirror::run(store, &args),
         Command::Retention(cmd) => done(retention::run(store, cmd)),
         Command::BenchTransfer { messages, partitions, step, file } => {
             done(bench_transfer::command(store, messages, partitions, &step, &file))
@@ -145,6 +147,12 @@ fn dispatch(store: &Store, command: Command) -> Result<ExitCode> {
         // Handled in `run` before a store is opened.
         Command::Bench(_) => Ok(ExitCode::SUCCESS),
         Command::BenchFollow { topic, count } => done(bench::follow(store, &topic, count)),
+        Command::BenchMirror { kafka, messages, partitions, payload_bytes, prefix } => {
+            let ep = twainmq_kafka::Endpoint::parse(&kafka)?;
+            let report = twainmq_kafka::bench::run(store, &ep, &prefix, messages, partitions, payload_bytes)?;
+            println!("{}", serde_json::to_string(&report)?);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::BenchSearch { messages, partitions } => done(bench_search::command(store, messages, partitions)),
         Command::AssignStdin | Command::SeedDemo => Ok(ExitCode::SUCCESS),
     }

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The Kafka bridge (twainmq mirror) against a real Kafka-protocol broker: `make kafka-test`,
+# part of `make test`. The broker, nisshi, is built once (scripts/nisshi.sh; scripts/deps.sh
+# starts that build in the background); each suite run starts its own brokers on free ports of
+# 127.0.0.1 with SQLite storage and stops them after (tests/kafka/conftest.py).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+started=$(date +%s)
+NISSHI=$(bash scripts/nisshi.sh wait)
+export NISSHI
+echo "kafka: broker $NISSHI (waited $(( $(date +%s) - started )) s for it)"
+export TWAINMQ_BIN=${TWAINMQ_BIN:-$PWD/target/debug/twainmq}
+.venv/bin/python -m pytest tests/kafka -q -p no:cacheprovider -W ignore::DeprecationWarning "$@"
