@@ -72,6 +72,16 @@ expect_value() {
   [ "$got" = "$3" ] || fail "registry $1 ${2:-(default)}: expected [$3], got [$got]"
 }
 
+# The user's own PATH before the install: longer than the 1024 characters an NSIS string holds,
+# with a %VAR% entry (REG_EXPAND_SZ), so that an install that cut or expanded it shows.
+user_path='%USERPROFILE%\bin'
+for i in $(seq 1 50); do user_path="$user_path;C:\Tools\tool number $i\bin"; done
+wine reg add 'HKCU\Environment' /v Path /t REG_EXPAND_SZ /d "$user_path" /f >/dev/null || fail "could not set the user's PATH"
+settle
+path_value() { reg_value 'HKCU\Environment' Path; }
+path_type() { wine reg query 'HKCU\Environment' /v Path 2>/dev/null | grep -o 'REG_[A-Z_]*' | head -n 1; }
+[ "$(path_value)" = "$user_path" ] || fail "the user's PATH was not set before the install"
+
 snapshot "$work/before"
 user_profile=$(unix_path 'C:\users\'"$(wine cmd /c 'echo %USERNAME%')")
 [ -d "$user_profile" ] || fail "no Wine user profile at $user_profile"
@@ -81,7 +91,15 @@ wine "$installer" /S || fail "the silent install exited $?"
 settle
 default_dir="$user_profile/AppData/Local/Programs/TwainMQ Desktop"
 [ -f "$default_dir/twainmq-desktop.exe" ] || fail "the default install is not in $default_dir"
-step "silent install to the default folder"
+default_win=$(reg_value 'HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\TwainMQDesktop' InstallLocation) || fail "no InstallLocation"
+# The option is on by default: the folder is added at the end of the user's PATH, which is kept
+# whole and keeps its type; a new console then finds `twainmq` by name.
+[ "$(path_value)" = "$user_path;$default_win" ] || fail "the user's PATH after the install is [$(path_value)], not the old one and [$default_win]"
+[ "$(path_type)" = REG_EXPAND_SZ ] || fail "the user's PATH is $(path_type) after the install, not REG_EXPAND_SZ"
+expect_value 'HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\TwainMQDesktop' AddedToPath 0x1
+out=$(wine cmd /c "twainmq --version") || fail "twainmq by name in a new console exited $?"
+[[ "$out" == "twainmq $version "* ]] || fail "twainmq by name in a new console said [$out]"
+step "silent install to the default folder, on PATH"
 
 # 2. Again with /D= (a folder with a space: through cmd, as a user types it, since Wine would
 # quote the argument and NSIS takes /D= unquoted).
@@ -93,6 +111,9 @@ rm "$drive_c/setup.exe"
 inst=$(unix_path "$inst_win")
 step "silent install again with /D=$inst_win"
 [ ! -e "$default_dir" ] || fail "the install moved to $inst_win but left $default_dir: $(ls -A "$default_dir")"
+# The moved install's folder replaces the old one on PATH (the old install's uninstaller took its
+# entry out).
+[ "$(path_value)" = "$user_path;$inst_win" ] || fail "the user's PATH after the move is [$(path_value)]"
 
 for f in twainmq-desktop.exe twainmq.exe WebView2Loader.dll twainmq-desktop.ico uninstall.exe; do
   [ -s "$inst/$f" ] || fail "$inst_win\\$f is not installed"
@@ -158,6 +179,8 @@ wine "$inst/uninstall.exe" /S || fail "the silent uninstall exited $?"
 settle
 step "silent uninstall"
 [ ! -e "$inst" ] || fail "the uninstall left $inst_win: $(ls -A "$inst")"
+[ "$(path_value)" = "$user_path" ] || fail "the uninstall left the user's PATH as [$(path_value)], not as it was"
+[ "$(path_type)" = REG_EXPAND_SZ ] || fail "the user's PATH is $(path_type) after the uninstall, not REG_EXPAND_SZ"
 [ ! -e "$lnk" ] || fail "the uninstall left the Start-menu entry"
 for key in "$uninstall_key" 'HKCU\Software\Classes\Directory\shell\TwainMQDesktop' \
   'HKCU\Software\Microsoft\Windows\CurrentVersion\App Paths\twainmq-desktop.exe'; do
@@ -179,4 +202,20 @@ left_keys=$(comm -13 "$work/before.keys" "$work/after.keys" | grep -vxF \
   -e '[Software\\Microsoft\\Windows\\CurrentVersion\\Uninstall]' || true)
 [ -z "$left_keys" ] || fail "registry keys left after the uninstall:"$'\n'"$left_keys"
 if grep -il twainmq "$WINEPREFIX"/*.reg; then fail "the registry still names twainmq"; fi
+
+# 4. Without the option (/NOPATH), into a folder already on the user's PATH in another spelling:
+# PATH is not touched by the install nor by the uninstall.
+nopath_win='C:\TwainMQ NoPath'
+wine reg add 'HKCU\Environment' /v Path /t REG_EXPAND_SZ /d "$user_path;c:\twainmq nopath\" /f >/dev/null
+settle
+cp "$installer" "$drive_c/setup.exe"
+wine cmd /c "C:\setup.exe /S /NOPATH /D=$nopath_win" || fail "the silent install with /NOPATH exited $?"
+settle
+[ "$(path_value)" = "$user_path;c:\twainmq nopath\" ] || fail "the install with /NOPATH changed the user's PATH to [$(path_value)]"
+if reg_value 'HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\TwainMQDesktop' AddedToPath >/dev/null; then fail "the install with /NOPATH says it added to PATH"; fi
+wine "$(unix_path "$nopath_win")/uninstall.exe" /S || fail "the silent uninstall exited $?"
+settle
+rm "$drive_c/setup.exe"
+[ "$(path_value)" = "$user_path;c:\twainmq nopath\" ] || fail "the uninstall took out a PATH entry it had not put in: [$(path_value)]"
+step "install and uninstall with /NOPATH leave PATH alone"
 echo "test-package-windows: installed, ran and uninstalled without a trace ($(stat -c %s "$installer") bytes installer, $((SECONDS - t0)) s)"

@@ -7,9 +7,11 @@
 ; It installs into %LOCALAPPDATA%\Programs\TwainMQ Desktop (or /D=DIR): the app, twainmq.exe
 ; (the command-line tool), WebView2Loader.dll (the app loads it) and the icon; a Start-menu
 ; entry; "Open with TwainMQ Desktop" on folders in Explorer; the app under App Paths (Win+R
-; twainmq-desktop); and an uninstaller listed in Add/Remove Programs, which removes all of it. Everything is under HKCU. twainmq.exe is not added to PATH: this
-; makensis edits strings of at most 1024 characters, and a longer PATH would be cut.
-; Silent: setup.exe /S [/D=C:\path\without\quotes] (the /D= last); uninstall.exe /S.
+; twainmq-desktop); the install folder on the user's own PATH, so that `twainmq` works in a new
+; console (an option, on by default: the Components page, or /NOPATH); and an uninstaller listed
+; in Add/Remove Programs, which removes all of it, the PATH entry too if this install added it.
+; Everything is under HKCU. PATH is edited by userpath.nsh, with no length limit.
+; Silent: setup.exe /S [/NOPATH] [/D=C:\path\without\quotes] (the /D= last); uninstall.exe /S.
 
 Unicode true
 Target amd64-unicode
@@ -49,6 +51,9 @@ VIAddVersionKey /LANG=1033 "LegalCopyright" "MIT License"
 !include "MUI2.nsh"
 !include "LogicLib.nsh"
 !include "Integration.nsh"
+!addincludedir "${__FILEDIR__}"
+!include "FileFunc.nsh"
+!include "userpath.nsh"
 
 !define MUI_ICON "${STAGE}\twainmq-desktop.ico"
 !define MUI_UNICON "${STAGE}\twainmq-desktop.ico"
@@ -57,13 +62,18 @@ VIAddVersionKey /LANG=1033 "LegalCopyright" "MIT License"
 !define MUI_FINISHPAGE_RUN_TEXT "Start ${APP}"
 
 !insertmacro MUI_PAGE_DIRECTORY
+!insertmacro MUI_PAGE_COMPONENTS
 !insertmacro MUI_PAGE_INSTFILES
 !insertmacro MUI_PAGE_FINISH
 !insertmacro MUI_UNPAGE_CONFIRM
 !insertmacro MUI_UNPAGE_INSTFILES
 !insertmacro MUI_LANGUAGE "English"
 
-Section "Install"
+!insertmacro USER_PATH_FUNCTIONS ""
+!insertmacro USER_PATH_FUNCTIONS "un."
+
+Section "${APP}" SecApp
+  SectionIn RO
   SetShellVarContext current
   ; Installed before in another folder (/D= elsewhere): that install is removed first, by its own
   ; uninstaller run in place (_?=), so no second copy is left behind.
@@ -123,6 +133,55 @@ Section "Install"
   ${EndIf}
 SectionEnd
 
+; After SecApp: an install moved from another folder has had that folder's entry taken out by its
+; uninstaller first. The uninstall key records whether this install added the entry, so that the
+; uninstaller takes out only what was put in (a folder the user had on PATH already stays).
+Section "Add the twainmq command to PATH (for this user)" SecPath
+  Push $INSTDIR
+  Call UserPathAdd
+  Pop $0
+  ${If} $0 == "added"
+    WriteRegDWORD HKCU "${UNINSTALL_KEY}" "AddedToPath" 1
+    DetailPrint "Added $INSTDIR to your PATH: twainmq works in consoles opened from now on"
+  ${ElseIf} $0 == "present"
+    DetailPrint "$INSTDIR is on your PATH already"
+  ${Else}
+    DetailPrint "PATH not changed: $0"
+    ${IfNot} ${Silent}
+      MessageBox MB_OK|MB_ICONEXCLAMATION "${APP} is installed, but $INSTDIR could not be added to your PATH ($0).$\r$\n$\r$\nRun twainmq from $INSTDIR, or add that folder to PATH yourself."
+    ${EndIf}
+  ${EndIf}
+SectionEnd
+
+LangString DESC_SecApp ${LANG_ENGLISH} "The app, the twainmq command, a Start-menu entry and $\"Open with ${APP}$\" on folders."
+LangString DESC_SecPath ${LANG_ENGLISH} "Put the install folder on your own PATH, so that typing twainmq in a new console runs it. The uninstaller takes it out again."
+!insertmacro MUI_FUNCTION_DESCRIPTION_BEGIN
+  !insertmacro MUI_DESCRIPTION_TEXT ${SecApp} $(DESC_SecApp)
+  !insertmacro MUI_DESCRIPTION_TEXT ${SecPath} $(DESC_SecPath)
+!insertmacro MUI_FUNCTION_DESCRIPTION_END
+
+Function .onInit
+  ${GetParameters} $0
+  ClearErrors
+  ${GetOptions} $0 "/NOPATH" $1
+  ${IfNot} ${Errors}
+    SectionSetFlags ${SecPath} 0
+  ${EndIf}
+FunctionEnd
+
+; Installed again in the same folder without the option: the entry an earlier install added goes.
+Function .onInstSuccess
+  ${IfNot} ${SectionIsSelected} ${SecPath}
+    ReadRegDWORD $0 HKCU "${UNINSTALL_KEY}" "AddedToPath"
+    ${If} $0 = 1
+      Push $INSTDIR
+      Call UserPathRemove
+      Pop $0
+      DeleteRegValue HKCU "${UNINSTALL_KEY}" "AddedToPath"
+    ${EndIf}
+  ${EndIf}
+FunctionEnd
+
 Section "Uninstall"
   SetShellVarContext current
   ; Each file by name, and the folder only if nothing else is left in it: a /D= pointing at a
@@ -142,6 +201,12 @@ Section "Uninstall"
   DeleteRegKey /ifempty HKCU "Software\Classes\Directory"
   ${NotifyShell_AssocChanged}
   DeleteRegKey HKCU "${APP_PATHS_KEY}"
+  ReadRegDWORD $0 HKCU "${UNINSTALL_KEY}" "AddedToPath"
+  ${If} $0 = 1
+    Push $INSTDIR
+    Call un.UserPathRemove
+    Pop $0
+  ${EndIf}
   DeleteRegKey HKCU "${UNINSTALL_KEY}"
   ; Each user's recent stores, demo store and index cache (%APPDATA%, %LOCALAPPDATA%) are theirs
   ; and stay, as the Debian package leaves ~/.config and ~/.local/share.
