@@ -173,9 +173,9 @@ def test_refusals_are_named_within_seconds_and_write_nothing(broker, tmp_path, t
     assert r.returncode == 1 and f"has no topic \"{topic}-nope\"" in r.stderr, r.stderr
     # Records the target topic cannot hold: each named by topic, partition and offset, with what would take it.
     cases = [
-        ("nullkey", (0, None, b"v"), "no key (null)", "any-key"),
+        ("nullkey", (0, None, b"v"), "no key (null)", "--key-type any"),
         # (Random bytes: a line holds the value deflated, so 5,000 bytes of one letter would fit.)
-        ("big", (0, b"\0\0\0\1", random.Random(5).randbytes(5000)), "4096", "large-message"),
+        ("big", (0, b"\0\0\0\1", random.Random(5).randbytes(5000)), "4096", "--large-messages"),
         ("decimal", (0, b"42", b"v"), "4-byte big-endian", "IntegerSerializer"),
         ("header", (0, b"\0\0\0\1", b"v", [("trace-id", b"1")]), "header \"trace-id\"", "--drop-headers"),
         ("tombstone", (0, b"\0\0\0\1", None), "tombstone", "tombstone"),

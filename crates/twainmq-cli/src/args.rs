@@ -555,9 +555,19 @@ pub(crate) struct MirrorArgs {
     #[arg(long, value_name = "VAR")]
     pub(crate) sasl_password_env: Option<String>,
     /// --from: the key type of a store topic made for a Kafka topic that carries no TwainMQ
-    /// config (u8, u16, u32, u64 or charN; integer keys are N-byte big-endian in Kafka).
+    /// config: any (every Kafka key, the null key included), text, bytes, or 0.2.3's u8, u16,
+    /// u32, u64, charN (integer keys are N-byte big-endian in Kafka). text, bytes and any are
+    /// the format's next version, which 0.2.3 refuses to open.
     #[arg(long, value_name = "TYPE")]
     pub(crate) key_type: Option<String>,
+    /// --from: a store topic made for a Kafka topic takes values over one 4,096-byte line (up
+    /// to 1 MiB, Kafka's default, unless --max-message-bytes says): the format's next version.
+    #[arg(long)]
+    pub(crate) large_messages: bool,
+    /// --from: the largest value such a topic takes, in bytes (1 to 67108864; implies
+    /// --large-messages).
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) max_message_bytes: Option<u64>,
     /// --from: that topic's typed messages' names, comma-separated.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub(crate) message_types: Vec<String>,

@@ -88,9 +88,13 @@ pub(crate) fn run(store: &Store, args: &MirrorArgs) -> Result<ExitCode> {
         drop_headers: args.drop_headers,
     };
     if let Some(kt) = &args.key_type {
-        spec.key_type = Some(
-            KeyType::parse(kt).ok_or_else(|| anyhow::anyhow!("--key-type {kt:?}: use u8, u16, u32, u64 or charN (N from 1 to 3257)"))?,
-        );
+        spec.key_type =
+            Some(KeyType::parse(kt).ok_or_else(|| {
+                anyhow::anyhow!("--key-type {kt:?}: use any, text, bytes, u8, u16, u32, u64 or charN (N from 1 to 3257)")
+            })?);
+    }
+    if args.large_messages || args.max_message_bytes.is_some() {
+        spec.max_message_bytes = Some(args.max_message_bytes.unwrap_or(twainmq::limits::DEFAULT_MAX_MESSAGE_BYTES));
     }
     spec.message_types = args.message_types.clone();
     let stop = Arc::new(AtomicBool::new(false));

@@ -31,23 +31,27 @@ async fn published_config(cluster: &Cluster, topic: &str) -> Result<Option<Topic
 /// Make the store topic for a Kafka topic of `n` partitions: as the published
 /// config says, else as the options say.
 async fn create_target(store: &Store, cluster: &Cluster, source: &str, target: &str, n: u32, spec: &MirrorSpec) -> Result<()> {
-    let (key_type, types) = match (spec.key_type, published_config(cluster, source).await?) {
-        (Some(kt), _) => (kt, spec.message_types.clone()),
+    let (key_type, types, max) = match (spec.key_type, published_config(cluster, source).await?) {
+        (Some(kt), _) => (kt, spec.message_types.clone(), spec.max_message_bytes),
         (None, Some(c)) => {
             let mut types = c.message_types.clone();
             types.sort_by_key(|(_, id)| *id);
-            (c.key_type, types.into_iter().map(|(n, _)| n).collect())
+            (c.key_type, types.into_iter().map(|(n, _)| n).collect(), spec.max_message_bytes.or(c.max_message_bytes))
         }
         (None, None) => {
             return Err(Error::Config {
                 what: format!("making store topic {target} for Kafka topic {source}"),
                 problem: format!(
-                    "no TwainMQ config was published for it (in {CONFIG_TOPIC}): say its key type with --key-type (u8, u16, u32, u64 or charN), and its typed messages' names with --message-types"
+                    "no TwainMQ config was published for it (in {CONFIG_TOPIC}): say its key type with --key-type (any takes every Kafka key, the null key included; or u8, u16, u32, u64, charN, text, bytes), its typed messages' names with --message-types, and --large-messages for values over 4 KB"
                 ),
             })
         }
     };
-    store.create_topic(target, &TopicSpec::new(key_type, n).with_types(types))?;
+    let mut topic = TopicSpec::new(key_type, n).with_types(types);
+    if let Some(max) = max {
+        topic = topic.with_large_messages(max);
+    }
+    store.create_topic(target, &topic)?;
     Ok(())
 }
 
@@ -56,10 +60,10 @@ fn unfit_from_store(e: &twainmq::Error) -> Option<String> {
     use twainmq::Error as E;
     match e {
         E::MessageTooLong { .. } => Some(format!(
-            "{e}: records over a line's 4,096 bytes need the large-message topics of TwainMQ's next format version (not yet available)"
+            "{e}: mirror into a new topic that takes large messages (--as NAME --large-messages, or --max-message-bytes BYTES)"
         )),
         E::KeyOutOfRange { .. } | E::KeyTooLong { .. } | E::KeyWrongKind { .. } => Some(format!(
-            "{e}: mirror into a topic whose key type takes it (--as NAME --key-type ...), or into an any-key topic once they exist"
+            "{e}: mirror into a new topic whose key type takes it (--as NAME --key-type any takes every key, the null key included)"
         )),
         E::UnknownMessageType { .. } => Some(format!("{e}: add the type to the store topic, or mirror into a new one (--as NAME)")),
         _ => None,

@@ -67,6 +67,10 @@ pub struct MirrorSpec {
     pub key_type: Option<KeyType>,
     /// Their typed messages' names.
     pub message_types: Vec<String>,
+    /// Their largest message, in bytes, when records over one 4,096-byte
+    /// line are to fit (large messages, the format's next version); `None`:
+    /// as the published config says, else lines of 0.2.3's size.
+    pub max_message_bytes: Option<u64>,
     /// The session timeout of the Kafka-side lease (`lease_group`): how long a
     /// crashed mirror's successor waits at most.
     pub lease_timeout: Duration,
@@ -83,6 +87,7 @@ impl MirrorSpec {
             foreign: InOptions::default(),
             key_type: None,
             message_types: Vec::new(),
+            max_message_bytes: None,
             lease_timeout: Duration::from_secs(10),
         }
     }

@@ -108,6 +108,21 @@ pub fn key_bytes(key: &Key, key_type: KeyType) -> Option<Vec<u8>> {
     })
 }
 
+/// The `twainmq.key` header of a key: the topic's key type, except in a
+/// free-key topic, where it is the key's own kind (`text` or `bytes`; `any`
+/// for the null key), so that a text key and a bytes key of the same bytes
+/// come back as what they were.
+pub fn key_header(key: &Key, key_type: KeyType) -> String {
+    if !key_type.is_free() {
+        return key_type.to_string();
+    }
+    match key {
+        Key::Str(_) | Key::Int(_) => KeyType::Text.to_string(),
+        Key::Bytes(_) => KeyType::Bytes.to_string(),
+        Key::Null => KeyType::Any.to_string(),
+    }
+}
+
 /// Kafka's milliseconds for our seconds (rounded; 0 for what is before 1970 or not a number).
 pub fn millis(ts: f64) -> i64 {
     let ms = (ts * 1000.0).round();
@@ -158,7 +173,7 @@ pub fn to_record(m: &Message, key_type: KeyType, origin: &Origin) -> Result<OutR
     if let Some(c) = class {
         headers.push((TYPE, c.as_bytes().to_vec()));
     }
-    headers.push((KEY_TYPE, key_type.to_string().into_bytes()));
+    headers.push((KEY_TYPE, key_header(&m.key, key_type).into_bytes()));
     Ok(OutRecord { key: key_bytes(&m.key, key_type), value, timestamp_ms: millis(m.timestamp), headers })
 }
 
@@ -233,7 +248,7 @@ fn decode_key(bytes: &[u8], source: KeyType) -> Result<Key, Unfit> {
                 _ => "",
             };
             return Err(Unfit::Key(format!(
-                "its key is {} bytes; a {source} topic takes {w}-byte big-endian keys{serializer}. Keys written as text go into a charN topic (--as NAME --key-type charN); any-key topics (key_width 0) will take any key",
+                "its key is {} bytes; a {source} topic takes {w}-byte big-endian keys{serializer}. Keys written as text go into a charN topic (--as NAME --key-type charN), and any key into a topic of key type any (--as NAME --key-type any)",
                 bytes.len()
             )));
         }
@@ -241,7 +256,21 @@ fn decode_key(bytes: &[u8], source: KeyType) -> Result<Key, Unfit> {
         be[8 - w..].copy_from_slice(bytes);
         return Ok(Key::Int(u64::from_be_bytes(be)));
     }
-    let s = std::str::from_utf8(bytes).map_err(|_| Unfit::Key("its key is not UTF-8 text, which a string-keyed topic needs".into()))?;
+    match source {
+        KeyType::Bytes => return Ok(Key::Bytes(bytes.to_vec())),
+        // A key whose kind nobody said (an any-key topic's, or another producer's record):
+        // text when it is UTF-8, else bytes; either way its bytes go back to Kafka unchanged.
+        KeyType::Any => {
+            return Ok(match std::str::from_utf8(bytes) {
+                Ok(s) => Key::Str(s.to_string()),
+                Err(_) => Key::Bytes(bytes.to_vec()),
+            })
+        }
+        _ => {}
+    }
+    let s = std::str::from_utf8(bytes).map_err(|_| {
+        Unfit::Key("its key is not UTF-8 text, which a string-keyed topic needs: mirror into a topic of key type bytes or any (--as NAME --key-type any)".into())
+    })?;
     Ok(Key::Str(s.to_string()))
 }
 
@@ -252,9 +281,6 @@ fn decode_key(bytes: &[u8], source: KeyType) -> Result<Key, Unfit> {
 /// # Errors
 /// [`Unfit`], saying what does not fit and what would take it.
 pub fn from_record(r: &InRecord<'_>, key_type: KeyType, opts: &InOptions) -> Result<Incoming, Unfit> {
-    let key_bytes = r.key.ok_or_else(|| {
-        Unfit::Key("it has no key (null): a TwainMQ topic of fixed-width keys cannot hold it; any-key topics (key_width 0) will".into())
-    })?;
     let source_type = match r.header(KEY_TYPE) {
         Some(h) => std::str::from_utf8(h)
             .ok()
@@ -262,7 +288,15 @@ pub fn from_record(r: &InRecord<'_>, key_type: KeyType, opts: &InOptions) -> Res
             .ok_or_else(|| Unfit::Key(format!("its {KEY_TYPE} header {:?} is not a key type", String::from_utf8_lossy(h))))?,
         None => key_type,
     };
-    let mut key = decode_key(key_bytes, source_type)?;
+    let mut key = match r.key {
+        Some(bytes) => decode_key(bytes, source_type)?,
+        None if key_type == KeyType::Any => Key::Null,
+        None => {
+            return Err(Unfit::Key(format!(
+                "it has no key (null), which only a topic of key type any holds (this one's keys are {key_type}): mirror into a new topic with --as NAME --key-type any"
+            )))
+        }
+    };
     // An integer key read from another integer width is the same number; a
     // string key to an integer topic is refused below by the producer's check.
     if let (Key::Int(v), false) = (&key, key_type.is_int()) {
@@ -483,7 +517,7 @@ mod tests {
         let i = from_record(&rec(Some(b"k"), Some(&[0xff, 0])), KeyType::Char(4), &opts).expect("fits");
         assert_eq!(i.payload, Outgoing::Bytes(vec![0xff, 0]));
         let e = from_record(&rec(None, Some(b"x")), KeyType::U16, &opts).expect_err("null key");
-        assert!(e.to_string().contains("any-key"), "{e}");
+        assert!(e.to_string().contains("--key-type any"), "{e}");
         let e = from_record(&rec(Some(b"42"), Some(b"x")), KeyType::U32, &opts).expect_err("decimal key");
         assert!(e.to_string().contains("4-byte big-endian"), "{e}");
         let e = from_record(&rec(Some(b"\0\0\0\x01"), None), KeyType::U32, &opts).expect_err("tombstone");
@@ -501,6 +535,41 @@ mod tests {
         assert!(from_record(&r, KeyType::Char(4), &InOptions { drop_headers: true, ..opts }).is_ok());
         let r = InRecord { key: Some(b"k"), value: Some(b"v"), timestamp_ms: -1, headers: &none };
         assert!(from_record(&r, KeyType::Char(4), &opts).is_err());
+    }
+
+    #[test]
+    fn free_keys_go_as_their_bytes_and_come_back_as_the_kind_they_were() {
+        let cases = [
+            (KeyType::Any, Key::Str("ké".into()), Some("ké".as_bytes().to_vec())),
+            (KeyType::Any, Key::Str(String::new()), Some(vec![])),
+            // A bytes key that happens to be UTF-8 stays bytes: the header says so.
+            (KeyType::Any, Key::Bytes(b"abc".to_vec()), Some(b"abc".to_vec())),
+            (KeyType::Any, Key::Bytes(vec![0xff; 1000]), Some(vec![0xff; 1000])),
+            (KeyType::Any, Key::Null, None),
+            (KeyType::Text, Key::Str("k".repeat(1000)), Some(b"k".repeat(1000))),
+            (KeyType::Bytes, Key::Bytes(vec![0, 1, 2]), Some(vec![0, 1, 2])),
+        ];
+        for (kt, key, bytes) in cases {
+            let r = to_record(&msg(key.clone(), 1.5, Payload::Text("x".into())), kt, &origin()).expect("fits");
+            assert_eq!(r.key, bytes, "{kt} {key:?}");
+            assert_eq!(back(&r, kt).key, key, "{kt} {key:?}");
+        }
+    }
+
+    #[test]
+    fn foreign_keys_of_any_kind_and_the_null_key_fit_an_any_key_topic() {
+        let rec = |key: Option<&'static [u8]>| InRecord { key, value: Some(b"v"), timestamp_ms: 1, headers: &[] };
+        let opts = InOptions::default();
+        let key = |k: Option<&'static [u8]>, kt: KeyType| from_record(&rec(k), kt, &opts).map(|i| i.key);
+        assert_eq!(key(None, KeyType::Any).expect("null"), Key::Null);
+        assert_eq!(key(Some(b"user-1"), KeyType::Any).expect("text"), Key::Str("user-1".into()));
+        assert_eq!(key(Some(&[0xff, 0]), KeyType::Any).expect("bytes"), Key::Bytes(vec![0xff, 0]));
+        assert_eq!(key(Some(&[0xff, 0]), KeyType::Bytes).expect("bytes"), Key::Bytes(vec![0xff, 0]));
+        assert_eq!(key(Some(b"abc"), KeyType::Bytes).expect("bytes"), Key::Bytes(b"abc".to_vec()));
+        let e = key(Some(&[0xff]), KeyType::Text).expect_err("not text");
+        assert!(e.to_string().contains("--key-type any"), "{e}");
+        let e = key(None, KeyType::Bytes).expect_err("null into bytes");
+        assert!(e.to_string().contains("key type any") && e.to_string().contains("bytes"), "{e}");
     }
 
     #[test]

@@ -180,6 +180,10 @@ async fn publish_config(
     Ok(())
 }
 
+/// What a record adds to its value at most: the largest free key, our headers
+/// and the record batch's own bytes, with room to spare.
+const RECORD_OVERHEAD_BYTES: u64 = twainmq::limits::MAX_FREE_KEY_BYTES as u64 + 64 * 1024;
+
 pub(crate) async fn run(
     store: &Store,
     source: &str,
@@ -199,7 +203,11 @@ pub(crate) async fn run(
     let mut report = TopicReport { source: source.into(), target: target.into(), partitions: n, ..TopicReport::default() };
     match cluster.partitions(target).await? {
         None => {
-            cluster.create_topic(target, n, &[]).await?;
+            // A topic of large messages gets room for its largest record: Kafka's default
+            // (max.message.bytes 1,048,588) holds a 1 MiB value but not its key and headers.
+            let room = config.max_message_bytes.map(|max| (max + RECORD_OVERHEAD_BYTES).to_string());
+            let configs: Vec<(&str, &str)> = room.iter().map(|r| ("max.message.bytes", r.as_str())).collect();
+            cluster.create_topic(target, n, &configs).await?;
             report.created = true;
         }
         Some(m) if m != n => {
