@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make kafka-bench`: the mirror's throughput each way beside the same client (krafka) producing
 # and consuming the same records directly, and the --follow latency from a store write to the
-# record readable in Kafka, against a nisshi broker started here (SQLite, 127.0.0.1).
+# record readable in Kafka (tests/bench/kafka_follow_latency.py), against a nisshi broker started here (SQLite, 127.0.0.1).
 #   scripts/kafka-bench.sh [MESSAGES]      (default 200000; the release `twainmq`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,8 +23,14 @@ r = json.load(open(sys.argv[1]))
 print(f"kafka bench: {r['messages']} records of {r['payload_bytes']} bytes in {r['partitions']} partitions, nisshi (SQLite) on 127.0.0.1")
 print(f"  store -> Kafka: mirror {r['mirror_to_kafka']:,.0f} rec/s, krafka producing the same records {r['produce_direct']:,.0f} rec/s ({r['mirror_to_kafka'] / r['produce_direct']:.2f}x)")
 print(f"  Kafka -> store: mirror {r['mirror_from_kafka']:,.0f} rec/s, krafka consuming them {r['consume_direct']:,.0f} rec/s ({r['mirror_from_kafka'] / r['consume_direct']:.2f}x)")
-p50, p99, mx = r['follow_latency_us']
-d50, d99, dmx = r['direct_latency_us']
-print(f"  --follow, store write to readable in Kafka: p50 {p50/1000:.1f} ms, p99 {p99/1000:.1f} ms, max {mx/1000:.1f} ms ({r['follow_messages']} messages at {r['follow_rate']}/s)")
-print(f"  the broker's own: krafka producing each straight to it, same reader: p50 {d50/1000:.1f} ms, p99 {d99/1000:.1f} ms, max {dmx/1000:.1f} ms")
+PY
+# The --follow latency as a user meets it: a 0.2.3 producer, `twainmq mirror --follow` in its own
+# process, a confluent-kafka reader; beside it confluent-kafka producing straight to the broker.
+.venv/bin/python tests/bench/kafka_follow_latency.py "$bin" "127.0.0.1:$port" 2000 500 > "$work/latency.json"
+python3 - "$work/latency.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+f, d = r["follow"], r["direct"]
+print(f"  --follow, a 0.2.3 write to readable by confluent-kafka: p50 {f['p50_ms']} ms, p99 {f['p99_ms']} ms, max {f['max_ms']} ms ({r['messages']} messages at {r['rate']}/s)")
+print(f"  the broker's own: confluent-kafka producing each straight to it, same reader: p50 {d['p50_ms']} ms, p99 {d['p99_ms']} ms, max {d['max_ms']} ms")
 PY
