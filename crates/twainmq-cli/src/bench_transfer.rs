@@ -31,9 +31,11 @@ fn peak_rss_mb() -> f64 {
     kb.unwrap_or(0.0) / 1024.0
 }
 
+/// Make the step's topic. One already there is refused, never replaced: it may be the user's
+/// (only `--step clean` deletes the bench's topics, and only when asked).
 fn fresh(store: &Store, topic: &str, partitions: u32) -> Result<()> {
     if store.topic_exists(topic)? {
-        store.delete_topic(topic)?;
+        bail!("topic {topic} is already in the store: nothing deleted. Run `--step clean` to delete the bench's topics, or use an empty store");
     }
     store.create_topic(topic, &TopicSpec::new(KeyType::U32, partitions))?;
     Ok(())

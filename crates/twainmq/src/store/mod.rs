@@ -258,26 +258,17 @@ impl Store {
         Ok(groups)
     }
 
-    /// A producer for a topic.
+    /// A producer for a topic. It deletes nothing: a topic's retention is
+    /// applied only when asked ([`Store::apply_retention`]: `twainmq retention
+    /// apply`, the app's Retention tab, or the app when its setting for the
+    /// store says so), never as a side effect of writing (docs/FORMAT.md,
+    /// "Retention and purge").
     ///
     /// # Errors
     /// [`Error::TopicNotFound`], [`Error::CorruptConfig`], invalid names.
     pub fn producer(&self, topic: &str) -> Result<Producer> {
         name::validate_topic(topic)?;
-        let producer = self.log.producer(topic)?;
-        // A topic with a retention setting has it applied each time the
-        // producer starts a new UTC day (docs/FORMAT.md, "Retention").
-        if producer.config().extra.contains_key(retention::RETENTION_KEY) {
-            let (store, topic) = (self.clone(), topic.to_string());
-            return Ok(producer.with_rollover_hook(move || match store.apply_retention(&topic, false, false) {
-                Ok(plan) if !plan.files.is_empty() => {
-                    tracing::info!(topic, files = plan.totals().0, "retention applied at the day's rollover")
-                }
-                Ok(_) => {}
-                Err(e) => tracing::warn!(topic, error = %e, "retention at the day's rollover failed; `twainmq retention apply` retries it"),
-            }));
-        }
-        Ok(producer)
+        self.log.producer(topic)
     }
 
     /// A reader of one partition.
