@@ -66,7 +66,7 @@ pub(crate) fn command(store: &Store, messages: u64, partitions: u32, step: &str,
         "import" => {
             fresh(store, "bench-transfer-in", partitions)?;
             let mut input = BufReader::with_capacity(1 << 20, std::fs::File::open(file)?);
-            let opts = ImportOptions { format: ImportFormat::Jsonl, dry_run: false, keep_timestamps: true, skip_bad: false };
+            let opts = ImportOptions { format: ImportFormat::Jsonl, dry_run: false, keep_timestamps: true, skip_bad: false, resume: None };
             transfer::import(store, "bench-transfer-in", &mut input, &opts, &stop, &mut |_| {}, &mut |_| {})?.messages
         }
         "copy" => {

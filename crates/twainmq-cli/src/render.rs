@@ -280,7 +280,18 @@ impl Text for Imported {
             writeln!(out, "partitions: {}", parts.join(", "))?;
         }
         match &r.first_bad {
-            Some(b) => writeln!(out, "{} bad lines; the first is line {}: {}", r.bad_lines, b.line, b.problem),
+            Some(b) => {
+                writeln!(out, "{} bad lines; the first is line {}: {}", r.bad_lines, b.line, b.problem)?;
+                // The count above is with --skip-bad: without it the first bad line ends the import.
+                match r.messages_before_first_bad {
+                    Some(n) => writeln!(
+                        out,
+                        "without --skip-bad the import writes the {n} messages before line {}, then stops there: nothing after it is written",
+                        b.line
+                    ),
+                    None => Ok(()),
+                }
+            }
             None => writeln!(out, "no bad lines"),
         }
     }

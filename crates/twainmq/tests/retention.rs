@@ -207,7 +207,11 @@ fn a_producer_starting_a_new_day_deletes_nothing() {
     p.send_text(Key::Int(1), "today").expect("send");
     clock.advance(DAY);
     p.send_text(Key::Int(1), "tomorrow").expect("send");
-    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![0, 10, 20, 30, 41], "every day stays until retention is applied");
+    assert_eq!(
+        files(&store).iter().map(|f| f.1).collect::<Vec<_>>(),
+        vec![0, 10, 20, 30, 41],
+        "every day stays until retention is applied"
+    );
     let plan = store.apply_retention("t", false, false).expect("apply");
     assert_eq!(plan.totals().0, 3, "asked, it deletes days 0-2");
 }
