@@ -179,6 +179,14 @@ impl Store {
         self.log.index().save()
     }
 
+    /// Partition files found cut short since this store was opened (or since
+    /// the index cache last counted them, in an earlier run): what each held
+    /// and holds now, oldest first. A file is looked at when something counts
+    /// its lines (a describe, a listing, a read).
+    pub fn shrunk_files(&self) -> Vec<crate::log::index::Shrink> {
+        self.log.index().shrinks()
+    }
+
     /// Bytes read so far to count lines and place seek marks (diagnostics:
     /// with a current index cache, opening a store again reads next to none).
     pub fn index_scanned_bytes(&self) -> u64 {
