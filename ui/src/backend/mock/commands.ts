@@ -231,7 +231,7 @@ export function mockCommands(store: MockState): Backend {
         return rec && store.groups.has(group) ? copy(rec) : preview(`deleting ${group}`);
       }),
     ),
-    deleteGroup: call('deleteGroup', (group: string, confirm: string): Result<DeletedGroup> =>
+    deleteGroup: call('deleteGroup', (group: string, confirm: string, _membersStopped: boolean): Result<DeletedGroup> =>
       needStore(() => {
         const rec = recording.delete_group?.find((d) => d.group === group && d.confirm === confirm);
         if (!rec || !store.groups.has(group)) return preview(`deleting ${group} (confirmed as ${JSON.stringify(confirm)})`);

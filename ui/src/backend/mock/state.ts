@@ -208,6 +208,8 @@ export class MockState {
       topics: [...this.topics.values()].map((t) => this.summary(t)).sort(byName),
       groups: [...this.groups.entries()].map(([n, g]) => this.groupSummary(n, g)).sort(byName),
       watching: this.watching,
+      shrunk: [],
+      name_problems: [],
     };
   }
 
