@@ -6,6 +6,7 @@ import RetentionPanel from './RetentionPanel.svelte';
 import { retentionSummary } from '../app/app.svelte';
 import { parseRetention, formOf } from './retention';
 import type { Scope } from './scopes';
+import type { ImportRequest } from '../backend';
 import { describe_, mock, until } from '../../tests/helpers';
 
 vi.mock('../backend', async () => (await import('../backend/mock')).mockModule({ searchDelay: 5 }));
@@ -106,10 +107,34 @@ describe('import', () => {
     await fireEvent.click(getByTestId('import-check'));
     await until(has('import-first-bad'), 'the bad line');
     expect(text('import-first-bad')).toContain('1 bad line; the first, line 2: the key "x" is a string, but the topic has u16 (integer) keys');
-    expect(text('import-first-bad')).toContain('Importing stops at it');
+    // Said before: what is written, and where it stops (not "Import 2 messages").
+    expect(text('import-stops-at')).toContain('Importing writes the 1 message before line 2 and stops there');
+    expect(text('import-submit')).toBe('Import 1 message, stop at line 2');
     await fireEvent.click(getByTestId('import-submit'));
     await until(has('import-error'), 'the stop');
     expect(text('import-error')).toMatch(/^import stopped at input line 2: line 2: .*: give it as a JSON number\. 1 message written: those of every line before it, and nothing from it on: resume from line 2\. 1 message is in empty\.$/);
+    expect(text('import-resume-note')).toContain('go on from line 2');
+  });
+
+  it('retries a stopped import from where it stopped, never writing a line twice', async () => {
+    const detail = await describe_('empty');
+    const { getByTestId } = render(ImportDialog, { topic: 'empty', detail, onclose: () => {} });
+    await fireEvent.input(getByTestId('import-path-input'), { target: { value: `${EXPORTS}/bad.jsonl` } });
+    await fireEvent.click(getByTestId('import-check'));
+    await until(has('import-first-bad'), 'the bad line');
+    await fireEvent.click(getByTestId('import-submit'));
+    await until(has('import-error'), 'the stop');
+    // Retried with "skip bad lines": the dry run and the import go on from line 2.
+    await fireEvent.click(getByTestId('import-skip-bad'));
+    await fireEvent.click(getByTestId('import-check'));
+    await until(has('import-passed-over'), 'the resumed dry run');
+    expect(text('import-passed-over')).toContain('1 line it wrote is passed over');
+    expect(text('import-submit')).toBe('Import 1 message');
+    await fireEvent.click(getByTestId('import-submit'));
+    await until(has('import-result'), 'the import');
+    expect(text('import-result')).toContain('Imported 1 message into empty');
+    const writes = mock().calls.filter((c) => c[0] === 'importFile' && !(c[1] as ImportRequest).dry_run).map((c) => (c[1] as ImportRequest).resume);
+    expect(writes).toEqual([null, { line: '2', landed_after: [] }]);
   });
 });
 
