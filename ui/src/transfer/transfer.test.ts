@@ -67,6 +67,24 @@ describe('export', () => {
   });
 });
 
+describe('export as a new store', () => {
+  it('does not prefill a name a new topic cannot have (con), and says why before submit', async () => {
+    const { getByTestId } = render(ExportDialog, { topic: 'con', scopes: whole, onclose: () => {} });
+    await fireEvent.click(getByTestId('export-format-store'));
+    expect((getByTestId('export-store-topic') as HTMLInputElement).value).toBe('');
+    expect(text('export-store-topic-hint')).toContain('con cannot be a new topic\'s name (CON is a device name on Windows');
+    await fireEvent.input(getByTestId('export-store-topic'), { target: { value: 'Aux.log' } });
+    expect(text('export-store-topic-problem')).toContain('AUX is a device name on Windows');
+    await fireEvent.input(getByTestId('export-store-topic'), { target: { value: 'con-copy' } });
+    expect(document.querySelector('[data-testid=export-store-topic-problem]')).toBeNull();
+    // A name any topic can have is kept as it was.
+    cleanup();
+    const again = render(ExportDialog, { topic: 'events', scopes: whole, onclose: () => {} });
+    await fireEvent.click(again.getByTestId('export-format-store'));
+    expect((again.getByTestId('export-store-topic') as HTMLInputElement).value).toBe('events');
+  });
+});
+
 describe('import', () => {
   it('checks the file first (count and partitions), then imports it and says what landed', async () => {
     const detail = await describe_('empty');
@@ -234,8 +252,9 @@ describe("the app's own retention", () => {
     const plan = (await mock().backend().retentionPreview('tiny', { days: '1', bytes_per_partition: null }, false)) as { status: 'ok'; data: import('../backend').RetentionPlanDto };
     mock().retentionNotices.push({ ...plan.data, applied: true });
     await app.takeRetentionNotices();
-    expect(app.status).toBe('Retention removed 3 old files (11 messages) from tiny');
+    expect(app.status).toBe('Retention removed 3 old files (11 messages) from tiny, as this store is set to apply retention automatically. Every deletion is listed in a topic\'s Retention tab, under "Deleted by the app".');
     app.status = '';
+    app.retentionNotice = null;
     await app.takeRetentionNotices();
     expect(app.status, 'each notice is said once').toBe('');
   });

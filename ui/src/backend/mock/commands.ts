@@ -3,7 +3,7 @@
 // "preview" (nothing recorded), so a command added to the bindings needs none.
 
 import type { Backend, CommandName, Commands, Result, Unlisten } from '../api';
-import type { CopyRequest, Count, MessageRef, RawLine, DeletedGroup, DeletedTopic, DemoMember, ExportRequest, FilterCheck, GroupDeletePreview, GroupDetail, Handle, HistorySpan, ImportRequest, KeyText, LagAlertThresholds, LagCheckDto, LagHistoryDto, MenuChecks, NewTopic, Offset, OffsetsFile, ProducePayload, Produced, ResetPlanDto, ResetRequest, RetentionDto, RetentionLog, RetentionMode, RetentionPlanDto, SearchEvent, SearchId, SearchQuery, SearchRows, StoreInfo, StorePresence, TimelineAnchor, TopicDetail, TopicSummary, TransferEvent, TransferId } from '../api';
+import type { CopyRequest, Count, MessageRef, RawLine, DeletedGroup, DeletedTopic, DemoMember, ExportRequest, FilterCheck, GroupDeletePreview, GroupDetail, Handle, HistorySpan, ImportRequest, KeyText, LagAlertThresholds, LagCheckDto, LagHistoryDto, MenuChecks, NewTopic, Offset, OffsetsFile, ProducePayload, Produced, ResetPlanDto, ResetRequest, RetentionDto, RetentionLog, RetentionMode, RetentionPlanDto, SearchEvent, SearchId, SearchQuery, SearchRows, StoreCheck, StoreInfo, StorePresence, TimelineAnchor, TopicDetail, TopicSummary, TransferEvent, TransferId } from '../api';
 import { commands, MAX_PAGE } from '../bindings';
 import type { MockState } from './state';
 import { listDemos, refuseBusyGroup, startDemo, stopDemo } from './demos';
@@ -327,6 +327,7 @@ export function mockCommands(store: MockState): Backend {
     retentionLog: call('retentionLog', (): Result<RetentionLog> =>
       needStore(() => ok({ path: '/home/you/.local/share/dev.twainmq.desktop/retention-log.jsonl', entries: copy(store.retentionLog) })),
     ),
+    checkStore: call('checkStore', (): Result<StoreCheck> => needStore(() => (recording.check ? copy(recording.check) : preview('a check of the store')))),
     storePresence: call('storePresence', (): Result<StorePresence> =>
       needStore(() => ok(store.presence ? copy(store.presence) : { root: store.root, state: 'present', message: '', since: 0 })),
     ),

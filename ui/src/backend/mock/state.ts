@@ -2,7 +2,7 @@
 // (rows appended, groups stepped, listeners, timers); the commands answer from it.
 
 import type { DemoMember, DragDrop, Result } from '../api';
-import type { ErrorDto, GroupDetail, GroupSummary, Handle, KeyText, LagCheckDto, LaunchError, MenuAction, MenuChecks, MessageRow, Offset, OffsetsFile, Page, Produced, RawLine, RetentionApplied, RetentionDue, RetentionDto, RetentionLogEntry, RetentionMode, RetentionPlanDto, Row, SearchEvent, StoreChanged, StoreInfo, StorePresence, TimelineAnchor, TimelinePageDto, TopicDetail, TopicSummary, TransferEvent, TransferId } from '../api';
+import type { ErrorDto, GroupDetail, GroupSummary, Handle, KeyText, LagCheckDto, LaunchError, MenuAction, MenuChecks, MessageRow, Offset, OffsetsFile, Page, Produced, RawLine, RetentionApplied, RetentionDue, RetentionDto, RetentionLogEntry, RetentionMode, RetentionPlanDto, Row, SearchEvent, ProblemDto, ShrinkDto, StoreChanged, StoreInfo, StorePresence, TimelineAnchor, TimelinePageDto, TopicDetail, TopicSummary, TransferEvent, TransferId } from '../api';
 import { offsetAtTimeOf, pageOf, partitionEnd, rawLineOf, timelinePageOf, topicDetail, topicState, topicSummary, type TopicState } from './topics';
 import { byName, copy, failed, ok, recording, type DemoScene, type MockOptions } from './recording';
 
@@ -44,6 +44,9 @@ export class MockState {
   retentionMode: RetentionMode = 'ask';
   /** The app's retention log of this store, newest first. */
   retentionLog: RetentionLogEntry[] = [];
+  /** Files a test says were found cut short, and names Windows cannot hold (in every summary). */
+  shrunk: ShrinkDto[] = [];
+  nameProblems: ProblemDto[] = [];
   /** The store's folder is not there (a test sets it through emitPresence). */
   presence: StorePresence | null = null;
   /** What the window told the native menu (theme, View marks), in order: tests read it. */
@@ -145,6 +148,8 @@ export class MockState {
     this.retentionMode = 'ask';
     this.retentionLog = [];
     this.presence = null;
+    this.shrunk = [];
+    this.nameProblems = [];
     this.exportedFiles?.clear();
     this.stopTimers();
     this.root = recording.root;
@@ -236,8 +241,8 @@ export class MockState {
       topics: [...this.topics.values()].map((t) => this.summary(t)).sort(byName),
       groups: [...this.groups.entries()].map(([n, g]) => this.groupSummary(n, g)).sort(byName),
       watching: this.watching,
-      shrunk: [],
-      name_problems: [],
+      shrunk: copy(this.shrunk),
+      name_problems: copy(this.nameProblems),
     };
   }
 
