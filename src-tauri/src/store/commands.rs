@@ -132,7 +132,20 @@ pub async fn store_info(state: Session) -> Result<StoreInfo, ErrorDto> {
 #[specta::specta]
 pub async fn store_presence(state: Session) -> Result<StorePresence, ErrorDto> {
     let store = state.store()?;
-    Ok(lock(&state.presence).clone().unwrap_or_else(|| PresenceWatch::new(store.root()).current()))
+    if let Some(p) = lock(&state.presence).clone() {
+        return Ok(p);
+    }
+    // Not seen gone yet by the look-out (it looks each second): look now, so a window whose
+    // refresh just failed is told the truth at once.
+    let root = store.root().to_path_buf();
+    blocking(move || {
+        let mut w = PresenceWatch::new(&root);
+        Ok(match w.step(&service::look(&root)) {
+            PresenceStep::Changed(p) => p,
+            _ => w.current(),
+        })
+    })
+    .await
 }
 
 /// Everything `twainmq check` finds in the open store (every line read: seconds for a large store).

@@ -303,8 +303,11 @@ class App {
           // Opened or closed meanwhile: not the store shown now.
         } else if (r.status === 'ok') {
           if (this.setInfo(r.data)) this.markChanged();
-        } else if (r.error.code === 'store_gone') void this.lookAtPresence();
-        else if (r.error.code !== 'no_store') this.say(`Could not refresh the store: ${r.error.message}`, true);
+        } else if (r.error.code !== 'no_store') {
+          // A folder that went says so as gone (the look-out's word may come a moment after).
+          await this.lookAtPresence();
+          if (!this.presence && r.error.code !== 'store_gone') this.say(`Could not refresh the store: ${r.error.message}`, true);
+        }
         this.refreshDone = target;
         const ready = this.refreshWaiters.filter((w) => w.want <= target);
         this.refreshWaiters = this.refreshWaiters.filter((w) => w.want > target);
@@ -370,6 +373,8 @@ class App {
     if (p.state !== 'present') {
       this.presence = p;
       this.search = null;
+      // What was said of the store before it went (a failed refresh) no longer applies.
+      if (this.statusError) this.status = '';
       return;
     }
     const was = this.presence !== null;

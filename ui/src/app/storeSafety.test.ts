@@ -99,5 +99,6 @@ describe('a store folder that goes while open', () => {
     mock().presence = { root: app.info!.root, state: 'gone', message: 'gone', since: 0 };
     void app.refresh();
     await until(() => !!byId('store-gone'), 'gone after a refused refresh');
+    expect(app.status, 'no "could not refresh" error beside it').not.toMatch(/Could not refresh/);
   });
 });
