@@ -125,3 +125,14 @@ describe('a commit past its partition end', () => {
     expect(getAllByTestId('group-offsets-lag')[0].textContent!.trim()).toBe('38');
   });
 });
+
+describe('the assignment map of a commit past the end', () => {
+  it('says "past end", not "caught up"', async () => {
+    const { default: GroupMap } = await import('./GroupMap.svelte');
+    const rec = await import('../../tests/helpers').then((h) => h.recordedGroup('billing'));
+    const detail = { ...rec, partitions: rec.partitions.map((p, i) => (i === 1 ? { ...p, committed: '2784', end: '983', lag: '0', past_end: '1801' } : p)) };
+    const { getAllByTestId } = render(GroupMap, { detail, kinds: new Map() });
+    const lags = getAllByTestId('group-map-lag').map((e) => e.textContent!.trim());
+    expect(lags[1]).toBe('past end +1,801');
+  });
+});
