@@ -13,7 +13,20 @@ use std::path::Path;
 
 /// Every command the webview may call, by domain: `src/<domain>/commands.rs` defines each.
 const COMMANDS: &[(&str, &[&str])] = &[
-    ("store", &["open_store", "create_store", "pick_folder", "recent_stores", "open_demo_store", "store_info", "close_store"]),
+    (
+        "store",
+        &[
+            "open_store",
+            "create_store",
+            "pick_folder",
+            "recent_stores",
+            "open_demo_store",
+            "store_info",
+            "close_store",
+            "store_presence",
+            "check_store",
+        ],
+    ),
     ("topics", &["describe_topic", "create_topic", "topic_groups", "delete_topic"]),
     ("messages", &["raw_line", "raw_lines", "read_page", "offset_at_time", "timeline_before", "timeline_after", "produce"]),
     ("search", &["search", "cancel_search", "drop_search", "search_rows", "check_filter", "topic_fields"]),
@@ -51,6 +64,10 @@ const COMMANDS: &[(&str, &[&str])] = &[
             "apply_retention",
             "purge_topic",
             "take_retention_notices",
+            "retention_mode",
+            "set_retention_mode",
+            "take_retention_due",
+            "retention_log",
         ],
     ),
     ("shell", &["about", "index_cache_info", "clear_index_cache", "launch_error", "new_window", "view_state"]),

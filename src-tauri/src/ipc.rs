@@ -13,8 +13,8 @@ use crate::engine::{
 };
 use crate::messages::service::MAX_PAGE;
 use crate::shell::wire::{accelerators, MenuAction};
-use crate::store::wire::StoreChanged;
-use crate::transfer::wire::RetentionApplied;
+use crate::store::wire::{StoreChanged, StorePresence};
+use crate::transfer::wire::{RetentionApplied, RetentionDue};
 use crate::wire::{ErrorCode, ErrorDto};
 
 /// Run `f` off the async runtime (reading files, waiting for threads): every command's work.
@@ -27,7 +27,7 @@ pub async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ErrorDto>
 pub fn builder(commands: Commands<tauri::Wry>) -> Builder<tauri::Wry> {
     let builder = Builder::<tauri::Wry>::new()
         .commands(commands)
-        .events(collect_events![StoreChanged, MenuAction, RetentionApplied])
+        .events(collect_events![StoreChanged, MenuAction, RetentionApplied, RetentionDue, StorePresence])
         .disable_serde_phases();
     limits().into_iter().fold(builder, |b, (name, value)| b.constant(name, value)).constant("MENU_ACCELERATORS", accelerators())
 }

@@ -108,6 +108,8 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
                 // machine the user signs in to, and the demo store is made again on demand.
                 demo_dir: app.path().app_local_data_dir().ok().map(|d| d.join("demo-store")),
                 index_cache_dir: app.path().app_cache_dir().ok().map(|d| d.join("line-index")),
+                settings_file: app.path().app_config_dir().ok().map(|d| d.join("store-settings.json")),
+                retention_log_file: app.path().app_local_data_dir().ok().map(|d| d.join("retention-log.jsonl")),
             };
             // When a window's store opens: the menu's Open Recent follows, and the app applies
             // that store's retention.

@@ -21,6 +21,7 @@ use crate::search::service::Searches;
 use crate::shell::wire::LaunchError;
 use crate::source::Source;
 use crate::store::service::{self as store_service, OpenStore};
+use crate::store::wire::StorePresence;
 use crate::transfer::wire::RetentionPlanDto;
 use crate::wire::{ErrorCode, ErrorDto};
 
@@ -36,12 +37,23 @@ pub struct AppState {
     pub demo_dir: Option<PathBuf>,
     /// Where line indexes of opened stores are kept between runs (None: in memory only).
     pub index_cache_dir: Option<PathBuf>,
+    /// Where the app keeps its settings for each store (when it applies retention).
+    pub settings_file: Option<PathBuf>,
+    /// Where the app logs what its retention deleted (every store's, one line a topic run).
+    pub retention_log_file: Option<PathBuf>,
     /// Group members running inside the app for the balancing demo.
     pub members: Arc<Members>,
     /// Bumped at each store this window opens: its retention applier of an earlier opening stops.
     pub retention_opening: AtomicU64,
+    /// Bumped at each store this window opens or closes: the look-out for its folder of an
+    /// earlier opening stops.
+    pub store_opening: AtomicU64,
+    /// The open store's folder is not there now (None: it is): what the window is told.
+    pub presence: Mutex<Option<StorePresence>>,
     /// What the app's retention removed that the window has not taken yet.
     pub retention_notices: Mutex<Vec<RetentionPlanDto>>,
+    /// What retention would delete, asked about and not answered yet (a store set to "ask").
+    pub retention_due: Mutex<Vec<RetentionPlanDto>>,
     /// Why the store this window was started with did not open (taken once by its page).
     pub launch_error: Mutex<Option<LaunchError>>,
 }
@@ -52,6 +64,15 @@ pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl AppState {
+    /// The open store, refused (`store_gone`) while its folder is not there.
+    pub fn present_store(&self) -> Result<Store, ErrorDto> {
+        let store = self.store()?;
+        match lock(&self.presence).as_ref() {
+            Some(p) => Err(store_service::gone_error(p)),
+            None => Ok(store),
+        }
+    }
+
     pub fn store(&self) -> Result<Store, ErrorDto> {
         lock(&self.open)
             .as_ref()
@@ -101,6 +122,8 @@ impl AppState {
     }
 
     pub fn close(&self) {
+        self.store_opening.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        *lock(&self.presence) = None;
         self.searches.drop_all();
         self.members.stop_all();
         self.members.clear_stopped();
@@ -135,6 +158,8 @@ pub struct Places {
     pub recent_file: Option<PathBuf>,
     pub demo_dir: Option<PathBuf>,
     pub index_cache_dir: Option<PathBuf>,
+    pub settings_file: Option<PathBuf>,
+    pub retention_log_file: Option<PathBuf>,
 }
 
 /// What the app's frame does when a window's store opens, given the window's label and the
@@ -168,6 +193,8 @@ impl Sessions {
                     recent_file: self.places.recent_file.clone(),
                     demo_dir: self.places.demo_dir.clone(),
                     index_cache_dir: self.places.index_cache_dir.clone(),
+                    settings_file: self.places.settings_file.clone(),
+                    retention_log_file: self.places.retention_log_file.clone(),
                     ..Default::default()
                 })
             })

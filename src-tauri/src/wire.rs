@@ -258,6 +258,10 @@ pub enum ErrorCode {
     TargetExists,
     /// A demo member asked for in a group that members this app did not start are in (not confirmed).
     GroupInUse,
+    /// A group deleted while its log shows live members, not said to be stopped.
+    MembersLive,
+    /// The open store's folder is gone (deleted, moved, its share disconnected).
+    StoreGone,
     Internal,
     // An engine error this version of the app has no name for (the message says what).
     Other,

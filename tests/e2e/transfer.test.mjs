@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startApp, fixtureStore, cli, byId, until, shot, rows, setValue } from './harness.mjs';
+import { startApp, fixtureStore, cli, byId, until, shot, rows, setValue, shotsBothThemes } from './harness.mjs';
 
 let browser;
 let store;
@@ -18,7 +18,7 @@ before(async () => {
   out = path.join(path.dirname(store), 'transfer-out');
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(out, { recursive: true });
-  // A retention set by the CLI: the app applies it once the store is open (and hourly).
+  // A retention set by the CLI: opening the store never applies it; the app asks (the default).
   cli(store, 'retention', 'set', 'tiny', '--days', '1');
   browser = await startApp(store);
   await (await byId(browser, 'topic-list')).waitForDisplayed({ timeout: 15000 });
@@ -29,19 +29,40 @@ after(async () => {
 });
 
 const text = async (id) => (await byId(browser, id)).getText();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-test('applies a topic\'s retention on its own once the store is open, and says what went', async () => {
-  const said = await until(
-    browser,
-    () => browser.execute(() => document.querySelector('[data-testid="status-message"]')?.textContent ?? null),
-    'the retention notice',
-    20000,
-  );
-  assert.equal(said, 'Retention removed 3 old files (11 messages) from tiny');
-  await shot(browser, 'transfer-auto-retention');
+test('opening a store with retention due deletes nothing: it asks, and deletes only on yes', async () => {
+  const ask = await byId(browser, 'retention-due');
+  await ask.waitForDisplayed({ timeout: 20000 });
+  assert.match(await ask.getText(), /3 old files \(11 messages\) would be deleted\. Nothing has been deleted\./);
+  assert.equal(fs.readdirSync(path.join(store, 'tiny')).length, 4, 'every day file of tiny is still there');
+  await shotsBothThemes(browser, 'transfer-retention-due');
+  // "Not now": nothing goes.
+  await (await byId(browser, 'retention-due-later')).click();
+  await sleep(2500);
+  assert.equal(fs.readdirSync(path.join(store, 'tiny')).length, 4, 'still there after "Not now"');
+  // Asked again on the next look (the setting changed back to ask), and yes this time.
+  await (await byId(browser, 'topic-item-tiny')).click();
+  await (await byId(browser, 'tab-retention')).click();
+  const mode = await byId(browser, 'retention-mode');
+  await mode.waitForDisplayed();
+  assert.equal(await mode.getValue(), 'ask');
+  await mode.selectByAttribute('value', 'never');
+  await sleep(2500);
+  assert.equal(await browser.$('[data-testid="retention-due"]').isExisting(), false, 'never: no question');
+  assert.equal(fs.readdirSync(path.join(store, 'tiny')).length, 4);
+  await mode.selectByAttribute('value', 'ask');
+  await (await byId(browser, 'retention-due')).waitForDisplayed({ timeout: 20000 });
+  await (await byId(browser, 'retention-due-delete')).click();
+  await until(browser, async () => fs.readdirSync(path.join(store, 'tiny')).length === 1, 'the files deleted on yes', 15000);
   // The newest file stays (empty, named for the next offset); the other topics are untouched.
   assert.deepEqual(fs.readdirSync(path.join(store, 'tiny')).sort(), ['0-20261130_11.tmf']);
   assert.equal(fs.readdirSync(path.join(store, 'events')).length, 16);
+  // What went is in the app's retention log, shown in the Retention tab.
+  await until(browser, async () => (await browser.$$('[data-testid="retention-log-entry"]')).length > 0, 'the log entry', 10000);
+  assert.match(await text('retention-log'), /tiny: 3 files, 11 messages/);
+  await shotsBothThemes(browser, 'transfer-retention-log');
+  await (await byId(browser, 'tab-messages')).click();
 });
 
 test('exports events to JSONL: the file has every message, and no partial file is left', async () => {

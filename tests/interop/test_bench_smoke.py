@@ -79,3 +79,20 @@ def test_bench_leaves_nothing_in_the_store_whatever_stops_it(cli, store, tmp_pat
         cli(store, "bench", "--messages", "500", "--latency-rate", "100", env=env)
         assert list(scratch.iterdir()) == []
         assert snapshot_tree(store) == before
+
+
+@pytest.mark.parametrize(
+    "topic,args",
+    [
+        ("bench-transfer", ["bench-transfer", "--messages", "10", "--step", "produce", "--file", "unused.jsonl"]),
+        ("bench-large", ["bench-large", "--messages", "1", "--size", "70000", "--step", "produce"]),
+    ],
+)
+def test_the_bench_steps_never_replace_a_topic_of_the_user(cli, store, topic, args):
+    """The development benches `make bench` runs in a store of their own refuse a topic of
+    their name already there; they deleted it and made their own."""
+    cli(store, "topics", "create", topic, "--partitions", 1)
+    cli(store, "produce", topic, "--key", 1, "mine")
+    r = cli(store, *args, check=False)
+    assert r.returncode != 0 and "nothing deleted" in r.stderr, r.stderr
+    assert [json.loads(line)["payload"]["value"] for line in cli(store, "consume", topic, "--json").stdout.splitlines()] == ["mine"]

@@ -77,3 +77,29 @@ def test_lag_thresholds_exit_codes_and_history(cli, store, twainmq, monkeypatch)
     assert any(m["kind"] == "round" for m in h["marks"]), h["marks"]
     r = lag(store, "nope", "--max-lag", 1)
     assert r.returncode == 1 and "does not exist" in r.stderr, r.stderr
+
+
+def test_a_commit_past_the_partition_end_is_flagged_with_what_it_skips(cli, store):
+    """A partition truncated under a group's commit: the lag is 0, which hides that the
+    group will skip what is written next. describe flags it, and a member shows that
+    exactly that many new messages are skipped."""
+    cli(store, "topics", "create", "t", "--key-type", "u16", "--partitions", 1)
+    produce(cli, store, "t", [(1, f"m{i}") for i in range(20)])
+    cli(store, "groups", "import", "g", "-", input=json.dumps({"group": "g", "topic": "t", "offsets": {"0": 20}}))
+    (f,) = list((store / "t").glob("0-*.tmf"))
+    data = f.read_bytes()
+    cut = [i for i, b in enumerate(data) if b == ord("\n")][4] + 1  # 5 whole lines
+    f.write_bytes(data[:cut])
+    d = json.loads(cli(store, "groups", "describe", "g", "--json").stdout)
+    (p,) = d["partitions"]
+    assert (p["committed"], p["end"], p["lag"], p["past_end"]) == (20, 5, 0, 15)
+    text = cli(store, "groups", "describe", "g").stdout
+    assert "PAST THE END by 15" in text
+    assert "partition 0 has commit 20, past its end 5: the next 15 messages written there will be skipped by this group" in text
+    assert "twainmq groups reset g --to latest --partition 0" in text
+
+    # What it means, for real: of 16 messages written now (offsets 5 to 20), a member of the
+    # group reads only the one at offset 20.
+    produce(cli, store, "t", [(1, f"n{i}") for i in range(16)])
+    out = cli(store, "consume", "t", "--group", "g", "--json", "--rebalance-window", 0.3, "--for", 3).stdout
+    assert [(json.loads(line)["offset"], json.loads(line)["payload"]["value"]) for line in out.splitlines()] == [(20, "n15")]

@@ -320,3 +320,18 @@ def test_export_as_a_store_inside_the_store_is_refused(cli, store):
         assert r.returncode != 0 and "outside" in r.stderr, r.stderr
         assert snapshot_tree(store) == before, describe_diff(before, snapshot_tree(store))
     assert cli(store, "check").returncode == 0
+
+
+def test_a_dry_run_says_where_an_import_without_skip_bad_stops(cli, store, tmp_path):
+    """The dry run's count is of every good line; without --skip-bad the first bad line ends
+    the import, and the dry run says how many go before it (a retry would write them again)."""
+    cli(store, "topics", "create", "t", "--key-type", "u16", "--partitions", 2)
+    f = tmp_path / "in.jsonl"
+    f.write_text("".join(f'{{"key": {i}, "payload": "m{i}"}}\n' if i != 3 else "oops\n" for i in range(1, 7)))
+    out = cli(store, "import", "t", f, "--dry-run").stdout
+    assert "would write 5 messages from 6 lines" in out
+    assert "without --skip-bad the import writes the 2 messages before line 3, then stops there" in out
+    r = json.loads(cli(store, "import", "t", f, "--dry-run", "--json").stdout)
+    assert (r["messages"], r["messages_before_first_bad"], r["passed_over"]) == (5, 2, 0)
+    r = cli(store, "import", "t", f, check=False)
+    assert r.returncode != 0 and "2 messages written" in r.stderr, r.stderr

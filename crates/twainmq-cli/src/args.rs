@@ -192,12 +192,17 @@ pub(crate) enum GroupsCmd {
         json: bool,
     },
     /// Delete a group: its members, rounds and committed offsets. Without --yes, says what
-    /// would be deleted and deletes nothing.
+    /// would be deleted and deletes nothing. Refused while the group's log shows live members
+    /// (a running 0.2.3 member crashes when its group is deleted), unless --members-stopped.
     Delete {
         group: String,
         /// Confirm the deletion.
         #[arg(long)]
         yes: bool,
+        /// Delete even though the log shows live members: you stopped them (liveness is
+        /// inferred from their last records, so a member stopped a moment ago still looks live).
+        #[arg(long)]
+        members_stopped: bool,
         #[arg(long)]
         json: bool,
     },

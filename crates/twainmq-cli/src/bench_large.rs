@@ -91,8 +91,9 @@ pub(crate) fn command(store: &Store, messages: u64, size: usize, step: &str) -> 
     let (mut file_bytes, mut lines) = (0u64, 0u64);
     let n = match step {
         "produce" => {
+            // One already there is refused, never replaced: it may be the user's.
             if store.topic_exists(TOPIC)? {
-                store.delete_topic(TOPIC)?;
+                bail!("topic {TOPIC} is already in the store: nothing deleted. Run `--step clean` to delete it, or use an empty store");
             }
             let max = (size as u64).max(twainmq::limits::DEFAULT_MAX_MESSAGE_BYTES);
             store.create_topic(TOPIC, &TopicSpec::new(KeyType::U32, 1).with_large_messages(max))?;

@@ -31,9 +31,11 @@ fn peak_rss_mb() -> f64 {
     kb.unwrap_or(0.0) / 1024.0
 }
 
+/// Make the step's topic. One already there is refused, never replaced: it may be the user's
+/// (only `--step clean` deletes the bench's topics, and only when asked).
 fn fresh(store: &Store, topic: &str, partitions: u32) -> Result<()> {
     if store.topic_exists(topic)? {
-        store.delete_topic(topic)?;
+        bail!("topic {topic} is already in the store: nothing deleted. Run `--step clean` to delete the bench's topics, or use an empty store");
     }
     store.create_topic(topic, &TopicSpec::new(KeyType::U32, partitions))?;
     Ok(())
@@ -64,7 +66,7 @@ pub(crate) fn command(store: &Store, messages: u64, partitions: u32, step: &str,
         "import" => {
             fresh(store, "bench-transfer-in", partitions)?;
             let mut input = BufReader::with_capacity(1 << 20, std::fs::File::open(file)?);
-            let opts = ImportOptions { format: ImportFormat::Jsonl, dry_run: false, keep_timestamps: true, skip_bad: false };
+            let opts = ImportOptions { format: ImportFormat::Jsonl, dry_run: false, keep_timestamps: true, skip_bad: false, resume: None };
             transfer::import(store, "bench-transfer-in", &mut input, &opts, &stop, &mut |_| {}, &mut |_| {})?.messages
         }
         "copy" => {

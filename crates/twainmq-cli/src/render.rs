@@ -280,7 +280,18 @@ impl Text for Imported {
             writeln!(out, "partitions: {}", parts.join(", "))?;
         }
         match &r.first_bad {
-            Some(b) => writeln!(out, "{} bad lines; the first is line {}: {}", r.bad_lines, b.line, b.problem),
+            Some(b) => {
+                writeln!(out, "{} bad lines; the first is line {}: {}", r.bad_lines, b.line, b.problem)?;
+                // The count above is with --skip-bad: without it the first bad line ends the import.
+                match r.messages_before_first_bad {
+                    Some(n) => writeln!(
+                        out,
+                        "without --skip-bad the import writes the {n} messages before line {}, then stops there: nothing after it is written",
+                        b.line
+                    ),
+                    None => Ok(()),
+                }
+            }
             None => writeln!(out, "no bad lines"),
         }
     }
@@ -472,7 +483,21 @@ impl Text for GroupView {
         for p in &d.partitions {
             let c = p.committed.map_or("-".to_string(), |c| c.to_string());
             let o = p.owner.map_or("-".to_string(), |o| o.to_string());
-            writeln!(out, "{:>9}  {:>9}  {:>3}  {:>3}  {}", p.partition, c, p.end, p.lag, o)?;
+            let past = p.past_end.map_or(String::new(), |n| format!("  PAST THE END by {n}"));
+            writeln!(out, "{:>9}  {:>9}  {:>3}  {:>3}  {}{past}", p.partition, c, p.end, p.lag, o)?;
+        }
+        // A lag of 0 hides it: say what a commit past the end means, and the way out.
+        for p in d.partitions.iter().filter(|p| p.past_end.is_some()) {
+            let (n, c) = (p.past_end.unwrap_or(0), p.committed.unwrap_or(0));
+            writeln!(
+                out,
+                "warning: partition {} has commit {c}, past its end {}: the next {n} {} written there will be skipped by this group. The partition shrank under the commit (a file truncated or deleted, the topic made again). To read from its end: twainmq groups reset {} --to latest --partition {}",
+                p.partition,
+                p.end,
+                if n == 1 { "message" } else { "messages" },
+                d.group,
+                p.partition
+            )?;
         }
         writeln!(out, "{} rounds in the log, {} records", d.rounds.len(), d.records)
     }

@@ -99,7 +99,8 @@ pub(crate) fn import(store: &Store, args: &ImportArgs) -> Result<()> {
     } else {
         ImportFormat::Jsonl
     };
-    let opts = ImportOptions { format, dry_run: args.dry_run, keep_timestamps: args.keep_timestamps, skip_bad: args.skip_bad };
+    let opts =
+        ImportOptions { format, dry_run: args.dry_run, keep_timestamps: args.keep_timestamps, skip_bad: args.skip_bad, resume: None };
     // The topic is checked before the file is opened.
     store.topic_config(&args.topic)?;
     let stop = stop_flag();

@@ -87,6 +87,15 @@ pub fn check_store(store: &Store) -> Result<Vec<Problem>> {
     Ok(out)
 }
 
+/// The problems of the store's names alone (`windows_name`, `case_twin`): a
+/// listing, no file read, so cheap enough for every refresh of a view.
+///
+/// # Errors
+/// I/O errors listing the store.
+pub fn check_names(store: &Store) -> Result<Vec<Problem>> {
+    Ok(name_problems(&store.list_topics()?, &store.list_groups()?))
+}
+
 /// Names in the store that Windows cannot hold (stores move between machines
 /// on NTFS disks): device names and trailing dots, and names equal but for case.
 fn name_problems(topics: &[String], groups: &[String]) -> Vec<Problem> {

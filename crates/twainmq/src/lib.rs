@@ -76,6 +76,7 @@ pub use log::clock::{Clock, ManualClock, OffsetClock, SystemClock};
 pub use log::consumer::{Consumer, StartFrom};
 pub use log::dir::{TopicIncarnation, TopicSpec};
 pub use log::files::Day;
+pub use log::index::Shrink;
 pub use log::producer::{Partitioner, Producer};
 pub use log::reader::PartitionReader;
 pub use log::timeline::{Timeline, TimelineStart};

@@ -445,6 +445,7 @@ fn search_filters_export_import_and_copy_see_whole_messages_and_their_keys() {
         dry_run: false,
         keep_timestamps: true,
         skip_bad: false,
+        resume: None,
     };
     let mut input = std::io::BufReader::new(std::fs::File::open(&file).expect("open"));
     let r = twainmq::transfer::import(&store, "dst", &mut input, &opts, &Default::default(), &mut |_| {}, &mut |_| {}).expect("import");

@@ -477,3 +477,58 @@ fn start_after_sets_which_partition_is_polled_first() {
     let order: Vec<u32> = (0..4).map(|_| c.poll().expect("poll").expect("msg").partition).collect();
     assert_eq!(order, vec![1, 2, 0, 1]);
 }
+
+/// A partition file cut short in place (same file, fewer lines) is named with what it held
+/// and holds, in the run that saw it whole and in a later run through the index cache; a
+/// file deleted, replaced or only appended to is no shrink.
+#[test]
+fn a_file_cut_short_is_named_with_its_lines_before_and_after() {
+    let (dir, store) = store();
+    let cache = tempfile::tempdir().expect("cache");
+    let store = store.with_index_cache(cache.path());
+    store.create_topic("t", &TopicSpec::new(KeyType::U32, 2)).expect("create");
+    let batch: Vec<(Key, Outgoing)> = (0..200u32).map(|i| (Key::Int(i.into()), Outgoing::Text(format!("message {i}")))).collect();
+    store.producer("t").expect("producer").send_batch(&batch).expect("send");
+    let before = store.describe_topic("t").expect("describe");
+    let file = |p: usize| before.partition_details[p].files[0].clone();
+    let (f0, f1) = (file(0), file(1));
+    store.producer("t").expect("producer").send_batch(&batch[..10]).expect("appended: no shrink");
+    let whole = store.describe_topic("t").expect("describe");
+    assert!(store.shrunk_files().is_empty());
+    let lines_of_f0 = whole.partition_details[0].end;
+    store.save_index().expect("save");
+
+    // Cut to 30 whole lines and half a line, in place.
+    let cut = |name: &str, lines: usize| {
+        let path = dir.path().join("t").join(name);
+        let bytes = std::fs::read(&path).expect("read");
+        let end = bytes.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(lines - 1).map(|(i, _)| i + 1).expect("lines");
+        let f = std::fs::OpenOptions::new().write(true).open(&path).expect("open");
+        f.set_len((end + 5) as u64).expect("truncate");
+    };
+    cut(&f0.name, 30);
+    let after = store.describe_topic("t").expect("describe");
+    let shrinks = store.shrunk_files();
+    assert_eq!(shrinks.len(), 1, "{shrinks:?}");
+    let s = &shrinks[0];
+    assert_eq!(s.path.file_name().and_then(|n| n.to_str()), Some(f0.name.as_str()));
+    assert_eq!((s.lines_after, after.partition_details[0].end), (30, 30));
+    assert_eq!(s.lines_before, lines_of_f0);
+    assert!(s.bytes_after < s.bytes_before);
+
+    // Another run, through the cache: the other partition cut while nothing was open.
+    let lines_of_f1 = store.describe_topic("t").expect("describe").partition_details[1].end;
+    store.save_index().expect("save");
+    cut(&f1.name, 7);
+    let later = Store::open(dir.path()).expect("open").with_index_cache(cache.path());
+    later.describe_topic("t").expect("describe");
+    let shrinks = later.shrunk_files();
+    assert_eq!(shrinks.iter().map(|s| (s.lines_before, s.lines_after)).collect::<Vec<_>>(), vec![(lines_of_f1, 7)], "{shrinks:?}");
+
+    // Deleted and made again: another file, not a shrink.
+    store.delete_topic("t").expect("delete");
+    store.create_topic("t", &TopicSpec::new(KeyType::U32, 2)).expect("create");
+    store.producer("t").expect("producer").send_text(Key::Int(1), "new").expect("send");
+    store.describe_topic("t").expect("describe");
+    assert_eq!(store.shrunk_files().len(), 1, "only the cut");
+}

@@ -196,16 +196,24 @@ fn purge_before_a_time_keeps_later_files() {
     assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![20, 30]);
 }
 
+/// Retention deletes only when asked (`retention apply`, the app's Retention tab, or the app
+/// when the store's setting says so): a producer that starts a new day deletes nothing, so
+/// `produce`, `import` and `copy` never remove old days behind the user's back.
 #[test]
-fn the_producer_applies_retention_when_it_starts_a_new_day() {
+fn a_producer_starting_a_new_day_deletes_nothing() {
     let (_d, store, clock) = four_days();
     store.set_retention("t", Some(Retention { days: Some(1), bytes_per_partition: None })).expect("set");
     let mut p = store.producer("t").expect("producer");
     p.send_text(Key::Int(1), "today").expect("send");
-    assert_eq!(files(&store).len(), 4, "no rollover yet");
     clock.advance(DAY);
     p.send_text(Key::Int(1), "tomorrow").expect("send");
-    assert_eq!(files(&store).iter().map(|f| f.1).collect::<Vec<_>>(), vec![30, 41], "days 0-2 went at the rollover");
+    assert_eq!(
+        files(&store).iter().map(|f| f.1).collect::<Vec<_>>(),
+        vec![0, 10, 20, 30, 41],
+        "every day stays until retention is applied"
+    );
+    let plan = store.apply_retention("t", false, false).expect("apply");
+    assert_eq!(plan.totals().0, 3, "asked, it deletes days 0-2");
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::io::Cursor;
 use std::sync::atomic::AtomicBool;
 
 use twainmq::scan::{Finish, Query};
-use twainmq::transfer::{self, CopyOptions, ExportFormat, ImportFormat, ImportOptions, PayloadColumn, Selection};
+use twainmq::transfer::{self, CopyOptions, ExportFormat, ImportFormat, ImportOptions, PayloadColumn, Resume, Selection};
 use twainmq::{Error, Key, KeyType, Outgoing, Store, TopicSpec, TransferError};
 
 fn store() -> (tempfile::TempDir, Store) {
@@ -78,7 +78,7 @@ fn import(store: &Store, topic: &str, input: &[u8], opts: &ImportOptions) -> twa
 }
 
 fn opts(format: ImportFormat) -> ImportOptions {
-    ImportOptions { format, dry_run: false, keep_timestamps: true, skip_bad: false }
+    ImportOptions { format, dry_run: false, keep_timestamps: true, skip_bad: false, resume: None }
 }
 
 #[test]
@@ -156,6 +156,72 @@ fn a_bad_line_stops_with_everything_before_it_written_and_names_it() {
     assert_eq!((r.messages, skipped), (3, vec![3]));
 }
 
+/// Every message's text in the topic, in offset order per partition, partitions in turn.
+fn all_texts(store: &Store, topic: &str) -> Vec<String> {
+    let mut c = store.consumer(topic, twainmq::StartFrom::Start).expect("consumer");
+    let mut out = Vec::new();
+    while let Some(m) = c.poll().expect("poll") {
+        out.push(m.text().unwrap_or_default().to_string());
+    }
+    out.sort();
+    out
+}
+
+/// A retry after a stop must not write what landed: the dry run says how much goes
+/// before the first bad line, and a resume from the stop writes each line once,
+/// those that landed after the stop included.
+#[test]
+fn an_import_resumed_from_its_stop_writes_every_line_once() {
+    let (_d, store) = store();
+    store.create_topic("t", &TopicSpec::new(KeyType::U8, 3)).expect("create");
+    let mut lines: Vec<String> = (1..=12).map(|i| format!(r#"{{"key": {i}, "payload": "m{i}"}}"#)).collect();
+    lines[4] = "not json".into(); // line 5
+    lines[8] = r#"{"key": 999, "payload": "no u8"}"#.into(); // line 9
+    let input = lines.join("\n");
+    let o = ImportOptions { keep_timestamps: false, ..opts(ImportFormat::Jsonl) };
+
+    let dry = import(&store, "t", input.as_bytes(), &ImportOptions { dry_run: true, ..o.clone() }).expect("dry run");
+    assert_eq!((dry.messages, dry.bad_lines, dry.messages_before_first_bad), (10, 2, Some(4)), "4 go before line 5 stops it");
+
+    let stop = |e: Error| match e {
+        Error::Transfer(TransferError::ImportStopped { line, written, landed_after, .. }) => (line, written, landed_after),
+        other => panic!("{other}"),
+    };
+    let (line, written, landed) = stop(import(&store, "t", input.as_bytes(), &o).expect_err("stops at line 5"));
+    assert_eq!((line, written), (5, 4));
+    // What landed after the stop in another run (a full disk on a file system that cannot
+    // reserve a batch): lines 7 and 11 are in the topic already.
+    for l in [7, 11] {
+        import(&store, "t", format!("{}\n", lines[l - 1]).as_bytes(), &o).expect("one line");
+    }
+    let landed: Vec<u64> = landed.into_iter().chain([11, 7]).collect();
+
+    // Resumed, bad lines skipped: lines 6, 8, 10 and 12 go; 7 and 11 are passed over.
+    let resume = Resume { line, landed_after: landed };
+    let r = import(&store, "t", input.as_bytes(), &ImportOptions { skip_bad: true, resume: Some(resume.clone()), ..o.clone() })
+        .expect("resumed");
+    assert_eq!((r.messages, r.bad_lines, r.passed_over), (4, 2, 6), "line 5 is bad (skipped now), 9 too");
+    let want: Vec<String> = {
+        let mut w: Vec<String> = (1..=12).filter(|i| ![5, 9].contains(i)).map(|i| format!("m{i}")).collect();
+        w.sort();
+        w
+    };
+    assert_eq!(all_texts(&store, "t"), want, "every good line once");
+
+    // Resumed without skipping: stops at line 9, and hands on line 11, which landed before.
+    let (_d2, again) = self::store();
+    again.create_topic("t", &TopicSpec::new(KeyType::U8, 3)).expect("create");
+    let first: String = lines[..4].join("\n");
+    import(&again, "t", first.as_bytes(), &o).expect("lines 1-4");
+    import(&again, "t", format!("{}\n", lines[10]).as_bytes(), &o).expect("line 11");
+    let e = import(&again, "t", input.as_bytes(), &ImportOptions { resume: Some(Resume { line: 5, landed_after: vec![11] }), ..o.clone() });
+    let (line, written, landed) = stop(e.expect_err("line 5 stops it at once"));
+    assert_eq!((line, written, &landed), (5, 0, &vec![11]));
+    let e = import(&again, "t", input.as_bytes(), &ImportOptions { resume: Some(Resume { line: 6, landed_after: landed }), ..o.clone() });
+    let (line, written, landed) = stop(e.expect_err("line 9 stops it"));
+    assert_eq!((line, written, landed), (9, 3, vec![11]), "lines 6-8 written; line 11 is still in the topic");
+}
+
 #[test]
 fn keep_timestamps_needs_one_on_every_line_and_a_sane_one() {
     let (_d, store) = store();
@@ -181,6 +247,7 @@ fn csv_columns_and_payload_kinds_are_chosen() {
         dry_run: true,
         keep_timestamps: false,
         skip_bad: true,
+        resume: None,
     };
     let r = import(&store, "t", input.as_bytes(), &o(PayloadColumn::Hex)).expect("dry run");
     assert_eq!((r.messages, r.bad_lines, r.first_bad.map(|b| b.line)), (1, 1, Some(3)));
@@ -258,7 +325,7 @@ fn export_stops_at_the_end_the_topic_had_when_it_began() {
 }
 
 fn plain(format: ImportFormat) -> ImportOptions {
-    ImportOptions { format, dry_run: false, keep_timestamps: false, skip_bad: false }
+    ImportOptions { format, dry_run: false, keep_timestamps: false, skip_bad: false, resume: None }
 }
 
 /// An unterminated quote would swallow every row after it into one cell: it is

@@ -26,6 +26,11 @@ fn demos_in(members: &Members, group: &str) -> Vec<Handle> {
         .collect()
 }
 
+/// The ids in `group` of this app's demo members there.
+fn demo_ids_in(members: &Members, group: &str) -> Vec<u32> {
+    members.list().into_iter().filter(|d| d.group == group && d.member_id > 0).map(|d| d.member_id).collect()
+}
+
 #[tauri::command]
 #[specta::specta]
 pub async fn describe_group(state: Session, group: String, topic: Option<String>) -> Result<GroupDetail, ErrorDto> {
@@ -155,19 +160,21 @@ pub async fn pick_offsets_file(app: AppHandle) -> Result<Option<OffsetsFile>, Er
 #[specta::specta]
 pub async fn group_delete_preview(state: Session, group: String) -> Result<GroupDeletePreview, ErrorDto> {
     let source = state.source()?;
-    let demos = u32::try_from(demos_in(&state.members, &group).len()).unwrap_or(u32::MAX);
-    blocking(move || source.delete_preview(&group, demos)).await
+    let demos = demo_ids_in(&state.members, &group);
+    blocking(move || source.delete_preview(&group, &demos)).await
 }
 
-/// Delete a group (its log and committed offsets) once `confirm` is its name;
-/// this app's members in it are stopped first.
+/// Delete a group (its log and committed offsets) once `confirm` is its name, never while
+/// members other than this app's look live unless `members_stopped` (the person says they
+/// are); this app's members in it are stopped first.
 #[tauri::command]
 #[specta::specta]
-pub async fn delete_group(state: Session, group: String, confirm: String) -> Result<DeletedGroup, ErrorDto> {
+pub async fn delete_group(state: Session, group: String, confirm: String, members_stopped: bool) -> Result<DeletedGroup, ErrorDto> {
     let source = state.source()?;
     let members = state.members.clone();
+    let demos = demo_ids_in(&members, &group);
     blocking(move || {
-        source.delete_group(&group, &confirm, &mut || {
+        source.delete_group(&group, &confirm, members_stopped, &demos, &mut || {
             let handles = demos_in(&members, &group);
             // Killed, not stopped: a graceful stop would commit into the log about to go.
             handles.iter().filter(|h| members.stop(**h, true).is_ok()).count().try_into().unwrap_or(u32::MAX)

@@ -36,9 +36,17 @@ pub trait Groups {
     /// A group's committed offsets as `twainmq groups export` prints them.
     fn export_document(&self, group: &str) -> Result<Vec<u8>, ErrorDto>;
     /// What deleting a group removes; `demo_members` of this app run in it.
-    fn delete_preview(&self, group: &str, demo_members: u32) -> Result<GroupDeletePreview, ErrorDto>;
-    /// Delete a group once `confirm` is its name; `stop_demos` stops this app's members in it first.
-    fn delete_group(&self, group: &str, confirm: &str, stop_demos: &mut dyn FnMut() -> u32) -> Result<DeletedGroup, ErrorDto>;
+    fn delete_preview(&self, group: &str, demo_ids: &[u32]) -> Result<GroupDeletePreview, ErrorDto>;
+    /// Delete a group once `confirm` is its name, refused while members other than this app's
+    /// (`demo_ids`) look live unless `members_stopped`; `stop_demos` stops this app's members in it first.
+    fn delete_group(
+        &self,
+        group: &str,
+        confirm: &str,
+        members_stopped: bool,
+        demo_ids: &[u32],
+        stop_demos: &mut dyn FnMut() -> u32,
+    ) -> Result<DeletedGroup, ErrorDto>;
 }
 
 impl Groups for Store {
@@ -60,11 +68,18 @@ impl Groups for Store {
     fn export_document(&self, group: &str) -> Result<Vec<u8>, ErrorDto> {
         export_document(self, group)
     }
-    fn delete_preview(&self, group: &str, demo_members: u32) -> Result<GroupDeletePreview, ErrorDto> {
-        delete_preview(self, group, demo_members)
+    fn delete_preview(&self, group: &str, demo_ids: &[u32]) -> Result<GroupDeletePreview, ErrorDto> {
+        delete_preview(self, group, demo_ids)
     }
-    fn delete_group(&self, group: &str, confirm: &str, stop_demos: &mut dyn FnMut() -> u32) -> Result<DeletedGroup, ErrorDto> {
-        delete_group(self, group, confirm, stop_demos)
+    fn delete_group(
+        &self,
+        group: &str,
+        confirm: &str,
+        members_stopped: bool,
+        demo_ids: &[u32],
+        stop_demos: &mut dyn FnMut() -> u32,
+    ) -> Result<DeletedGroup, ErrorDto> {
+        delete_group(self, group, confirm, members_stopped, demo_ids, stop_demos)
     }
 }
 
@@ -239,27 +254,53 @@ pub fn read_offsets_file(path: &Path) -> Result<OffsetsFile, ErrorDto> {
     })
 }
 
-/// What deleting `group` removes; `demo_members` of this app run in it.
-pub fn delete_preview(store: &Store, group: &str, demo_members: u32) -> Result<GroupDeletePreview, ErrorDto> {
+/// What deleting `group` removes; this app's demo members `demo_ids` run in it (they are
+/// stopped first, so they are not among the live members that hold the deletion back).
+pub fn delete_preview(store: &Store, group: &str, demo_ids: &[u32]) -> Result<GroupDeletePreview, ErrorDto> {
     let d = store.describe_group(group)?;
+    let live = |m: &&twainmq::group::MemberView| m.status == MemberStatus::Live && !demo_ids.contains(&m.id);
     Ok(GroupDeletePreview {
         group: d.group,
         topic: d.topic,
         records: d.records.into(),
         committed: d.committed.into_iter().map(|(p, o)| (p, Commit(o))).collect(),
         members: d.members.iter().map(|m| m.id).collect(),
-        live_members: d.members.iter().filter(|m| m.status == MemberStatus::Live).map(|m| m.id).collect(),
-        demo_members,
+        live_members: d.members.iter().filter(live).map(|m| m.id).collect(),
+        live_twainmq_members: d.members.iter().filter(live).filter(|m| m.follows_resets).map(|m| m.id).collect(),
+        live_secs: d.thresholds.live_secs,
+        demo_members: u32::try_from(demo_ids.len()).unwrap_or(u32::MAX),
     })
 }
 
-/// Delete `group` if `confirm` is its name; `stop_demos` stops this app's
-/// members in it first (and says how many) so none writes to a deleted log.
-pub fn delete_group(store: &Store, group: &str, confirm: &str, stop_demos: impl FnOnce() -> u32) -> Result<DeletedGroup, ErrorDto> {
+/// Delete `group` if `confirm` is its name, and refused while its log shows live members
+/// other than this app's `demo_ids` (a running 0.2.3 member crashes when its group goes),
+/// unless the person says they are stopped (`members_stopped`), as Kafka refuses to delete
+/// a group that is not empty. `stop_demos` stops this app's members in it first (and says
+/// how many) so none writes to a deleted log.
+pub fn delete_group(
+    store: &Store,
+    group: &str,
+    confirm: &str,
+    members_stopped: bool,
+    demo_ids: &[u32],
+    stop_demos: impl FnOnce() -> u32,
+) -> Result<DeletedGroup, ErrorDto> {
     if confirm != group {
         return Err(ErrorDto::new(ErrorCode::ConfirmationMismatch, format!("type the group's name, {group:?}, to confirm the deletion")));
     }
     let d = store.describe_group(group)?;
+    let live: Vec<String> =
+        d.members.iter().filter(|m| m.status == MemberStatus::Live && !demo_ids.contains(&m.id)).map(|m| m.id.to_string()).collect();
+    if !live.is_empty() && !members_stopped {
+        return Err(ErrorDto::new(
+            ErrorCode::MembersLive,
+            format!(
+                "nothing deleted: members {} of {group} look live (a record within the last {:.0} s). A 0.2.3 member still running crashes (FileNotFoundError on the group's log) when its group is deleted, and a twainmq member stops with an error. Stop them first; if they are stopped already, say so and delete again",
+                live.join(", "),
+                d.thresholds.live_secs
+            ),
+        ));
+    }
     let stopped_demo_members = stop_demos();
     store.delete_group(group)?;
     Ok(DeletedGroup {

@@ -140,6 +140,9 @@ pub struct PartitionProgressDto {
     /// UNIX seconds of the oldest message not yet committed.
     pub oldest_unconsumed_at: Option<f64>,
     pub owner: Option<u32>,
+    /// The commit is past `end` by this many: the next this many messages written to the
+    /// partition will be skipped by the group (its lag of 0 says nothing of it).
+    pub past_end: Option<Count>,
 }
 
 impl From<&group::PartitionProgress> for PartitionProgressDto {
@@ -151,6 +154,7 @@ impl From<&group::PartitionProgress> for PartitionProgressDto {
             lag: p.lag.into(),
             oldest_unconsumed_at: p.oldest_unconsumed_at,
             owner: p.owner,
+            past_end: p.past_end.map(Count),
         }
     }
 }
@@ -290,8 +294,14 @@ pub struct GroupDeletePreview {
     /// Its committed offsets, all removed.
     pub committed: BTreeMap<String, Commit>,
     pub members: Vec<u32>,
-    /// Members that look live: ours stop; a running 0.2.3 member makes the group again on its next write.
+    /// Members that look live (a record within `live_secs`): the deletion is refused while
+    /// there are any, unless the person says they are stopped. A running 0.2.3 member crashes
+    /// (FileNotFoundError on the group's log) when its group is deleted; ours stop with an error.
     pub live_members: Vec<u32>,
+    /// Of those, the members that are twainmq's (the rest speak 0.2.3's protocol).
+    pub live_twainmq_members: Vec<u32>,
+    /// How recent a member's last record must be for it to look live, in seconds.
+    pub live_secs: f64,
     /// Demo members of this app in the group, stopped before the deletion.
     pub demo_members: u32,
 }

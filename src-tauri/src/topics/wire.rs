@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use specta::Type;
 use twainmq::{FileInfo, PartitionInfo, TopicDescription};
 
-use crate::wire::{Bytes, Count, Incarnation, Offset};
+use crate::wire::{Bytes, Count, Incarnation, LineNo, Offset};
 
 #[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
 pub struct TopicSummary {
@@ -181,4 +181,63 @@ pub struct DeletedTopic {
     /// The consumer groups that read it, deleted with it (their commits would
     /// otherwise apply to a topic made again under the same name).
     pub groups: Vec<String>,
+}
+
+/// One thing wrong in a store, as `twainmq check` finds it (its `kind` codes are the CLI's).
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct ProblemDto {
+    /// The topic (a group's is `--group--NAME`); empty for the store as a whole.
+    pub topic: String,
+    pub partition: Option<u32>,
+    /// The file's name, when it is in one.
+    pub file: Option<String>,
+    /// 1-based line in `file`.
+    pub line: Option<LineNo>,
+    /// The offset it is about (a damaged line's, a commit's).
+    pub offset: Option<Offset>,
+    /// `damaged_line`, `unfinished_line`, `windows_name`, `case_twin`, ... (`twainmq check`'s codes).
+    pub kind: String,
+    /// What is wrong and what to do, for people.
+    pub message: String,
+}
+
+impl From<&twainmq::check::Problem> for ProblemDto {
+    fn from(p: &twainmq::check::Problem) -> Self {
+        ProblemDto {
+            topic: p.topic.clone(),
+            partition: p.partition,
+            file: p.file.clone(),
+            line: p.line.map(LineNo),
+            offset: p.offset.map(Offset),
+            kind: p.kind.to_string(),
+            message: p.message.clone(),
+        }
+    }
+}
+
+/// A partition file found cut short in place while the app had the store open (or since
+/// it last counted it): the messages past its new end are gone.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct ShrinkDto {
+    pub topic: String,
+    pub partition: u32,
+    pub file: String,
+    /// Complete lines (messages) it held when counted before, and holds now.
+    pub lines_before: Count,
+    pub lines_after: Count,
+}
+
+impl ShrinkDto {
+    /// The shrink of a file of the store at `root`, when it is a topic's partition file.
+    pub fn of(root: &std::path::Path, s: &twainmq::Shrink) -> Option<Self> {
+        let rel = s.path.strip_prefix(root).ok()?;
+        let mut parts = rel.iter();
+        let topic = parts.next()?.to_str()?.to_string();
+        let file = parts.next()?.to_str()?.to_string();
+        if parts.next().is_some() {
+            return None;
+        }
+        let partition = file.split_once('-')?.0.parse().ok()?;
+        Some(ShrinkDto { topic, partition, file, lines_before: Count(s.lines_before), lines_after: Count(s.lines_after) })
+    }
 }

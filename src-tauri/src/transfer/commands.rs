@@ -1,8 +1,9 @@
 //! The commands of export, import, copy and retention: each a few lines over
 //! `service.rs`. Long runs go on a thread of their own and stream
 //! `TransferEvent`s on a channel; `cancel_transfer` stops them within a batch.
-//! The app also applies topics' retention itself while a store is open
-//! (`start_auto_retention`).
+//! While a store is open the app looks at its topics' retention on open and
+//! hourly (`start_auto_retention`) and does what the store's setting says:
+//! nothing, ask (the default), or delete and log what went.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -15,13 +16,14 @@ use tauri_specta::Event;
 
 use super::service;
 use super::wire::{
-    CopyRequest, ExportRequest, ImportRequest, RetentionApplied, RetentionDto, RetentionPlanDto, SelectionDto, TransferEvent, TransferId,
+    CopyRequest, ExportRequest, ImportRequest, RetentionApplied, RetentionDto, RetentionDue, RetentionLog, RetentionMode, RetentionPlanDto,
+    RetentionTrigger, SelectionDto, TransferEvent, TransferId,
 };
 use crate::ipc::blocking;
 use crate::session::{AppState, Session, Sessions};
 use crate::wire::{ErrorCode, ErrorDto};
 
-/// How often the app applies retention while a store stays open.
+/// How often the app looks at retention while a store stays open.
 const AUTO_RETENTION_EVERY: Duration = Duration::from_secs(3600);
 
 /// The running transfers' cancel flags, by id.
@@ -205,11 +207,74 @@ pub async fn retention_preview(
 }
 
 /// Apply the topic's saved retention now; `force` also deletes files groups have not consumed.
+/// What went is added to the retention log (asked).
 #[tauri::command]
 #[specta::specta]
 pub async fn apply_retention(state: Session, topic: String, force: bool) -> Result<RetentionPlanDto, ErrorDto> {
     let store = state.store()?;
-    blocking(move || service::apply_retention(&store, &topic, force)).await
+    let log = state.retention_log_file.clone();
+    blocking(move || {
+        let plan = service::apply_retention(&store, &topic, force)?;
+        if let Some(file) = &log {
+            service::log_retention(
+                file,
+                &store.root().display().to_string(),
+                std::slice::from_ref(&plan),
+                RetentionTrigger::Asked,
+                now_secs(),
+            );
+        }
+        Ok(plan)
+    })
+    .await
+}
+
+fn now_secs() -> f64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// When the app applies retention in the open store on its own (its setting for the store).
+#[tauri::command]
+#[specta::specta]
+pub async fn retention_mode(state: Session) -> Result<RetentionMode, ErrorDto> {
+    let root = state.store()?.root().display().to_string();
+    Ok(service::retention_mode(state.settings_file.as_deref(), &root))
+}
+
+/// Set when the app applies retention in the open store on its own. Nothing is deleted
+/// here: a store set to "automatically" applies it at the next look (within a moment).
+#[tauri::command]
+#[specta::specta]
+pub async fn set_retention_mode(
+    app: AppHandle,
+    window: tauri::WebviewWindow,
+    state: Session,
+    mode: RetentionMode,
+) -> Result<RetentionMode, ErrorDto> {
+    let root = state.store()?.root().display().to_string();
+    let file = state.settings_file.clone().ok_or_else(|| ErrorDto::new(ErrorCode::Internal, "the app has no folder for its settings"))?;
+    let mode = blocking(move || service::set_retention_mode(&file, &root, mode)).await?;
+    // A question pending under the old setting no longer stands; the next look follows the new one.
+    state.retention_due.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    start_auto_retention(&app, window.label());
+    Ok(mode)
+}
+
+/// What retention would delete in the open store, asked about (a store set to "ask") and
+/// not answered yet; emptied by asking.
+#[tauri::command]
+#[specta::specta]
+pub async fn take_retention_due(state: Session) -> Result<Vec<RetentionPlanDto>, ErrorDto> {
+    Ok(std::mem::take(&mut *state.retention_due.lock().unwrap_or_else(|p| p.into_inner())))
+}
+
+/// The app's retention log for the open store: what its retention deleted, newest first.
+#[tauri::command]
+#[specta::specta]
+pub async fn retention_log(state: Session) -> Result<RetentionLog, ErrorDto> {
+    let root = state.store()?.root().display().to_string();
+    let file = state.retention_log_file.clone();
+    blocking(move || Ok(service::read_retention_log(file.as_deref(), &root, 500))).await
 }
 
 /// Purge a topic's messages (before a time, or all); a preview unless `apply`
@@ -235,9 +300,11 @@ pub async fn take_retention_notices(state: Session) -> Result<Vec<RetentionPlanD
     Ok(std::mem::take(&mut *state.retention_notices.lock().unwrap_or_else(|p| p.into_inner())))
 }
 
-/// Apply the retention of window `label`'s store now and then hourly, never
+/// Look at the retention of window `label`'s store now and then hourly, never
 /// forced, while this opening of it lasts (the window open, its store not
-/// replaced); what goes is pushed to that window as `RetentionApplied`.
+/// replaced, its setting not changed), and do what the store's setting says:
+/// nothing; ask (`RetentionDue`: what would go); or apply it, log it, and push
+/// what went (`RetentionApplied`).
 pub fn start_auto_retention(app: &AppHandle, label: &str) {
     let Some(session) = app.state::<Sessions>().find(label) else { return };
     let opening = session.retention_opening.fetch_add(1, Ordering::SeqCst) + 1;
@@ -272,11 +339,29 @@ pub fn start_auto_retention(app: &AppHandle, label: &str) {
         if !current() {
             return;
         }
-        let plans = service::auto_retention(&store);
-        if !plans.is_empty() {
-            session.retention_notices.lock().unwrap_or_else(|p| p.into_inner()).extend(plans.iter().cloned());
-            if let Err(e) = (RetentionApplied { plans }).emit_to(&handle, label.as_str()) {
-                tracing::warn!(error = %e, "could not tell the window what retention removed");
+        let root = store.root().display().to_string();
+        match service::retention_mode(session.settings_file.as_deref(), &root) {
+            RetentionMode::Never => {}
+            RetentionMode::Ask => {
+                let plans = service::due_retention(&store);
+                if !plans.is_empty() && current() {
+                    *session.retention_due.lock().unwrap_or_else(|p| p.into_inner()) = plans.clone();
+                    if let Err(e) = (RetentionDue { plans }).emit_to(&handle, label.as_str()) {
+                        tracing::warn!(error = %e, "could not ask the window about retention");
+                    }
+                }
+            }
+            RetentionMode::Automatically => {
+                let plans = service::auto_retention(&store);
+                if !plans.is_empty() {
+                    if let Some(file) = &session.retention_log_file {
+                        service::log_retention(file, &root, &plans, RetentionTrigger::Automatically, now_secs());
+                    }
+                    session.retention_notices.lock().unwrap_or_else(|p| p.into_inner()).extend(plans.iter().cloned());
+                    if let Err(e) = (RetentionApplied { plans }).emit_to(&handle, label.as_str()) {
+                        tracing::warn!(error = %e, "could not tell the window what retention removed");
+                    }
+                }
             }
         }
         if !sleep(AUTO_RETENTION_EVERY.saturating_sub(Duration::from_millis(1500))) {

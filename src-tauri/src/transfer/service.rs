@@ -14,7 +14,7 @@ use twainmq::{RetentionPlan, Store};
 
 use super::wire::{
     BadLine, CopyRequest, CsvPayloadKind, ExportFormatDto, ExportRequest, ImportFormatDto, ImportReportDto, ImportRequest, RetentionDto,
-    RetentionPlanDto, SelectionDto, TransferDone, TransferEvent,
+    RetentionLog, RetentionLogEntry, RetentionMode, RetentionPlanDto, RetentionTrigger, SelectionDto, TransferDone, TransferEvent,
 };
 use crate::messages::wire::MessageRef;
 use crate::wire::{Count, ErrorCode, ErrorDto};
@@ -89,7 +89,7 @@ pub fn export(store: &Store, req: &ExportRequest, sel: &Selection, cancel: &Atom
         }
         // A folder there is the engine's to refuse (bad_export_target): it is never replaced.
         ExportFormatDto::Jsonl | ExportFormatDto::Csv if !req.overwrite && std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_dir()) => {
-            send(TransferEvent::Failed { error: target_exists(path), written: None });
+            send(TransferEvent::refused(target_exists(path)));
             return;
         }
         ExportFormatDto::Jsonl | ExportFormatDto::Csv => {
@@ -155,9 +155,15 @@ pub fn import(store: &Store, req: &ImportRequest, cancel: &AtomicBool, send: &mu
     let setup = import_format(&req.format).and_then(|format| Ok((format, open_input(&req.path)?)));
     let (format, mut input) = match setup {
         Ok(s) => s,
-        Err(error) => return send(TransferEvent::Failed { error, written: None }),
+        Err(error) => return send(TransferEvent::refused(error)),
     };
-    let opts = ImportOptions { format, dry_run: req.dry_run, keep_timestamps: req.keep_timestamps, skip_bad: req.skip_bad };
+    let opts = ImportOptions {
+        format,
+        dry_run: req.dry_run,
+        keep_timestamps: req.keep_timestamps,
+        skip_bad: req.skip_bad,
+        resume: req.resume.as_ref().map(Into::into),
+    };
     let sender = std::cell::RefCell::new(send);
     let mut throttle = Throttle::new();
     let mut skipped = 0u64;
@@ -294,21 +300,130 @@ pub fn purge_topic(
     Ok(plan_dto(&plan, &described))
 }
 
-/// Apply every topic's retention, never forced (what the app does while a
-/// store is open): the plans that deleted something. A topic that cannot be
-/// read or planned is passed over (logged): the next run tries again.
-pub fn auto_retention(store: &Store) -> Vec<RetentionPlanDto> {
+/// Every topic's retention, never forced, applied (`apply`) or only planned: the plans
+/// that delete (or would delete) something. A topic that cannot be read or planned is
+/// passed over (logged): the next run tries again.
+fn each_retention(store: &Store, apply: bool) -> Vec<RetentionPlanDto> {
     let Ok(topics) = store.list_topics() else { return Vec::new() };
     let mut out = Vec::new();
     for t in topics {
         if !matches!(store.retention(&t), Ok(Some(_))) {
             continue;
         }
-        match apply_retention(store, &t, false) {
+        let plan = if apply { apply_retention(store, &t, false) } else { retention_preview(store, &t, None, false) };
+        match plan {
             Ok(plan) if plan.files_gone > 0 => out.push(plan),
             Ok(_) => {}
-            Err(e) => tracing::warn!(topic = t, error = %e.message, "could not apply the topic's retention"),
+            Err(e) => tracing::warn!(topic = t, error = %e.message, "could not plan the topic's retention"),
         }
     }
     out
+}
+
+/// Apply every topic's retention, never forced: what the app does on its own in a store
+/// set to "automatically". The plans that deleted something.
+pub fn auto_retention(store: &Store) -> Vec<RetentionPlanDto> {
+    each_retention(store, true)
+}
+
+/// What every topic's retention would delete now, never forced: what the app asks about
+/// in a store set to "ask". Deletes nothing.
+pub fn due_retention(store: &Store) -> Vec<RetentionPlanDto> {
+    each_retention(store, false)
+}
+
+// ---- the store's retention setting, and the retention log ---------------------
+
+/// The app's settings for each store, by the store's folder (kept by the app, not in the store).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct StoreSettingsFile {
+    #[serde(default)]
+    stores: std::collections::BTreeMap<String, StoreSettings>,
+}
+
+#[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
+struct StoreSettings {
+    #[serde(default)]
+    retention: RetentionMode,
+}
+
+fn read_settings(file: &Path) -> StoreSettingsFile {
+    std::fs::read(file).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+}
+
+/// When the app applies retention in the store at `root` on its own: the setting kept in
+/// `file`, "ask" when there is none (or no file, or it cannot be read).
+pub fn retention_mode(file: Option<&Path>, root: &str) -> RetentionMode {
+    file.map(read_settings).and_then(|s| s.stores.get(root).map(|s| s.retention)).unwrap_or_default()
+}
+
+/// Keep `mode` as the store's setting in `file` (the whole file written, then renamed over the old).
+pub fn set_retention_mode(file: &Path, root: &str, mode: RetentionMode) -> Result<RetentionMode, ErrorDto> {
+    let mut all = read_settings(file);
+    all.stores.entry(root.to_string()).or_default().retention = mode;
+    let bytes = serde_json::to_vec_pretty(&all).map_err(|e| ErrorDto::new(ErrorCode::Internal, e.to_string()))?;
+    let cannot = |e: std::io::Error| ErrorDto::new(ErrorCode::Io, format!("could not keep the setting in {}: {e}", file.display()));
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).map_err(cannot)?;
+    }
+    let tmp = file.with_extension(format!("tmp-{}", std::process::id()));
+    std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, file)).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        cannot(e)
+    })?;
+    Ok(retention_mode(Some(file), root))
+}
+
+/// The log keeps about this many bytes: past twice that, its older half goes.
+const RETENTION_LOG_BYTES: u64 = 1 << 20;
+
+/// Add what `plans` deleted in the store at `root` to the retention log `file` (one JSON
+/// object a line). A log that cannot be written is said in the app's log, not shown: the
+/// deletes happened either way, and the notice in the window says what went.
+pub fn log_retention(file: &Path, root: &str, plans: &[RetentionPlanDto], trigger: RetentionTrigger, at: f64) {
+    use std::io::Write as _;
+    let mut text = String::new();
+    for p in plans.iter().filter(|p| p.applied && p.files_gone > 0) {
+        let entry = RetentionLogEntry {
+            at,
+            store: root.to_string(),
+            topic: p.topic.clone(),
+            trigger,
+            files: p.files.iter().filter(|f| f.deleted).map(|f| format!("{}/{}", f.partition, f.name)).collect(),
+            messages: p.messages_gone,
+            bytes: p.bytes_gone,
+        };
+        if let Ok(line) = serde_json::to_string(&entry) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    if text.is_empty() {
+        return;
+    }
+    let written = (|| -> std::io::Result<()> {
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        if std::fs::metadata(file).is_ok_and(|m| m.len() > 2 * RETENTION_LOG_BYTES) {
+            let old = std::fs::read_to_string(file)?;
+            let keep = old.len().saturating_sub(usize::try_from(RETENTION_LOG_BYTES).unwrap_or(usize::MAX));
+            let from = old[keep..].find('\n').map_or(old.len(), |i| keep + i + 1);
+            std::fs::write(file, &old[from..])?;
+        }
+        std::fs::OpenOptions::new().create(true).append(true).open(file)?.write_all(text.as_bytes())
+    })();
+    if let Err(e) = written {
+        tracing::warn!(file = %file.display(), error = %e, "could not add to the retention log");
+    }
+}
+
+/// The retention log's entries for the store at `root`, newest first (at most `limit`).
+pub fn read_retention_log(file: Option<&Path>, root: &str, limit: usize) -> RetentionLog {
+    let text = file.and_then(|f| std::fs::read_to_string(f).ok()).unwrap_or_default();
+    let mut entries: Vec<RetentionLogEntry> =
+        text.lines().filter_map(|l| serde_json::from_str::<RetentionLogEntry>(l).ok()).filter(|e| e.store == root).collect();
+    entries.reverse();
+    entries.truncate(limit);
+    RetentionLog { path: file.map(|f| f.display().to_string()), entries }
 }

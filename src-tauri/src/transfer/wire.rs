@@ -11,6 +11,31 @@ use crate::messages::wire::MessageRef;
 use crate::search::wire::{SearchId, SearchQuery};
 use crate::wire::{Bytes, Count, ErrorDto, Offset};
 
+/// Where an import of the same file stopped: the lines it dealt with are passed over.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct ImportResume {
+    /// Every line before this one (of the file, from 1) is passed over.
+    pub line: Count,
+    /// Lines from `line` on that landed anyway: passed over too.
+    pub landed_after: Vec<Count>,
+}
+
+impl From<&ImportResume> for twainmq::transfer::Resume {
+    fn from(r: &ImportResume) -> Self {
+        twainmq::transfer::Resume { line: r.line.0, landed_after: r.landed_after.iter().map(|l| l.0).collect() }
+    }
+}
+
+/// Where an import stopped, exactly (the engine's `ImportStopped`): every line before `line`
+/// is in the topic, and of the lines from `line` on, `landed_after`.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct ImportStop {
+    pub line: Count,
+    pub landed_after: Vec<Count>,
+    /// Messages of this run in the topic, by partition.
+    pub partitions: Vec<Count>,
+}
+
 /// Which messages an export or copy takes.
 #[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -83,6 +108,8 @@ pub struct ImportRequest {
     pub dry_run: bool,
     pub keep_timestamps: bool,
     pub skip_bad: bool,
+    /// Go on from where an import of this file stopped, writing nothing twice.
+    pub resume: Option<ImportResume>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
@@ -127,6 +154,11 @@ pub struct ImportReportDto {
     pub partitions: Vec<Count>,
     pub bad_lines: Count,
     pub first_bad: Option<BadLine>,
+    /// A dry run: the messages before the first bad line, which an import that does not
+    /// skip bad lines writes before it stops there.
+    pub messages_before_first_bad: Option<Count>,
+    /// Lines passed over because the import this resumes dealt with them.
+    pub passed_over: Count,
 }
 
 impl From<&ImportReport> for ImportReportDto {
@@ -138,6 +170,8 @@ impl From<&ImportReport> for ImportReportDto {
             partitions: r.partitions.iter().map(|&n| n.into()).collect(),
             bad_lines: r.bad_lines.into(),
             first_bad: r.first_bad.as_ref().map(BadLine::from),
+            messages_before_first_bad: r.messages_before_first_bad.map(Count),
+            passed_over: r.passed_over.into(),
         }
     }
 }
@@ -176,6 +210,8 @@ pub enum TransferEvent {
         error: ErrorDto,
         /// Messages in the target when it stopped (an import or copy), when the engine says.
         written: Option<Count>,
+        /// An import that stopped: exactly which lines are in the topic (to resume from).
+        stopped: Option<ImportStop>,
     },
 }
 
@@ -188,7 +224,20 @@ impl TransferEvent {
             }
             _ => None,
         };
-        TransferEvent::Failed { error: e.into(), written }
+        let stopped = match &e {
+            twainmq::Error::Transfer(TransferError::ImportStopped { line, landed_after, partitions, .. }) => Some(ImportStop {
+                line: Count(*line),
+                landed_after: landed_after.iter().map(|&l| Count(l)).collect(),
+                partitions: partitions.iter().map(|&n| Count(n)).collect(),
+            }),
+            _ => None,
+        };
+        TransferEvent::Failed { error: e.into(), written, stopped }
+    }
+
+    /// A failure before anything was written.
+    pub fn refused(error: ErrorDto) -> Self {
+        TransferEvent::Failed { error, written: None, stopped: None }
     }
 }
 
@@ -325,4 +374,59 @@ impl RetentionPlanDto {
 #[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq, tauri_specta::Event)]
 pub struct RetentionApplied {
     pub plans: Vec<RetentionPlanDto>,
+}
+
+/// When the app applies topics' retention in a store on its own: the store's setting,
+/// kept by the app (never in the store). Retention deletes messages: by default the app
+/// asks first.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Type, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RetentionMode {
+    /// Never on its own: only when asked in the Retention tab (or `twainmq retention apply`).
+    Never,
+    /// When files are due (on open, then hourly), say what would go and wait for a yes.
+    #[default]
+    Ask,
+    /// Delete what is due on open and hourly, say what went, and log it.
+    Automatically,
+}
+
+/// Pushed when a store set to "ask" has files due under its topics' retention: what would
+/// go. Nothing is deleted until the person says so. The same plans wait for
+/// `take_retention_due` (an event sent before the window listens is lost).
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq, tauri_specta::Event)]
+pub struct RetentionDue {
+    pub plans: Vec<RetentionPlanDto>,
+}
+
+/// Who decided a retention run.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Type, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RetentionTrigger {
+    /// The app, on its own (the store's setting says "automatically").
+    Automatically,
+    /// The person, in the app (the Retention tab, or yes to the app's question).
+    Asked,
+}
+
+/// One run of retention the app made on a topic, as its log keeps it.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct RetentionLogEntry {
+    /// UNIX seconds.
+    pub at: f64,
+    pub store: String,
+    pub topic: String,
+    pub trigger: RetentionTrigger,
+    /// The files deleted, `partition/name`.
+    pub files: Vec<String>,
+    pub messages: Count,
+    pub bytes: Bytes,
+}
+
+/// The app's retention log for the open store: newest first, and where the file is.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct RetentionLog {
+    /// The log file (every store's runs, one JSON object a line), when the app has one.
+    pub path: Option<String>,
+    pub entries: Vec<RetentionLogEntry>,
 }

@@ -6,8 +6,8 @@ use twainmq::{KeyType, Store, TopicSpec};
 use twainmq_desktop::messages::wire::MessageRef;
 use twainmq_desktop::transfer::service as transfer;
 use twainmq_desktop::transfer::wire::{
-    CopyRequest, ExportFormatDto, ExportRequest, ImportFormatDto, ImportRequest, NewStart, RetentionDto, SelectionDto, TransferDone,
-    TransferEvent,
+    CopyRequest, ExportFormatDto, ExportRequest, ImportFormatDto, ImportRequest, ImportResume, NewStart, RetentionDto, RetentionMode,
+    RetentionTrigger, SelectionDto, TransferDone, TransferEvent,
 };
 use twainmq_desktop::wire::{Count, ErrorCode, Offset};
 
@@ -61,6 +61,7 @@ fn import_req(topic: &str, path: &std::path::Path, dry_run: bool) -> ImportReque
         dry_run,
         keep_timestamps: true,
         skip_bad: false,
+        resume: None,
     }
 }
 
@@ -132,7 +133,7 @@ fn a_bad_line_is_named_in_the_dry_run_and_stops_the_import_with_the_count_writte
     req.dry_run = false;
     let wrote = events_of(|send| transfer::import(&store, &req, &AtomicBool::new(false), send));
     match wrote.last() {
-        Some(TransferEvent::Failed { error, written }) => {
+        Some(TransferEvent::Failed { error, written, .. }) => {
             assert_eq!(*written, Some(Count(1)));
             assert_eq!(error.code, ErrorCode::ImportStopped);
             assert!(error.message.contains("line 2"), "{}", error.message);
@@ -268,4 +269,98 @@ fn a_retention_preview_names_groups_whose_state_cannot_be_read() {
     assert_eq!(plan.unknown_groups.len(), 1, "{plan:?}");
     assert_eq!(plan.unknown_groups[0].group, "ours");
     assert!(!plan.unknown_groups[0].why.is_empty());
+}
+
+/// Opening a store to look at old data must not delete it: the app asks first unless the
+/// store's setting says otherwise, and a question deletes nothing.
+#[test]
+fn retention_is_asked_about_by_default_and_the_setting_is_kept_per_store() {
+    let (tmp, store) = fixture();
+    let settings = tmp.path().join("config/store-settings.json");
+    let root = store.root().display().to_string();
+    assert_eq!(transfer::retention_mode(Some(&settings), &root), RetentionMode::Ask, "no setting: ask");
+    assert_eq!(transfer::retention_mode(None, &root), RetentionMode::Ask);
+    transfer::set_retention(&store, "tiny", Some(RetentionDto { days: Some(Count(1)), bytes_per_partition: None })).expect("set");
+    let due = transfer::due_retention(&store);
+    assert_eq!((due.len(), due[0].files_gone, due[0].applied), (1, 3, false));
+    assert_eq!(store.describe_topic("tiny").expect("d").messages, 11, "asking deletes nothing");
+
+    assert_eq!(transfer::set_retention_mode(&settings, &root, RetentionMode::Automatically).expect("set"), RetentionMode::Automatically);
+    assert_eq!(transfer::retention_mode(Some(&settings), "/another/store"), RetentionMode::Ask, "per store");
+    transfer::set_retention_mode(&settings, "/another/store", RetentionMode::Never).expect("set");
+    assert_eq!(transfer::retention_mode(Some(&settings), &root), RetentionMode::Automatically, "the other store's setting is its own");
+    std::fs::write(&settings, b"{not json").expect("damage");
+    assert_eq!(transfer::retention_mode(Some(&settings), &root), RetentionMode::Ask, "an unreadable file: ask");
+}
+
+/// "Automatically" says what it removed and where to see it: the retention log, which keeps
+/// each run by store, newest first, and drops its older half as it grows.
+#[test]
+fn what_retention_deletes_goes_to_the_retention_log() {
+    let (tmp, store) = fixture();
+    let log = tmp.path().join("data/retention-log.jsonl");
+    let root = store.root().display().to_string();
+    transfer::set_retention(&store, "tiny", Some(RetentionDto { days: Some(Count(1)), bytes_per_partition: None })).expect("set");
+    let preview = transfer::due_retention(&store);
+    transfer::log_retention(&log, &root, &preview, RetentionTrigger::Asked, 1.0);
+    assert!(!log.exists(), "a preview deleted nothing: nothing to log");
+    let plans = transfer::auto_retention(&store);
+    transfer::log_retention(&log, &root, &plans, RetentionTrigger::Automatically, 100.0);
+    transfer::log_retention(&log, "/elsewhere", &plans, RetentionTrigger::Automatically, 200.0);
+    let read = transfer::read_retention_log(Some(&log), &root, 10);
+    assert_eq!(read.path.as_deref(), Some(log.display().to_string().as_str()));
+    assert_eq!(read.entries.len(), 1, "this store's runs only");
+    let e = &read.entries[0];
+    assert_eq!(
+        (e.topic.as_str(), e.trigger, e.messages, e.files.len(), e.at),
+        ("tiny", RetentionTrigger::Automatically, Count(11), 3, 100.0)
+    );
+    assert!(e.files.iter().all(|f| f.starts_with("0/") && f.ends_with(".tmf")), "{:?}", e.files);
+    assert!(transfer::read_retention_log(None, &root, 10).entries.is_empty());
+
+    // A log grown past its bound keeps its newest lines, whole.
+    let big = "x".repeat(4096);
+    let line = format!("{{\"junk\":\"{big}\"}}\n");
+    std::fs::write(&log, line.repeat(600)).expect("fill");
+    transfer::log_retention(&log, &root, &plans, RetentionTrigger::Automatically, 300.0);
+    let len = std::fs::metadata(&log).expect("meta").len();
+    assert!(len < 1_100_000, "{len}");
+    let read = transfer::read_retention_log(Some(&log), &root, 10);
+    assert_eq!(read.entries.iter().map(|e| e.at).collect::<Vec<_>>(), vec![300.0]);
+}
+
+/// An import that stopped at a bad line says exactly what is in the topic, and a resume
+/// from there writes the rest once: nothing of the first run again.
+#[test]
+fn an_import_resumed_after_a_stop_writes_nothing_twice() {
+    let (tmp, store) = fixture();
+    store.create_topic("in", &TopicSpec::new(KeyType::U16, 2)).expect("create");
+    let file = tmp.path().join("in.jsonl");
+    let lines: Vec<String> =
+        (1..=8).map(|i| if i == 4 { "oops".to_string() } else { format!(r#"{{"key": {i}, "payload": "m{i}"}}"#) }).collect();
+    std::fs::write(&file, lines.join("\n")).expect("write");
+    let mut req = import_req("in", &file, true);
+    req.keep_timestamps = false;
+    let dry = events_of(|send| transfer::import(&store, &req, &AtomicBool::new(false), send));
+    let report = last_done(&dry).import.clone().expect("report");
+    assert_eq!((report.messages, report.messages_before_first_bad, report.passed_over), (Count(7), Some(Count(3)), Count(0)));
+
+    req.dry_run = false;
+    let evs = events_of(|send| transfer::import(&store, &req, &AtomicBool::new(false), send));
+    let stop = match evs.last() {
+        Some(TransferEvent::Failed { written, stopped: Some(stop), .. }) => {
+            assert_eq!(*written, Some(Count(3)));
+            stop.clone()
+        }
+        other => panic!("not stopped: {other:?}"),
+    };
+    assert_eq!((stop.line, stop.landed_after.len(), stop.partitions.iter().map(|c| c.get()).sum::<u64>()), (Count(4), 0, 3));
+
+    req.skip_bad = true;
+    req.resume = Some(ImportResume { line: stop.line, landed_after: stop.landed_after });
+    let evs = events_of(|send| transfer::import(&store, &req, &AtomicBool::new(false), send));
+    let done = last_done(&evs);
+    let r = done.import.clone().expect("report");
+    assert_eq!((done.messages, r.passed_over, r.bad_lines), (Count(4), Count(3), Count(1)));
+    assert_eq!(store.describe_topic("in").expect("d").messages, 7, "every good line once");
 }

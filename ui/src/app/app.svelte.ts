@@ -4,7 +4,7 @@
 
 import { backend } from '../backend';
 import { prefs } from './prefs.svelte';
-import type { ErrorDto, GroupSummary, Result, StoreChanged, StoreInfo } from '../backend';
+import type { ErrorDto, GroupSummary, Result, RetentionPlanDto, StoreChanged, StoreInfo, StorePresence } from '../backend';
 import { clearHistories, rateHistory } from '../shared/history';
 import { groupDigits } from '../shared/format';
 
@@ -103,6 +103,14 @@ class App {
   /** Folder being dragged over the window. */
   dragging = $state(false);
   link = $state<DeepLink>({});
+  /**
+   * The open store's folder is gone or cannot be reached (null: it is there). Meanwhile
+   * nothing of the store is shown (no topic, count or "live"): the window says so and
+   * offers to close it; the backend opens it again by itself when it comes back.
+   */
+  presence = $state<StorePresence | null>(null);
+  /** What retention would delete in this store, asked about (the store is set to ask). */
+  retentionDue = $state<RetentionPlanDto[]>([]);
 
   private statusTimer: ReturnType<typeof setTimeout> | null = null;
   private refreshing = false;
@@ -128,7 +136,7 @@ class App {
 
   /** Whether changes show up by themselves: the event subscription is up and the backend watches the folder. */
   get watching(): boolean {
-    return this.live && this.info?.watching === true;
+    return this.live && this.info?.watching === true && this.presence === null;
   }
 
   /** The summary of the chosen topic. */
@@ -190,6 +198,8 @@ class App {
     const sameRoot = this.info?.root === r.data.root;
     this.generation++;
     this.openError = null;
+    this.presence = null;
+    this.retentionDue = [];
     this.setInfo(r.data);
     if (!sameRoot || !r.data.topics.some((t) => t.name === this.topic)) {
       this.topic = null;
@@ -198,6 +208,7 @@ class App {
     if (!sameRoot || !r.data.groups.some((g) => g.name === this.group)) this.group = null;
     this.say(`Opened ${r.data.root}`);
     void this.loadRecent();
+    void this.takeRetentionDue();
     return true;
   }
 
@@ -245,6 +256,8 @@ class App {
     this.search = null;
     this.lastChange = null;
     this.openError = null;
+    this.presence = null;
+    this.retentionDue = [];
     clearHistories();
     void this.loadRecent();
   }
@@ -290,7 +303,11 @@ class App {
           // Opened or closed meanwhile: not the store shown now.
         } else if (r.status === 'ok') {
           if (this.setInfo(r.data)) this.markChanged();
-        } else if (r.error.code !== 'no_store') this.say(`Could not refresh the store: ${r.error.message}`, true);
+        } else if (r.error.code !== 'no_store') {
+          // A folder that went says so as gone (the look-out's word may come a moment after).
+          await this.lookAtPresence();
+          if (!this.presence && r.error.code !== 'store_gone') this.say(`Could not refresh the store: ${r.error.message}`, true);
+        }
         this.refreshDone = target;
         const ready = this.refreshWaiters.filter((w) => w.want <= target);
         this.refreshWaiters = this.refreshWaiters.filter((w) => w.want > target);
@@ -325,10 +342,47 @@ class App {
     this.group = name;
   }
 
-  /** Say what the app's own retention removed (runs before the window listened included). */
+  /**
+   * Say what the app's own retention removed (runs before the window listened included),
+   * and where to see it again: the store is set to apply retention automatically.
+   */
   async takeRetentionNotices(): Promise<void> {
     const r = await backend.takeRetentionNotices();
-    if (r.status === 'ok' && r.data.length > 0) this.say(retentionSummary(r.data));
+    if (r.status === 'ok' && r.data.length > 0) {
+      this.retentionNotice = `${retentionSummary(r.data)}, as this store is set to apply retention automatically. Every deletion is listed in a topic's Retention tab, under "Deleted by the app".`;
+      this.say(this.retentionNotice);
+    }
+  }
+  /** The last thing the app's automatic retention removed, shown until dismissed. */
+  retentionNotice = $state<string | null>(null);
+
+  /** Take what retention would delete, asked about (runs before the window listened included). */
+  async takeRetentionDue(): Promise<void> {
+    const r = await backend.takeRetentionDue();
+    if (r.status === 'ok' && r.data.length > 0) this.retentionDue = r.data;
+  }
+
+  /** Whether the store's folder is there; a store that is gone shows as gone. */
+  async lookAtPresence(): Promise<void> {
+    const r = await backend.storePresence();
+    if (r.status === 'ok') this.onPresence(r.data);
+  }
+
+  onPresence(p: StorePresence): void {
+    if (!this.info) return;
+    if (p.state !== 'present') {
+      this.presence = p;
+      this.search = null;
+      // What was said of the store before it went (a failed refresh) no longer applies.
+      if (this.statusError) this.status = '';
+      return;
+    }
+    const was = this.presence !== null;
+    this.presence = null;
+    if (was) {
+      this.say(p.message || `The store's folder is back`);
+      void this.refreshAll();
+    }
   }
 
   /** First look: a store already open (given on the command line) or the welcome screen. */
@@ -345,6 +399,8 @@ class App {
     }
     try {
       await backend.onRetentionApplied(() => void this.takeRetentionNotices());
+      await backend.onRetentionDue(() => void this.takeRetentionDue());
+      await backend.onStorePresence((p) => this.onPresence(p));
     } catch {
       /* the app's retention still runs; its removals show on the next refresh */
     }
@@ -375,6 +431,7 @@ class App {
     if (r.status === 'ok') {
       this.setInfo(r.data);
       void this.takeRetentionNotices();
+      void this.takeRetentionDue();
       const l = this.link;
       if (l.topic && r.data.topics.some((t) => t.name === l.topic)) {
         this.topic = l.topic;

@@ -5,7 +5,7 @@
 // no line written for it.
 
 import type { Channel } from '@tauri-apps/api/core';
-import type { commands, ErrorDto, MenuAction, RetentionApplied, StoreChanged } from './bindings';
+import type { commands, ErrorDto, MenuAction, RetentionApplied, RetentionDue, StoreChanged, StorePresence } from './bindings';
 
 // Every type the backend speaks in, for components (they import nothing from bindings.ts).
 export type * from './bindings';
@@ -36,6 +36,10 @@ export interface Extras {
   notify(title: string, body: string): Promise<Result<null>>;
   /** Told when the app's own retention run removed something (then take the notices). */
   onRetentionApplied(cb: (r: RetentionApplied) => void): Promise<Unlisten>;
+  /** Told when retention is due in a store set to ask (then take what is due). */
+  onRetentionDue(cb: (r: RetentionDue) => void): Promise<Unlisten>;
+  /** Told when the open store's folder goes, cannot be reached, or comes back. */
+  onStorePresence(cb: (p: StorePresence) => void): Promise<Unlisten>;
   /** Store changes pushed by the file watcher. */
   onStoreChanged(cb: (c: StoreChanged) => void): Promise<Unlisten>;
   /** Folders dragged onto the window. */

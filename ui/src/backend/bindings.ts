@@ -20,6 +20,10 @@ export const commands = {
 	storeInfo: () => typedError<StoreInfo, ErrorDto>(__TAURI_INVOKE("store_info")),
 	/**  Close the open store (stopping its watcher and demo members): back to the welcome screen. */
 	closeStore: () => typedError<null, ErrorDto>(__TAURI_INVOKE("close_store")),
+	/**  Whether the open store's folder is there (see [`StorePresence`]). */
+	storePresence: () => typedError<StorePresence, ErrorDto>(__TAURI_INVOKE("store_presence")),
+	/**  Everything `twainmq check` finds in the open store (every line read: seconds for a large store). */
+	checkStore: () => typedError<StoreCheck, ErrorDto>(__TAURI_INVOKE("check_store")),
 	describeTopic: (topic: string) => typedError<TopicDetail, ErrorDto>(__TAURI_INVOKE("describe_topic", { topic })),
 	createTopic: (topic: NewTopic) => typedError<TopicSummary, ErrorDto>(__TAURI_INVOKE("create_topic", { topic })),
 	/**  The consumer groups that read a topic (deleted with it), for the delete dialog. */
@@ -88,10 +92,11 @@ export const commands = {
 	/**  What deleting a group removes, for the confirmation. */
 	groupDeletePreview: (group: string) => typedError<GroupDeletePreview, ErrorDto>(__TAURI_INVOKE("group_delete_preview", { group })),
 	/**
-	 *  Delete a group (its log and committed offsets) once `confirm` is its name;
-	 *  this app's members in it are stopped first.
+	 *  Delete a group (its log and committed offsets) once `confirm` is its name, never while
+	 *  members other than this app's look live unless `members_stopped` (the person says they
+	 *  are); this app's members in it are stopped first.
 	 */
-	deleteGroup: (group: string, confirm: string) => typedError<DeletedGroup, ErrorDto>(__TAURI_INVOKE("delete_group", { group, confirm })),
+	deleteGroup: (group: string, confirm: string, membersStopped: boolean) => typedError<DeletedGroup, ErrorDto>(__TAURI_INVOKE("delete_group", { group, confirm, membersStopped })),
 	/**  A native save dialog: the path chosen, or None when cancelled. */
 	pickSaveFile: (title: string, defaultName: string, extensions: string[]) => typedError<string | null, ErrorDto>(__TAURI_INVOKE("pick_save_file", { title, defaultName, extensions })),
 	/**  A native open dialog for one file: the path chosen, or None when cancelled. */
@@ -111,7 +116,10 @@ export const commands = {
 	setRetention: (topic: string, retention: RetentionDto | null) => typedError<RetentionDto | null, ErrorDto>(__TAURI_INVOKE("set_retention", { topic, retention })),
 	/**  What a retention (the topic's own when None) would delete now; deletes nothing. */
 	retentionPreview: (topic: string, retention: RetentionDto | null, force: boolean) => typedError<RetentionPlanDto, ErrorDto>(__TAURI_INVOKE("retention_preview", { topic, retention, force })),
-	/**  Apply the topic's saved retention now; `force` also deletes files groups have not consumed. */
+	/**
+	 *  Apply the topic's saved retention now; `force` also deletes files groups have not consumed.
+	 *  What went is added to the retention log (asked).
+	 */
 	applyRetention: (topic: string, force: boolean) => typedError<RetentionPlanDto, ErrorDto>(__TAURI_INVOKE("apply_retention", { topic, force })),
 	/**
 	 *  Purge a topic's messages (before a time, or all); a preview unless `apply`
@@ -120,6 +128,20 @@ export const commands = {
 	purgeTopic: (topic: string, before: number | null, apply: boolean, force: boolean, confirm: string) => typedError<RetentionPlanDto, ErrorDto>(__TAURI_INVOKE("purge_topic", { topic, before, apply, force, confirm })),
 	/**  What the app's retention removed since the window last asked (emptied by asking). */
 	takeRetentionNotices: () => typedError<RetentionPlanDto[], ErrorDto>(__TAURI_INVOKE("take_retention_notices")),
+	/**  When the app applies retention in the open store on its own (its setting for the store). */
+	retentionMode: () => typedError<RetentionMode, ErrorDto>(__TAURI_INVOKE("retention_mode")),
+	/**
+	 *  Set when the app applies retention in the open store on its own. Nothing is deleted
+	 *  here: a store set to "automatically" applies it at the next look (within a moment).
+	 */
+	setRetentionMode: (mode: RetentionMode) => typedError<RetentionMode, ErrorDto>(__TAURI_INVOKE("set_retention_mode", { mode })),
+	/**
+	 *  What retention would delete in the open store, asked about (a store set to "ask") and
+	 *  not answered yet; emptied by asking.
+	 */
+	takeRetentionDue: () => typedError<RetentionPlanDto[], ErrorDto>(__TAURI_INVOKE("take_retention_due")),
+	/**  The app's retention log for the open store: what its retention deleted, newest first. */
+	retentionLog: () => typedError<RetentionLog, ErrorDto>(__TAURI_INVOKE("retention_log")),
 	/**  The app's, the engine's version and the 0.2.3 compatibility (Help → About). */
 	about: () => typedError<About, ErrorDto>(__TAURI_INVOKE("about")),
 	/**  Where the line-index cache is and how much it holds. */
@@ -145,7 +167,9 @@ export const commands = {
 export const events = {
 	menuAction: makeEvent<MenuAction, MenuAction>("menu-action"),
 	retentionApplied: makeEvent<RetentionApplied, RetentionApplied>("retention-applied"),
+	retentionDue: makeEvent<RetentionDue, RetentionDue>("retention-due"),
 	storeChanged: makeEvent<StoreChanged, StoreChanged>("store-changed"),
+	storePresence: makeEvent<StorePresence, StorePresence>("store-presence"),
 };
 
 /* Constants */
@@ -304,7 +328,11 @@ export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_k
 /**  An export to a file that is already there, not confirmed (`ExportRequest::overwrite`). */
 "target_exists" | 
 /**  A demo member asked for in a group that members this app did not start are in (not confirmed). */
-"group_in_use" | "internal" | "other" | "ipc" | "no_backend" | "preview";
+"group_in_use" | 
+/**  A group deleted while its log shows live members, not said to be stopped. */
+"members_live" | 
+/**  The open store's folder is gone (deleted, moved, its share disconnected). */
+"store_gone" | "internal" | "other" | "ipc" | "no_backend" | "preview";
 
 /**  Every command error: a stable code to branch on and a message to show. */
 export type ErrorDto = {
@@ -363,8 +391,16 @@ export type GroupDeletePreview = {
 	/**  Its committed offsets, all removed. */
 	committed: { [key in string]: Commit },
 	members: number[],
-	/**  Members that look live: ours stop; a running 0.2.3 member makes the group again on its next write. */
+	/**
+	 *  Members that look live (a record within `live_secs`): the deletion is refused while
+	 *  there are any, unless the person says they are stopped. A running 0.2.3 member crashes
+	 *  (FileNotFoundError on the group's log) when its group is deleted; ours stop with an error.
+	 */
 	live_members: number[],
+	/**  Of those, the members that are twainmq's (the rest speak 0.2.3's protocol). */
+	live_twainmq_members: number[],
+	/**  How recent a member's last record must be for it to look live, in seconds. */
+	live_secs: number | null,
 	/**  Demo members of this app in the group, stopped before the deletion. */
 	demo_members: number,
 };
@@ -428,6 +464,13 @@ export type ImportReportDto = {
 	partitions: Count[],
 	bad_lines: Count,
 	first_bad: BadLine | null,
+	/**
+	 *  A dry run: the messages before the first bad line, which an import that does not
+	 *  skip bad lines writes before it stops there.
+	 */
+	messages_before_first_bad: Count | null,
+	/**  Lines passed over because the import this resumes dealt with them. */
+	passed_over: Count,
 };
 
 export type ImportRequest = {
@@ -438,6 +481,27 @@ export type ImportRequest = {
 	dry_run: boolean,
 	keep_timestamps: boolean,
 	skip_bad: boolean,
+	/**  Go on from where an import of this file stopped, writing nothing twice. */
+	resume: ImportResume | null,
+};
+
+/**  Where an import of the same file stopped: the lines it dealt with are passed over. */
+export type ImportResume = {
+	/**  Every line before this one (of the file, from 1) is passed over. */
+	line: Count,
+	/**  Lines from `line` on that landed anyway: passed over too. */
+	landed_after: Count[],
+};
+
+/**
+ *  Where an import stopped, exactly (the engine's `ImportStopped`): every line before `line`
+ *  is in the topic, and of the lines from `line` on, `landed_after`.
+ */
+export type ImportStop = {
+	line: Count,
+	landed_after: Count[],
+	/**  Messages of this run in the topic, by partition. */
+	partitions: Count[],
 };
 
 /**
@@ -694,6 +758,11 @@ export type PartitionProgressDto = {
 	/**  UNIX seconds of the oldest message not yet committed. */
 	oldest_unconsumed_at: number | null,
 	owner: number | null,
+	/**
+	 *  The commit is past `end` by this many: the next this many messages written to the
+	 *  partition will be skipped by the group (its lag of 0 says nothing of it).
+	 */
+	past_end: Count | null,
 };
 
 /**  What a message's payload is. */
@@ -715,6 +784,35 @@ export type PlannedFileDto = {
 	unconsumed_by: string[],
 	/**  Whether it goes (false: a group holds it and the plan is not forced). */
 	deleted: boolean,
+};
+
+/**  Whether the open store's folder is still there. */
+export type PresenceState = 
+/**  The folder opened is there. */
+"present" | 
+/**
+ *  No store at its path: deleted, renamed or moved, on a drive that was removed, or
+ *  a folder made again there that holds no store.
+ */
+"gone" | 
+/**  The path cannot be looked at (a network share that dropped, a permission taken away). */
+"unreachable";
+
+/**  One thing wrong in a store, as `twainmq check` finds it (its `kind` codes are the CLI's). */
+export type ProblemDto = {
+	/**  The topic (a group's is `--group--NAME`); empty for the store as a whole. */
+	topic: string,
+	partition: number | null,
+	/**  The file's name, when it is in one. */
+	file: string | null,
+	/**  1-based line in `file`. */
+	line: LineNo | null,
+	/**  The offset it is about (a damaged line's, a commit's). */
+	offset: Offset | null,
+	/**  `damaged_line`, `unfinished_line`, `windows_name`, `case_twin`, ... (`twainmq check`'s codes). */
+	kind: string,
+	/**  What is wrong and what to do, for people. */
+	message: string,
 };
 
 /**  What the person sends in the Produce tab. */
@@ -831,6 +929,48 @@ export type RetentionDto = {
 	bytes_per_partition: Bytes | null,
 };
 
+/**
+ *  Pushed when a store set to "ask" has files due under its topics' retention: what would
+ *  go. Nothing is deleted until the person says so. The same plans wait for
+ *  `take_retention_due` (an event sent before the window listens is lost).
+ */
+export type RetentionDue = {
+	plans: RetentionPlanDto[],
+};
+
+/**  The app's retention log for the open store: newest first, and where the file is. */
+export type RetentionLog = {
+	/**  The log file (every store's runs, one JSON object a line), when the app has one. */
+	path: string | null,
+	entries: RetentionLogEntry[],
+};
+
+/**  One run of retention the app made on a topic, as its log keeps it. */
+export type RetentionLogEntry = {
+	/**  UNIX seconds. */
+	at: number | null,
+	store: string,
+	topic: string,
+	trigger: RetentionTrigger,
+	/**  The files deleted, `partition/name`. */
+	files: string[],
+	messages: Count,
+	bytes: Bytes,
+};
+
+/**
+ *  When the app applies topics' retention in a store on its own: the store's setting,
+ *  kept by the app (never in the store). Retention deletes messages: by default the app
+ *  asks first.
+ */
+export type RetentionMode = 
+/**  Never on its own: only when asked in the Retention tab (or `twainmq retention apply`). */
+"never" | 
+/**  When files are due (on open, then hourly), say what would go and wait for a yes. */
+"ask" | 
+/**  Delete what is due on open and hourly, say what went, and log it. */
+"automatically";
+
 /**  A retention or purge plan: what goes (or went), what stays for which group. */
 export type RetentionPlanDto = {
 	topic: string,
@@ -855,6 +995,13 @@ export type RetentionPlanDto = {
 	 */
 	unknown_groups: UnknownGroupDto[],
 };
+
+/**  Who decided a retention run. */
+export type RetentionTrigger = 
+/**  The app, on its own (the store's setting says "automatically"). */
+"automatically" | 
+/**  The person, in the app (the Retention tab, or yes to the app's question). */
+"asked";
 
 export type RoundDto = {
 	/**  Where the round's record is in the group's log. */
@@ -934,11 +1081,31 @@ export type SelectionDto =
 /**  Exactly these messages, in this order (the rows picked in the table). */
 { kind: "picked"; messages: MessageRef[] };
 
+/**
+ *  A partition file found cut short in place while the app had the store open (or since
+ *  it last counted it): the messages past its new end are gone.
+ */
+export type ShrinkDto = {
+	topic: string,
+	partition: number,
+	file: string,
+	/**  Complete lines (messages) it held when counted before, and holds now. */
+	lines_before: Count,
+	lines_after: Count,
+};
+
 /**  Pushed when files in the open store change (from the file watcher). */
 export type StoreChanged = {
 	topics: string[],
 	groups: string[],
 	structure: boolean,
+};
+
+/**  Everything `twainmq check` finds in the store, every line read. */
+export type StoreCheck = {
+	problems: ProblemDto[],
+	/**  UNIX seconds when the check ended. */
+	checked_at: number | null,
 };
 
 export type StoreInfo = {
@@ -947,6 +1114,28 @@ export type StoreInfo = {
 	groups: GroupSummary[],
 	/**  File watching is on: changes appear without refreshing. */
 	watching: boolean,
+	/**  Partition files found cut short since the store opened (or since last counted). */
+	shrunk: ShrinkDto[],
+	/**
+	 *  Names in the store that Windows cannot hold, and names equal but for case
+	 *  (`twainmq check`'s `windows_name`, `case_twin`): read from a listing, at each refresh.
+	 */
+	name_problems: ProblemDto[],
+};
+
+/**
+ *  Pushed when the open store's folder goes or comes back: what the window shows of it.
+ *  While it is not present the window shows no topic, count or "live" of it, and offers to
+ *  close it or wait; when the folder comes back (or a store is made again at its path) the
+ *  app opens it again by itself and says so.
+ */
+export type StorePresence = {
+	root: string,
+	state: PresenceState,
+	/**  What happened and what the app does, for people. */
+	message: string,
+	/**  UNIX seconds since when it is so. */
+	since: number | null,
 };
 
 /**  Where a page of a topic's timeline (its partitions merged by timestamp) starts. */
@@ -1035,7 +1224,9 @@ export type TransferEvent = { event: "progress"; done: Count;
 /**  None when not known ahead (an import's lines are not counted first). */
 total: Count | null } | { event: "skipped"; bad: BadLine } | { event: "done"; done: TransferDone } | { event: "failed"; error: ErrorDto; 
 /**  Messages in the target when it stopped (an import or copy), when the engine says. */
-written: Count | null };
+written: Count | null; 
+/**  An import that stopped: exactly which lines are in the topic (to resume from). */
+stopped: ImportStop | null };
 
 /**  A running export, import or copy, for `cancel_transfer`. */
 export type TransferId = number;

@@ -77,6 +77,8 @@ function tauriBackend(): Backend {
     onStoreChanged: async (cb) => events.storeChanged(getCurrentWebviewWindow()).listen((e) => cb(e.payload)),
     onMenu: async (cb) => events.menuAction(getCurrentWebviewWindow()).listen((e) => cb(e.payload)),
     onRetentionApplied: async (cb) => events.retentionApplied(getCurrentWebviewWindow()).listen((e) => cb(e.payload)),
+    onRetentionDue: async (cb) => events.retentionDue(getCurrentWebviewWindow()).listen((e) => cb(e.payload)),
+    onStorePresence: async (cb) => events.storePresence(getCurrentWebviewWindow()).listen((e) => cb(e.payload)),
     onDragDrop: async (cb) =>
       getCurrentWebview().onDragDropEvent((e) => {
         const p = e.payload;
@@ -101,9 +103,12 @@ function missingBackend(): Backend {
     launchError: async () => ({ status: 'ok', data: null }),
     recentStores: async () => ({ status: 'ok', data: [] }),
     takeRetentionNotices: async () => ({ status: 'ok', data: [] }),
+    takeRetentionDue: async () => ({ status: 'ok', data: [] }),
     viewState: async () => ({ status: 'ok', data: null }),
     notify: no,
     onRetentionApplied: nothing,
+    onRetentionDue: nothing,
+    onStorePresence: nothing,
     onStoreChanged: nothing,
     onDragDrop: nothing,
     onMenu: nothing,

@@ -9,6 +9,7 @@ import { lagAlerts } from './alerts.svelte';
 import { describeThresholds, formatDuration, fromStored, newTracker, NOTIFY_COOLDOWN_MS, parseCount, parseDuration, step } from './lagAlerts';
 import { formProblem, parseShift, requestOf, type ResetForm } from './resetModes';
 import { stepPath, ticks, xOf, yOf } from './lagHistory';
+import { backend } from '../backend';
 import type { LagCheckDto } from '../backend';
 import { mock, until } from '../../tests/helpers';
 
@@ -95,5 +96,30 @@ describe('deleting a group', () => {
     await until(() => !byId('group-item-idle'), 'the group gone from the sidebar');
     expect(app.group).toBeNull();
     expect(lagAlerts.thresholds('idle')).toBeNull();
+  });
+
+  it('says live 0.2.3 members crash, and deletes only once they are said to be stopped', async () => {
+    await openGroup('idle');
+    const recorded = await backend.groupDeletePreview('idle');
+    if (recorded.status !== 'ok') throw new Error('no recorded preview');
+    // As the backend answers for a group whose log shows members 3 (0.2.3) and 4 (ours) live.
+    vi.spyOn(backend, 'groupDeletePreview').mockResolvedValue({
+      status: 'ok',
+      data: { ...recorded.data, members: [3, 4], live_members: [3, 4], live_twainmq_members: [4], live_secs: 30 },
+    });
+    await fireEvent.click(byId('group-delete')!);
+    await until(() => !!byId('delete-group-live'), 'the live members');
+    const said = byId('delete-group-live')!.textContent!.replace(/\s+/g, ' ');
+    expect(said).toContain('Members 3, 4 look live');
+    expect(said).toContain('A running 0.2.3 member (3) crashes with FileNotFoundError');
+    expect(said).not.toMatch(/makes the group again/);
+    expect(byId('delete-group-confirm-input'), 'no deleting while they look live').toBeNull();
+    await fireEvent.click(byId('delete-group-members-stopped')!);
+    await until(() => !!byId('delete-group-confirm-input'), 'the confirmation once they are said stopped');
+    await fireEvent.input(byId('delete-group-confirm-input')!, { target: { value: 'idle' } });
+    await fireEvent.click(byId('delete-group-submit')!);
+    await until(() => !byId('group-item-idle'), 'the group gone from the sidebar');
+    expect(mock().calls.find((c) => c[0] === 'deleteGroup')).toEqual(['deleteGroup', 'idle', 'idle', true]);
+    vi.restoreAllMocks();
   });
 });

@@ -108,3 +108,31 @@ describe('export and import', () => {
     expect(mock().calls.filter((c) => c[0] === 'exportGroupOffsets' || c[0] === 'pickOffsetsFile').length).toBe(3);
   });
 });
+
+describe('a commit past its partition end', () => {
+  it('is flagged, with what it means, not shown as a lag of 0', async () => {
+    const { default: GroupOffsets } = await import('./GroupOffsets.svelte');
+    const partitions = [
+      { partition: 0, committed: '43', end: '81', lag: '38', oldest_unconsumed_at: null, owner: 1, past_end: null },
+      // As groups describe reports it after a truncation: committed 2,784 on a partition ending at 983.
+      { partition: 1, committed: '2784', end: '983', lag: '0', oldest_unconsumed_at: null, owner: 2, past_end: '1801' },
+    ];
+    const { getByTestId, getAllByTestId } = render(GroupOffsets, { partitions, now: 0, tz: 'utc' });
+    const said = getByTestId('group-past-end').textContent!.replace(/\s+/g, ' ');
+    expect(said).toContain('P1: committed 2,784, but the partition ends at 983: the next 1,801 messages written there will be skipped by this group');
+    expect(getAllByTestId('group-past-end-row').length).toBe(1);
+    expect(getAllByTestId('group-offsets-lag')[1].textContent!.trim()).toBe('past end +1,801');
+    expect(getAllByTestId('group-offsets-lag')[0].textContent!.trim()).toBe('38');
+  });
+});
+
+describe('the assignment map of a commit past the end', () => {
+  it('says "past end", not "caught up"', async () => {
+    const { default: GroupMap } = await import('./GroupMap.svelte');
+    const rec = await import('../../tests/helpers').then((h) => h.recordedGroup('billing'));
+    const detail = { ...rec, partitions: rec.partitions.map((p, i) => (i === 1 ? { ...p, committed: '2784', end: '983', lag: '0', past_end: '1801' } : p)) };
+    const { getAllByTestId } = render(GroupMap, { detail, kinds: new Map() });
+    const lags = getAllByTestId('group-map-lag').map((e) => e.textContent!.trim());
+    expect(lags[1]).toBe('past end +1,801');
+  });
+});

@@ -68,6 +68,34 @@ export function topicNameProblem(name: string): string | null {
   return null;
 }
 
+/** The device names Windows reserves, as the engine's format/name.rs lists them. */
+const WINDOWS_DEVICES = ['CON', 'PRN', 'AUX', 'NUL', ...[...'0123456789'].map((d) => `COM${d}`), ...[...'0123456789'].map((d) => `LPT${d}`)];
+
+/**
+ * Why Windows cannot hold a file or folder named `name`, if it cannot (the engine's
+ * `windows_problem`): a device name alone or before a dot, in any case; a trailing dot.
+ */
+export function windowsNameProblem(name: string): string | null {
+  const base = name.split('.')[0].replace(/ +$/, '');
+  const device = WINDOWS_DEVICES.find((d) => d === base.toUpperCase());
+  if (device) return `${device} is a device name on Windows: a folder cannot have it there (stores move between machines)`;
+  if (name.endsWith('.') || name.endsWith(' ')) return 'Windows drops a trailing dot: the name would change there';
+  return null;
+}
+
+/**
+ * The name of a topic about to be created (the engine's `validate_new_topic`): a topic name,
+ * not ending in .twc, not of the form of the store's temporary files, and one Windows can hold.
+ * Topics 0.2.3 made with other names are still read; only new ones are refused.
+ */
+export function newTopicNameProblem(name: string): string | null {
+  const p = topicNameProblem(name);
+  if (p) return p;
+  if (name.toLowerCase().endsWith('.twc')) return 'a name ending in .twc would be taken for a topic\'s config';
+  if (name.startsWith('.') && name.toLowerCase().includes('.twc.tmp')) return 'a name of the form of the store\'s temporary files';
+  return windowsNameProblem(name);
+}
+
 /** Group names: 1 to MAX_GROUP_NAME of A-Z a-z 0-9 _ . -, not "." or "..". */
 export function groupNameProblem(name: string): string | null {
   if (name === '') return 'enter a group name: letters, digits, _ . and -';

@@ -2,7 +2,7 @@
 // backend, its events folded into progress, skipped lines and an end.
 
 import { backend } from '../backend';
-import type { BadLine, ErrorDto, Result, TransferDone, TransferEvent, TransferId } from '../backend';
+import type { BadLine, ErrorDto, ImportStop, Result, TransferDone, TransferEvent, TransferId } from '../backend';
 
 export type RunState = 'idle' | 'starting' | 'running' | 'done' | 'failed';
 
@@ -16,6 +16,8 @@ export class TransferRun {
   error = $state<ErrorDto | null>(null);
   /** Messages in the target when a failed import or copy stopped. */
   written = $state<bigint | null>(null);
+  /** An import that stopped: exactly which lines are in the topic (a retry goes on from there). */
+  stopped = $state<ImportStop | null>(null);
   cancelling = $state(false);
   private id: TransferId | null = null;
   private seq = 0;
@@ -39,6 +41,7 @@ export class TransferRun {
     this.result = null;
     this.error = null;
     this.written = null;
+    this.stopped = null;
     this.cancelling = false;
     this.id = null;
   }
@@ -65,6 +68,7 @@ export class TransferRun {
         } else {
           this.error = e.error;
           this.written = e.written === null ? null : BigInt(e.written);
+          this.stopped = e.stopped;
           this.state = 'failed';
           resolve();
         }

@@ -6,6 +6,7 @@ import RetentionPanel from './RetentionPanel.svelte';
 import { retentionSummary } from '../app/app.svelte';
 import { parseRetention, formOf } from './retention';
 import type { Scope } from './scopes';
+import type { ImportRequest } from '../backend';
 import { describe_, mock, until } from '../../tests/helpers';
 
 vi.mock('../backend', async () => (await import('../backend/mock')).mockModule({ searchDelay: 5 }));
@@ -66,6 +67,24 @@ describe('export', () => {
   });
 });
 
+describe('export as a new store', () => {
+  it('does not prefill a name a new topic cannot have (con), and says why before submit', async () => {
+    const { getByTestId } = render(ExportDialog, { topic: 'con', scopes: whole, onclose: () => {} });
+    await fireEvent.click(getByTestId('export-format-store'));
+    expect((getByTestId('export-store-topic') as HTMLInputElement).value).toBe('');
+    expect(text('export-store-topic-hint')).toContain('con cannot be a new topic\'s name (CON is a device name on Windows');
+    await fireEvent.input(getByTestId('export-store-topic'), { target: { value: 'Aux.log' } });
+    expect(text('export-store-topic-problem')).toContain('AUX is a device name on Windows');
+    await fireEvent.input(getByTestId('export-store-topic'), { target: { value: 'con-copy' } });
+    expect(document.querySelector('[data-testid=export-store-topic-problem]')).toBeNull();
+    // A name any topic can have is kept as it was.
+    cleanup();
+    const again = render(ExportDialog, { topic: 'events', scopes: whole, onclose: () => {} });
+    await fireEvent.click(again.getByTestId('export-format-store'));
+    expect((again.getByTestId('export-store-topic') as HTMLInputElement).value).toBe('events');
+  });
+});
+
 describe('import', () => {
   it('checks the file first (count and partitions), then imports it and says what landed', async () => {
     const detail = await describe_('empty');
@@ -106,10 +125,34 @@ describe('import', () => {
     await fireEvent.click(getByTestId('import-check'));
     await until(has('import-first-bad'), 'the bad line');
     expect(text('import-first-bad')).toContain('1 bad line; the first, line 2: the key "x" is a string, but the topic has u16 (integer) keys');
-    expect(text('import-first-bad')).toContain('Importing stops at it');
+    // Said before: what is written, and where it stops (not "Import 2 messages").
+    expect(text('import-stops-at')).toContain('Importing writes the 1 message before line 2 and stops there');
+    expect(text('import-submit')).toBe('Import 1 message, stop at line 2');
     await fireEvent.click(getByTestId('import-submit'));
     await until(has('import-error'), 'the stop');
     expect(text('import-error')).toMatch(/^import stopped at input line 2: line 2: .*: give it as a JSON number\. 1 message written: those of every line before it, and nothing from it on: resume from line 2\. 1 message is in empty\.$/);
+    expect(text('import-resume-note')).toContain('go on from line 2');
+  });
+
+  it('retries a stopped import from where it stopped, never writing a line twice', async () => {
+    const detail = await describe_('empty');
+    const { getByTestId } = render(ImportDialog, { topic: 'empty', detail, onclose: () => {} });
+    await fireEvent.input(getByTestId('import-path-input'), { target: { value: `${EXPORTS}/bad.jsonl` } });
+    await fireEvent.click(getByTestId('import-check'));
+    await until(has('import-first-bad'), 'the bad line');
+    await fireEvent.click(getByTestId('import-submit'));
+    await until(has('import-error'), 'the stop');
+    // Retried with "skip bad lines": the dry run and the import go on from line 2.
+    await fireEvent.click(getByTestId('import-skip-bad'));
+    await fireEvent.click(getByTestId('import-check'));
+    await until(has('import-passed-over'), 'the resumed dry run');
+    expect(text('import-passed-over')).toContain('1 line it wrote is passed over');
+    expect(text('import-submit')).toBe('Import 1 message');
+    await fireEvent.click(getByTestId('import-submit'));
+    await until(has('import-result'), 'the import');
+    expect(text('import-result')).toContain('Imported 1 message into empty');
+    const writes = mock().calls.filter((c) => c[0] === 'importFile' && !(c[1] as ImportRequest).dry_run).map((c) => (c[1] as ImportRequest).resume);
+    expect(writes).toEqual([null, { line: '2', landed_after: [] }]);
   });
 });
 
@@ -209,8 +252,9 @@ describe("the app's own retention", () => {
     const plan = (await mock().backend().retentionPreview('tiny', { days: '1', bytes_per_partition: null }, false)) as { status: 'ok'; data: import('../backend').RetentionPlanDto };
     mock().retentionNotices.push({ ...plan.data, applied: true });
     await app.takeRetentionNotices();
-    expect(app.status).toBe('Retention removed 3 old files (11 messages) from tiny');
+    expect(app.status).toBe('Retention removed 3 old files (11 messages) from tiny, as this store is set to apply retention automatically. Every deletion is listed in a topic\'s Retention tab, under "Deleted by the app".');
     app.status = '';
+    app.retentionNotice = null;
     await app.takeRetentionNotices();
     expect(app.status, 'each notice is said once').toBe('');
   });

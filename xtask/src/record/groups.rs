@@ -71,13 +71,13 @@ pub(crate) fn record_group_admin(store: &Store, fixture: &Path, norm: &mut Norma
     .map(|t| json!({"group": "billing", "thresholds": t, "answer": answer(&groups::lag_check(store, "billing", &t))}))
     .collect();
     out.insert("lag_checks".into(), checks.into());
-    let previews: Map<String, Value> = groups.iter().map(|g| (g.clone(), answer(&groups::delete_preview(store, g, 0)))).collect();
+    let previews: Map<String, Value> = groups.iter().map(|g| (g.clone(), answer(&groups::delete_preview(store, g, &[])))).collect();
     out.insert("delete_previews".into(), Value::Object(previews));
     let s = build(fixture)?;
     norm.root(&s.root, ROOT);
     let deleted: Vec<Value> = ["Idle", "idle"]
         .into_iter()
-        .map(|confirm| json!({"group": "idle", "confirm": confirm, "answer": answer(&groups::delete_group(&s.store, "idle", confirm, || 0))}))
+        .map(|confirm| json!({"group": "idle", "confirm": confirm, "answer": answer(&groups::delete_group(&s.store, "idle", confirm, false, &[], || 0))}))
         .collect();
     out.insert("delete_group".into(), deleted.into());
     Ok(())

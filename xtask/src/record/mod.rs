@@ -76,6 +76,14 @@ pub fn record(fixture: &Path) -> Res<Value> {
     norm.root(&scene.root, ROOT);
     let store = scene.store.clone();
     out.insert("info".into(), answer(&store_service::store_info(&store)));
+    // What `twainmq check` finds in the recorded store (its time left out: it is now).
+    out.insert(
+        "check".into(),
+        answer(&store_service::check_store(&store).map(|mut c| {
+            c.checked_at = scene::NOW;
+            c
+        })),
+    );
     out.insert("versions".into(), value(&twainmq_desktop::shell::about::about_info()));
     let mut topics = Map::new();
     for t in store.list_topics().map_err(err("list topics"))? {

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use twainmq_desktop::transfer::service;
 use twainmq_desktop::transfer::wire::{
-    ExportFormatDto, ExportRequest, ImportFormatDto, ImportRequest, RetentionDto, SelectionDto, TransferEvent,
+    ExportFormatDto, ExportRequest, ImportFormatDto, ImportRequest, ImportResume, RetentionDto, SelectionDto, TransferEvent,
 };
 use twainmq_desktop::wire::Count;
 
@@ -92,12 +92,27 @@ pub(super) fn record(fixture: &std::path::Path, norm: &mut Normalizer) -> Res<Va
     let jsonl = dir.0.join("events.jsonl");
     let csv = dir.0.join("events.csv");
     let mut imports = Vec::new();
-    for (path, dry_run, skip_bad) in
-        [(&jsonl, true, false), (&jsonl, false, false), (&bad, true, false), (&bad, false, false), (&bad, false, true)]
-    {
+    // The last two go on from where the stopped import (line 2) left off, as the dialog's retry does.
+    let resume = || Some(ImportResume { line: Count(2), landed_after: Vec::new() });
+    for (path, dry_run, skip_bad, resume) in [
+        (&jsonl, true, false, None),
+        (&jsonl, false, false, None),
+        (&bad, true, false, None),
+        (&bad, false, false, None),
+        (&bad, false, true, None),
+        (&bad, true, true, resume()),
+        (&bad, false, true, resume()),
+    ] {
         let format = ImportFormatDto::Jsonl;
-        let request =
-            ImportRequest { topic: "empty".into(), path: path.display().to_string(), format, dry_run, keep_timestamps: false, skip_bad };
+        let request = ImportRequest {
+            topic: "empty".into(),
+            path: path.display().to_string(),
+            format,
+            dry_run,
+            keep_timestamps: false,
+            skip_bad,
+            resume,
+        };
         let evs = events(|send| service::import(store, &request, &no, send));
         imports.push(json!({"request": request, "events": evs}));
     }

@@ -29,7 +29,7 @@ pub(crate) fn run(store: &Store, cmd: GroupsCmd) -> Result<ExitCode> {
             ok(reset::import(store, &mut out, &group, &file, &partition, dry_run, json))
         }
         GroupsCmd::Export { group, json: _ } => ok(reset::export(store, &mut out, &group)),
-        GroupsCmd::Delete { group, yes, json } => ok(reset::delete(store, &mut out, &group, yes, json)),
+        GroupsCmd::Delete { group, yes, members_stopped, json } => ok(reset::delete(store, &mut out, &group, yes, members_stopped, json)),
         GroupsCmd::Lag { group, max_lag, max_age, history, buckets, json } => {
             let limits = lag::Limits { max_lag, max_age };
             match history {

@@ -62,7 +62,7 @@ impl Deleted {
         );
         if !self.live_members.is_empty() {
             s += &format!(
-                "; members {:?} look live: ours stop, a 0.2.3 member still running makes the group again on its next write",
+                "; members {:?} look live: a 0.2.3 member still running crashes (FileNotFoundError) when its group is deleted, and ours stop with an error, so the delete is refused until they are stopped (--members-stopped once they are)",
                 self.live_members
             );
         }

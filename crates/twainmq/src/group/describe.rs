@@ -53,6 +53,11 @@ pub struct PartitionProgress {
     pub lag: u64,
     /// Timestamp of the oldest message not yet committed, if any.
     pub oldest_unconsumed_at: Option<f64>,
+    /// How far the commit is past `end`, when it is: the partition shrank under
+    /// it (a file truncated, deleted by hand, a topic made again), and a member
+    /// taking the partition starts at the commit, so the next this many messages
+    /// written there will be skipped. `lag` is then 0, which hides it.
+    pub past_end: Option<u64>,
     /// The member that holds it by the last completed round, if any.
     pub owner: Option<u32>,
 }
@@ -191,7 +196,8 @@ pub(crate) fn describe_on(g: &Groups, group: &str, topic: Option<&str>) -> Resul
                 let lag = end.saturating_sub(from);
                 let oldest_unconsumed_at = if lag > 0 { first_timestamp(g, pfiles, from, kc) } else { None };
                 let owner = members_map.iter().find(|(_, ps)| ps.contains(&p)).map(|(id, _)| *id);
-                partitions.push(PartitionProgress { partition: p, committed, end, lag, oldest_unconsumed_at, owner });
+                let past_end = committed.and_then(|c| u64::try_from(c).ok()).and_then(|c| c.checked_sub(end)).filter(|&n| n > 0);
+                partitions.push(PartitionProgress { partition: p, committed, end, lag, oldest_unconsumed_at, owner, past_end });
             }
         }
     }

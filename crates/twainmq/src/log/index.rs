@@ -74,11 +74,35 @@ const HEAD_CHECK: u64 = 64;
 /// for files holding a lone `\r` are wrong.
 const CACHE_VERSION: u32 = 2;
 
+/// A partition file found shorter than its lines counted before: cut short in
+/// place (truncated by a tool, a disk or a sync gone wrong), same file, so the
+/// messages past its new end are gone. Never a file deleted or replaced (a
+/// topic made again), never a torn tail cut off (those bytes were no line yet).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Shrink {
+    /// The file.
+    pub path: PathBuf,
+    /// Complete lines it had when last counted (in this run, or by the index
+    /// cache in an earlier one).
+    pub lines_before: u64,
+    /// Complete lines it has now.
+    pub lines_after: u64,
+    /// Its bytes of complete lines then, and its length now.
+    pub bytes_before: u64,
+    /// Its length when found shorter.
+    pub bytes_after: u64,
+}
+
+/// Shrinks kept per index: the latest (a file cut again and again is one each time).
+const MAX_SHRINKS: usize = 1000;
+
 /// Shared by every clone of a [`crate::Store`].
 #[derive(Debug, Default, Clone)]
 pub struct LineIndex {
     files: Arc<Mutex<HashMap<PathBuf, FileIndex>>>,
     cache: Option<Arc<Cache>>,
+    /// Files found cut short, oldest first (at most [`MAX_SHRINKS`]).
+    shrinks: Arc<Mutex<Vec<Shrink>>>,
     /// Bytes read to count lines, over the index's life (diagnostics, tests).
     scanned_bytes: Arc<std::sync::atomic::AtomicU64>,
 }
@@ -169,6 +193,16 @@ pub(crate) fn read_chunk(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize>
     }
 }
 
+/// What the cache file knew of a file.
+enum Cached {
+    /// An entry that still describes the file.
+    Current(FileIndex),
+    /// The same file, shorter than its complete lines then: cut short since.
+    Shrank { lines: u64, bytes: u64 },
+    /// Nothing usable (no entry, or another file, or changed in place).
+    None,
+}
+
 /// Seek marks looked at when a cached entry is taken.
 const MARK_CHECKS: usize = 16;
 
@@ -235,6 +269,19 @@ impl LineIndex {
         std::fs::rename(&tmp, &cache.path).map_err(|e| Error::io("write", &cache.path, e))
     }
 
+    /// The files found cut short since this index was made, oldest first.
+    pub fn shrinks(&self) -> Vec<Shrink> {
+        self.shrinks.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn note_shrink(&self, shrink: Shrink) {
+        let mut all = self.shrinks.lock().unwrap_or_else(|p| p.into_inner());
+        if all.len() >= MAX_SHRINKS {
+            all.remove(0);
+        }
+        all.push(shrink);
+    }
+
     /// Bytes read to count lines so far.
     pub fn scanned_bytes(&self) -> u64 {
         self.scanned_bytes.load(std::sync::atomic::Ordering::Relaxed)
@@ -252,9 +299,13 @@ impl LineIndex {
     /// rewritten in place (same inode and birth time, longer, its last bytes
     /// the same) has its lines elsewhere: a count or a seek through the old
     /// entry would be wrong, so it is counted afresh.
-    fn cached_entry(&self, path: &Path, f: &mut File, meta: &std::fs::Metadata, identity: Option<FileIdentity>) -> Option<FileIndex> {
-        let saved = self.cache.as_ref()?.saved().remove(path)?;
+    fn cached_entry(&self, path: &Path, f: &mut File, meta: &std::fs::Metadata, identity: Option<FileIdentity>) -> Cached {
+        let Some(saved) = self.cache.as_ref().and_then(|c| c.saved().remove(path)) else { return Cached::None };
         let len = meta.len();
+        if saved.identity.is_some() && saved.identity == identity && saved.scanned > len {
+            // Counted in an earlier run, the same file is shorter now.
+            return Cached::Shrank { lines: saved.lines, bytes: saved.scanned };
+        }
         let current = saved.identity.is_some()
             && saved.identity == identity
             && saved.scanned <= len
@@ -263,7 +314,11 @@ impl LineIndex {
             && saved.head_len > 0
             && head_hash(f, saved.head_len).is_ok_and(|h| h == saved.head)
             && marks_hold(f, &saved.marks);
-        current.then_some(saved)
+        if current {
+            Cached::Current(saved)
+        } else {
+            Cached::None
+        }
     }
 
     /// Bring a file's entry up to date and return its line count.
@@ -290,10 +345,17 @@ impl LineIndex {
         };
         let meta = f.metadata().map_err(|e| Error::io("read", path, e))?;
         let identity = FileIdentity::of(&f);
+        // (lines, bytes) the same file had before it was found shorter.
+        let mut shrank_from = None;
         if entry.identity.is_none() {
-            if let Some(cached) = self.cached_entry(path, &mut f, &meta, identity) {
-                entry = cached;
+            match self.cached_entry(path, &mut f, &meta, identity) {
+                Cached::Current(cached) => entry = cached,
+                Cached::Shrank { lines, bytes } => shrank_from = Some((lines, bytes)),
+                Cached::None => {}
             }
+        }
+        if entry.identity.is_some() && entry.identity == identity && meta.len() < entry.scanned {
+            shrank_from = Some((entry.lines, entry.scanned));
         }
         // Another file at the path starts otherwise, even with the same identity.
         let head_differs =
@@ -370,6 +432,9 @@ impl LineIndex {
         }
         (entry.seen_len, entry.seen_modified) = (pos, meta.modified().ok());
         let count = LineCount { complete: entry.lines, partial_bytes: pos - entry.scanned, bytes: pos };
+        if let Some((lines_before, bytes_before)) = shrank_from.filter(|(lines, _)| *lines > entry.lines) {
+            self.note_shrink(Shrink { path: path.to_path_buf(), lines_before, lines_after: entry.lines, bytes_before, bytes_after: pos });
+        }
         self.with(path, |e| *e = entry);
         Ok(count)
     }

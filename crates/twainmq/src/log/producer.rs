@@ -125,8 +125,8 @@ impl Producer {
     }
 
     /// Call `hook` after the first write of each new UTC day (by this
-    /// producer's clock) but the first day it writes on: the store applies a
-    /// topic's retention with it.
+    /// producer's clock) but the first day it writes on. The store sets none:
+    /// writing never deletes anything (retention is applied only when asked).
     pub fn with_rollover_hook(mut self, hook: impl FnMut() + Send + 'static) -> Self {
         self.rollover_hook = Some(Box::new(hook));
         self

@@ -179,6 +179,14 @@ impl Store {
         self.log.index().save()
     }
 
+    /// Partition files found cut short since this store was opened (or since
+    /// the index cache last counted them, in an earlier run): what each held
+    /// and holds now, oldest first. A file is looked at when something counts
+    /// its lines (a describe, a listing, a read).
+    pub fn shrunk_files(&self) -> Vec<crate::log::index::Shrink> {
+        self.log.index().shrinks()
+    }
+
     /// Bytes read so far to count lines and place seek marks (diagnostics:
     /// with a current index cache, opening a store again reads next to none).
     pub fn index_scanned_bytes(&self) -> u64 {
@@ -258,26 +266,17 @@ impl Store {
         Ok(groups)
     }
 
-    /// A producer for a topic.
+    /// A producer for a topic. It deletes nothing: a topic's retention is
+    /// applied only when asked ([`Store::apply_retention`]: `twainmq retention
+    /// apply`, the app's Retention tab, or the app when its setting for the
+    /// store says so), never as a side effect of writing (docs/FORMAT.md,
+    /// "Retention and purge").
     ///
     /// # Errors
     /// [`Error::TopicNotFound`], [`Error::CorruptConfig`], invalid names.
     pub fn producer(&self, topic: &str) -> Result<Producer> {
         name::validate_topic(topic)?;
-        let producer = self.log.producer(topic)?;
-        // A topic with a retention setting has it applied each time the
-        // producer starts a new UTC day (docs/FORMAT.md, "Retention").
-        if producer.config().extra.contains_key(retention::RETENTION_KEY) {
-            let (store, topic) = (self.clone(), topic.to_string());
-            return Ok(producer.with_rollover_hook(move || match store.apply_retention(&topic, false, false) {
-                Ok(plan) if !plan.files.is_empty() => {
-                    tracing::info!(topic, files = plan.totals().0, "retention applied at the day's rollover")
-                }
-                Ok(_) => {}
-                Err(e) => tracing::warn!(topic, error = %e, "retention at the day's rollover failed; `twainmq retention apply` retries it"),
-            }));
-        }
-        Ok(producer)
+        self.log.producer(topic)
     }
 
     /// A reader of one partition.

@@ -84,6 +84,33 @@ pub struct ImportOptions {
     pub keep_timestamps: bool,
     /// Report and pass over bad lines instead of stopping at the first.
     pub skip_bad: bool,
+    /// Go on from where an import of this input stopped: the lines it wrote
+    /// are passed over, so nothing lands twice.
+    pub resume: Option<Resume>,
+}
+
+/// Where an import of the same input stopped ([`TransferError::ImportStopped`]'s
+/// `line` and `landed_after`): what is in the topic already, to pass over.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Resume {
+    /// Every input line before this one is passed over (written by the earlier
+    /// run, or a bad line it skipped).
+    pub line: u64,
+    /// Lines from `line` on whose messages landed anyway: passed over too.
+    pub landed_after: Vec<u64>,
+}
+
+impl Resume {
+    /// Whether input line `line` was dealt with by the run this resumes.
+    fn passes_over(&self, line: u64) -> bool {
+        line < self.line || self.landed_after.binary_search(&line).is_ok()
+    }
+
+    /// The lines of `landed_after` after `line`: a run that stops there again must
+    /// hand them on, or the next resume would write them twice.
+    fn landed_beyond(&self, line: u64) -> impl Iterator<Item = u64> + '_ {
+        self.landed_after.iter().copied().filter(move |&l| l > line)
+    }
 }
 
 /// A bad input line: its number (from 1) and what is wrong with it.
@@ -110,6 +137,12 @@ pub struct ImportReport {
     pub bad_lines: u64,
     /// The first bad line.
     pub first_bad: Option<SkippedLine>,
+    /// In a dry run: the messages of the lines before the first bad line, which
+    /// an import that does not skip bad lines writes before it stops there.
+    pub messages_before_first_bad: Option<u64>,
+    /// Input lines passed over because the run this resumes dealt with them
+    /// ([`ImportOptions::resume`]): neither written nor checked again.
+    pub passed_over: u64,
     /// Whether the input was read to its end or the import cancelled.
     #[serde(skip)]
     pub finish: Finish,
@@ -132,6 +165,13 @@ pub fn import(
     on_skipped: &mut dyn FnMut(&SkippedLine),
 ) -> Result<ImportReport> {
     let config = store.topic_config(topic)?;
+    // The resume's lines sorted, to be looked up.
+    let mut owned = opts.clone();
+    if let Some(r) = owned.resume.as_mut() {
+        r.landed_after.sort_unstable();
+        r.landed_after.dedup();
+    }
+    let opts = &owned;
     let mut run = Run {
         opts,
         sender: Sender::new(store.producer(topic)?),
@@ -144,6 +184,8 @@ pub fn import(
             partitions: vec![0; config.partitions as usize],
             bad_lines: 0,
             first_bad: None,
+            messages_before_first_bad: None,
+            passed_over: 0,
             finish: Finish::Done,
         },
         on_skipped,
@@ -175,10 +217,16 @@ impl Run<'_> {
     /// A bad line: reported and passed over (with `skip_bad` or in a dry
     /// run), else the import stops with everything before it written.
     pub(super) fn bad(&mut self, line: u64, problem: String) -> Result<()> {
+        if self.passes_over(line) {
+            return Ok(());
+        }
         let skipped = SkippedLine { line, problem };
         self.report.bad_lines += 1;
         if self.report.first_bad.is_none() {
             self.report.first_bad = Some(skipped.clone());
+            if self.opts.dry_run {
+                self.report.messages_before_first_bad = Some(self.report.messages);
+            }
         }
         if self.opts.skip_bad || self.opts.dry_run {
             (self.on_skipped)(&skipped);
@@ -189,15 +237,27 @@ impl Run<'_> {
         Err(TransferError::ImportStopped {
             line,
             written: self.sender.sent,
-            landed_after: Vec::new(),
+            landed_after: self.opts.resume.as_ref().map_or_else(Vec::new, |r| r.landed_beyond(line).collect()),
             partitions: self.report.partitions.clone(),
             cause,
         }
         .into())
     }
 
+    /// Whether `line` is one the run this resumes dealt with (counted as passed over).
+    fn passes_over(&mut self, line: u64) -> bool {
+        let passed = self.opts.resume.as_ref().is_some_and(|r| r.passes_over(line));
+        if passed {
+            self.report.passed_over += 1;
+        }
+        passed
+    }
+
     /// A good record from input line `line`.
     pub(super) fn take(&mut self, line: u64, rec: Record) -> Result<()> {
+        if self.passes_over(line) {
+            return Ok(());
+        }
         let stamp = match (self.opts.keep_timestamps, rec.timestamp) {
             (false, _) => None,
             (true, Some(t)) if valid_stamp(t) => Some(t),
@@ -274,6 +334,12 @@ impl Run<'_> {
                     }
                     // (Every line of the batch landed: the error came after; the next line is the one to resume from.)
                     let line = stop.unwrap_or_else(|| lines.last().map_or(self.report.lines, |l| l + 1));
+                    // What the run this resumes landed beyond the stop is still there.
+                    if let Some(r) = &self.opts.resume {
+                        after.extend(r.landed_beyond(line));
+                        after.sort_unstable();
+                        after.dedup();
+                    }
                     return Err(TransferError::ImportStopped {
                         line,
                         written,

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub use copy::{copy, CopyOptions, CopyReport};
 pub use csv_in::csv_columns;
 pub use export::{export, export_to_store, ExportFormat, ExportReport};
-pub use import::{import, ImportFormat, ImportOptions, ImportReport, PayloadColumn, SkippedLine};
+pub use import::{import, ImportFormat, ImportOptions, ImportReport, PayloadColumn, Resume, SkippedLine};
 pub use input::open_input;
 pub use output::export_file;
 pub use records::{csv_header, message_csv_row, Record};

@@ -3,7 +3,7 @@
 // "preview" (nothing recorded), so a command added to the bindings needs none.
 
 import type { Backend, CommandName, Commands, Result, Unlisten } from '../api';
-import type { CopyRequest, Count, MessageRef, RawLine, DeletedGroup, DeletedTopic, DemoMember, ExportRequest, FilterCheck, GroupDeletePreview, GroupDetail, Handle, HistorySpan, ImportRequest, KeyText, LagAlertThresholds, LagCheckDto, LagHistoryDto, MenuChecks, NewTopic, Offset, OffsetsFile, ProducePayload, Produced, ResetPlanDto, ResetRequest, RetentionDto, RetentionPlanDto, SearchEvent, SearchId, SearchQuery, SearchRows, StoreInfo, TimelineAnchor, TopicDetail, TopicSummary, TransferEvent, TransferId } from '../api';
+import type { CopyRequest, Count, MessageRef, RawLine, DeletedGroup, DeletedTopic, DemoMember, ExportRequest, FilterCheck, GroupDeletePreview, GroupDetail, Handle, HistorySpan, ImportRequest, KeyText, LagAlertThresholds, LagCheckDto, LagHistoryDto, MenuChecks, NewTopic, Offset, OffsetsFile, ProducePayload, Produced, ResetPlanDto, ResetRequest, RetentionDto, RetentionLog, RetentionMode, RetentionPlanDto, SearchEvent, SearchId, SearchQuery, SearchRows, StoreCheck, StoreInfo, StorePresence, TimelineAnchor, TopicDetail, TopicSummary, TransferEvent, TransferId } from '../api';
 import { commands, MAX_PAGE } from '../bindings';
 import type { MockState } from './state';
 import { listDemos, refuseBusyGroup, startDemo, stopDemo } from './demos';
@@ -68,8 +68,9 @@ export function mockCommands(store: MockState): Backend {
       store.open = true;
       return ok(store.info());
     }),
-    storeInfo: call('storeInfo', () => needStore(() => ok(store.info()))),
+    storeInfo: call('storeInfo', () => needStore(() => (store.presence ? failed({ code: 'store_gone', message: store.presence.message }) : ok(store.info())))),
     closeStore: call('closeStore', () => {
+      store.presence = null;
       for (const d of store.demos.values()) for (const t of d.timers) clearInterval(t);
       store.open = false;
       return ok(null);
@@ -231,7 +232,7 @@ export function mockCommands(store: MockState): Backend {
         return rec && store.groups.has(group) ? copy(rec) : preview(`deleting ${group}`);
       }),
     ),
-    deleteGroup: call('deleteGroup', (group: string, confirm: string): Result<DeletedGroup> =>
+    deleteGroup: call('deleteGroup', (group: string, confirm: string, _membersStopped: boolean): Result<DeletedGroup> =>
       needStore(() => {
         const rec = recording.delete_group?.find((d) => d.group === group && d.confirm === confirm);
         if (!rec || !store.groups.has(group)) return preview(`deleting ${group} (confirmed as ${JSON.stringify(confirm)})`);
@@ -314,6 +315,30 @@ export function mockCommands(store: MockState): Backend {
       }),
     ),
     takeRetentionNotices: call('takeRetentionNotices', (): Result<RetentionPlanDto[]> => ok(store.retentionNotices.splice(0))),
+    takeRetentionDue: call('takeRetentionDue', (): Result<RetentionPlanDto[]> => needStore(() => ok(store.retentionDue.splice(0)))),
+    retentionMode: call('retentionMode', (): Result<RetentionMode> => needStore(() => ok(store.retentionMode))),
+    setRetentionMode: call('setRetentionMode', (mode: RetentionMode): Result<RetentionMode> =>
+      needStore(() => {
+        store.retentionMode = mode;
+        store.retentionDue = [];
+        return ok(mode);
+      }),
+    ),
+    retentionLog: call('retentionLog', (): Result<RetentionLog> =>
+      needStore(() => ok({ path: '/home/you/.local/share/dev.twainmq.desktop/retention-log.jsonl', entries: copy(store.retentionLog) })),
+    ),
+    checkStore: call('checkStore', (): Result<StoreCheck> => needStore(() => (recording.check ? copy(recording.check) : preview('a check of the store')))),
+    storePresence: call('storePresence', (): Result<StorePresence> =>
+      needStore(() => ok(store.presence ? copy(store.presence) : { root: store.root, state: 'present', message: '', since: 0 })),
+    ),
+    onRetentionDue: async (cb): Promise<Unlisten> => {
+      store.retentionDueListeners.add(cb);
+      return () => store.retentionDueListeners.delete(cb);
+    },
+    onStorePresence: async (cb): Promise<Unlisten> => {
+      store.presenceListeners.add(cb);
+      return () => store.presenceListeners.delete(cb);
+    },
     onRetentionApplied: async (cb): Promise<Unlisten> => {
       store.retentionListeners.add(cb);
       return () => store.retentionListeners.delete(cb);

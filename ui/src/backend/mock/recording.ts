@@ -2,7 +2,7 @@
 // `cargo xtask ui-fixture` (xtask/src/record) into ui/fixtures/recorded-store.json,
 // and the helpers every part of the mock answers with.
 
-import type { About, DeletedGroup, DeletedTopic, ErrorDto, ExportRequest, FilterCheck, GroupDeletePreview, GroupDetail, Handle, HistorySpan, ImportRequest, KeyText, LagAlertThresholds, LagCheckDto, LagHistoryDto, MessageRow, NewTopic, Offset, Page, ProducePayload, Produced, RawLine, ResetPlanDto, ResetRequest, RetentionDto, RetentionPlanDto, Row, SearchEvent, SearchQuery, StoreInfo, TimelineAnchor, TimelinePageDto, TopicDetail, TopicSummary, TransferEvent } from '../api';
+import type { About, DeletedGroup, DeletedTopic, ErrorDto, ExportRequest, FilterCheck, GroupDeletePreview, GroupDetail, Handle, HistorySpan, ImportRequest, KeyText, LagAlertThresholds, LagCheckDto, LagHistoryDto, MessageRow, NewTopic, Offset, Page, ProducePayload, Produced, RawLine, ResetPlanDto, ResetRequest, RetentionDto, RetentionPlanDto, Row, SearchEvent, SearchQuery, StoreCheck, StoreInfo, TimelineAnchor, TimelinePageDto, TopicDetail, TopicSummary, TransferEvent } from '../api';
 import type { Result } from '../api';
 import recordedText from '../../../fixtures/recorded-store.json?raw';
 
@@ -52,6 +52,7 @@ export type Recording = {
   now: number;
   root: string;
   info: Result<StoreInfo>;
+  check?: Result<StoreCheck>;
   topics: Record<string, RecordedTopic>;
   groups: Record<string, Result<GroupDetail>>;
   page_checks: { topic: string; partition: number; from: Offset; limit: number; answer: Result<Page> }[];

@@ -2,7 +2,7 @@
 // (rows appended, groups stepped, listeners, timers); the commands answer from it.
 
 import type { DemoMember, DragDrop, Result } from '../api';
-import type { ErrorDto, GroupDetail, GroupSummary, Handle, KeyText, LagCheckDto, LaunchError, MenuAction, MenuChecks, MessageRow, Offset, OffsetsFile, Page, Produced, RawLine, RetentionApplied, RetentionDto, RetentionPlanDto, Row, SearchEvent, StoreChanged, StoreInfo, TimelineAnchor, TimelinePageDto, TopicDetail, TopicSummary, TransferEvent, TransferId } from '../api';
+import type { ErrorDto, GroupDetail, GroupSummary, Handle, KeyText, LagCheckDto, LaunchError, MenuAction, MenuChecks, MessageRow, Offset, OffsetsFile, Page, Produced, RawLine, RetentionApplied, RetentionDue, RetentionDto, RetentionLogEntry, RetentionMode, RetentionPlanDto, Row, SearchEvent, ProblemDto, ShrinkDto, StoreChanged, StoreInfo, StorePresence, TimelineAnchor, TimelinePageDto, TopicDetail, TopicSummary, TransferEvent, TransferId } from '../api';
 import { offsetAtTimeOf, pageOf, partitionEnd, rawLineOf, timelinePageOf, topicDetail, topicState, topicSummary, type TopicState } from './topics';
 import { byName, copy, failed, ok, recording, type DemoScene, type MockOptions } from './recording';
 
@@ -36,6 +36,19 @@ export class MockState {
   transfers = new Map<number, { cancelled: boolean }>();
   nextTransfer = 0;
   retentionListeners = new Set<(r: RetentionApplied) => void>();
+  retentionDueListeners = new Set<(r: RetentionDue) => void>();
+  presenceListeners = new Set<(p: StorePresence) => void>();
+  /** What retention would delete, asked about and not taken yet (a test sets it). */
+  retentionDue: RetentionPlanDto[] = [];
+  /** The store's retention setting (the app's default: ask). */
+  retentionMode: RetentionMode = 'ask';
+  /** The app's retention log of this store, newest first. */
+  retentionLog: RetentionLogEntry[] = [];
+  /** Files a test says were found cut short, and names Windows cannot hold (in every summary). */
+  shrunk: ShrinkDto[] = [];
+  nameProblems: ProblemDto[] = [];
+  /** The store's folder is not there (a test sets it through emitPresence). */
+  presence: StorePresence | null = null;
   /** What the window told the native menu (theme, View marks), in order: tests read it. */
   viewStates: { dark: boolean; checks: MenuChecks }[] = [];
   /** Files the pretend exports wrote (an export to one of them unconfirmed is refused). */
@@ -69,6 +82,18 @@ export class MockState {
     };
     this.later(5, tick);
     return ok(id);
+  }
+
+  /** Ask listeners about retention due (tests call it). */
+  emitRetentionDue(plans: RetentionPlanDto[]): void {
+    this.retentionDue = copy(plans);
+    for (const l of this.retentionDueListeners) l({ plans: copy(plans) });
+  }
+
+  /** Tell listeners the store's folder went or came back (tests call it). */
+  emitPresence(p: StorePresence): void {
+    this.presence = p.state === 'present' ? null : copy(p);
+    for (const l of this.presenceListeners) l(copy(p));
   }
 
   /** Tell listeners what the app's retention removed (tests call it). */
@@ -119,6 +144,12 @@ export class MockState {
   /** The store as recorded, nothing appended or changed (tests call this between cases). */
   seed(): void {
     this.retentionSaved?.clear();
+    this.retentionDue = [];
+    this.retentionMode = 'ask';
+    this.retentionLog = [];
+    this.presence = null;
+    this.shrunk = [];
+    this.nameProblems = [];
     this.exportedFiles?.clear();
     this.stopTimers();
     this.root = recording.root;
@@ -146,6 +177,8 @@ export class MockState {
     this.changeListeners.clear();
     this.dropListeners.clear();
     this.menuListeners.clear();
+    this.retentionDueListeners?.clear();
+    this.presenceListeners?.clear();
   }
 
   stopTimers(): void {
@@ -208,6 +241,8 @@ export class MockState {
       topics: [...this.topics.values()].map((t) => this.summary(t)).sort(byName),
       groups: [...this.groups.entries()].map(([n, g]) => this.groupSummary(n, g)).sort(byName),
       watching: this.watching,
+      shrunk: copy(this.shrunk),
+      name_problems: copy(this.nameProblems),
     };
   }
 
