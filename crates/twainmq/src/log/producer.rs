@@ -636,7 +636,7 @@ fn deflate_whole(raw: &[u8], out: &mut Vec<u8>) {
         return;
     }
     // zlib fails only on misuse, never on data; and stored blocks are always right.
-    crate::format::multipart::stored(raw, out);
+    crate::format::deflate::stored(raw, out);
 }
 
 /// What a kept timestamp must be.
