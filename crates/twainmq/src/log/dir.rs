@@ -12,11 +12,8 @@ use crate::format::config::{validate_type_name, TopicConfig, MAX_PARTITIONS};
 use crate::format::key::{KeyType, MAX_CHAR_WIDTH};
 use crate::format::name::{self, validate_readable};
 use crate::log::clock::{Clock, SystemClock};
-use crate::log::consumer::{Consumer, StartFrom};
 use crate::log::files::{self, Day, PartitionFile};
 use crate::log::index::LineIndex;
-use crate::log::producer::Producer;
-use crate::log::reader::PartitionReader;
 use crate::sys::identity::FileIdentity;
 
 /// What a new topic looks like. Defaults match 0.2.3: `u16` keys, 1 partition, no types.
@@ -420,21 +417,6 @@ impl LogDir {
                 let _ = fs::remove_dir_all(entry.path());
             }
         }
-    }
-
-    /// A producer for a topic or group log (names not checked for being writable).
-    pub(crate) fn producer(&self, topic: &str) -> Result<Producer> {
-        Producer::open(self, topic)
-    }
-
-    pub(crate) fn partition_reader(&self, topic: &str, partition: u32, from: StartFrom) -> Result<PartitionReader> {
-        let config = self.topic_config(topic)?;
-        PartitionReader::open(self, topic, &config, partition, from)
-    }
-
-    pub(crate) fn consumer_of(&self, topic: &str, partitions: &[u32], from: StartFrom) -> Result<Consumer> {
-        let config = self.topic_config(topic)?;
-        Consumer::open(self, topic, &config, partitions, from)
     }
 
     /// The UTC day now, by this log's clock.

@@ -81,6 +81,13 @@ impl std::fmt::Debug for Producer {
     }
 }
 
+impl LogDir {
+    /// A producer for a topic or group log (names not checked for being writable).
+    pub(crate) fn producer(&self, topic: &str) -> Result<Producer> {
+        Producer::open(self, topic)
+    }
+}
+
 impl Producer {
     pub(crate) fn open(log: &LogDir, topic: &str) -> Result<Producer> {
         let config = log.topic_config(topic)?;

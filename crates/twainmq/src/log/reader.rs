@@ -12,8 +12,7 @@ use crate::format::line::{Codec, Corrupt};
 use crate::format::message::Message;
 use crate::format::payload::Payload;
 use crate::log::assemble::{Assembler, Unfinished};
-use crate::log::consumer::StartFrom;
-use crate::log::cursor::{Cursor, Next};
+use crate::log::cursor::{Cursor, Next, StartFrom};
 use crate::log::dir::{LogDir, TopicIncarnation};
 use crate::log::files::{self, PartitionFile};
 use crate::log::keys::KeyTable;
@@ -156,6 +155,14 @@ impl std::fmt::Debug for PartitionReader {
             .field("partition", &self.partition)
             .field("next", &self.next)
             .finish_non_exhaustive()
+    }
+}
+
+impl LogDir {
+    /// A reader of one partition of a topic or group log (names not checked).
+    pub(crate) fn partition_reader(&self, topic: &str, partition: u32, from: StartFrom) -> Result<PartitionReader> {
+        let config = self.topic_config(topic)?;
+        PartitionReader::open(self, topic, &config, partition, from)
     }
 }
 
