@@ -14,11 +14,11 @@ use std::sync::{Arc, Mutex};
 use crate::error::{Error, Result};
 use crate::format::newline::{self, ChunkLines};
 use crate::log::files::LineCount;
-use crate::log::timeindex::Heads;
+use crate::log::heads::Heads;
 use crate::sys::identity::FileIdentity;
 
 /// A mark every this many lines.
-pub const STRIDE: u64 = 1024;
+pub use crate::log::heads::STRIDE;
 
 #[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct FileIndex {
