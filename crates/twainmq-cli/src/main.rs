@@ -23,6 +23,7 @@ mod hooks;
 mod mirror;
 mod produce;
 mod render;
+mod report;
 mod retention;
 mod search;
 mod topics;
