@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 messages=${1:-200000}
-bin=${TWAINMQ_BIN:-$PWD/target/release/twainmq}
+bin=${TWAINMQ_DEV_BIN:-$PWD/target/release/twainmq-dev}
 nisshi=$(bash scripts/nisshi.sh wait)
 work=$(mktemp -d)
 trap 'kill $broker 2>/dev/null || true; wait $broker 2>/dev/null || true; rm -rf "$work"' EXIT
