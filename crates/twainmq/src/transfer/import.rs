@@ -18,7 +18,7 @@ use crate::store::Store;
 /// line passed over (with `skip_bad`, or in a dry run).
 ///
 /// # Errors
-/// Topic errors before anything is read; [`TransferError::ImportStopped`]
+/// Topic errors before anything is read; [`TransferError::ImportStopped`](crate::error::TransferError::ImportStopped)
 /// naming the line and the count written for a bad line (without
 /// `skip_bad`) or a failed write (a full disk: the count is what landed).
 pub fn import(
