@@ -3,6 +3,8 @@ SHELL := /bin/bash
 CARGO ?= cargo
 PY := .venv/bin/python
 BIN := target/debug/twainmq
+# The development tools (benchmark steps, test hooks, the demo store): never shipped.
+DEV_BIN := target/debug/twainmq-dev
 APP := target/debug/twainmq-desktop
 DEMO_STORE ?= $(HOME)/.local/share/twainmq/demo-store
 
@@ -16,7 +18,7 @@ ui: deps
 	cd ui && npm run build
 
 cli: deps
-	$(CARGO) build -p twainmq-cli --locked
+	$(CARGO) build -p twainmq-cli -p twainmq-dev --locked
 
 app: ui
 	$(CARGO) build -p twainmq-desktop -p twainmq-cli --locked
@@ -107,7 +109,7 @@ test: lint unit ui-test interop python-test torture-short e2e package-test kafka
 	@echo "make test: all suites passed"
 
 demo-store: cli
-	$(BIN) --store "$(DEMO_STORE)" seed-demo
+	$(DEV_BIN) --store "$(DEMO_STORE)" seed-demo
 
 run: app demo-store
 	$(APP) "$(DEMO_STORE)"
@@ -123,7 +125,7 @@ fuzz: deps
 
 # Benchmarks are not part of `make test` (a smoke run of `twainmq bench` is, in the interop suite).
 bench: deps wheel
-	$(CARGO) build --release -p twainmq-cli --locked
+	$(CARGO) build --release -p twainmq-cli -p twainmq-dev --locked
 	.venv/bin/python -m pip install -q --disable-pip-version-check --force-reinstall --no-deps $$(ls -t target/wheels/twainmq_rs-*.whl | head -1)
 	bash scripts/bench.sh
 	bash scripts/kafka-bench.sh
@@ -131,7 +133,7 @@ bench: deps wheel
 
 # The Kafka bridge's speed alone (scripts/kafka-bench.sh; `make bench` runs it too).
 kafka-bench: deps
-	$(CARGO) build --release -p twainmq-cli --locked
+	$(CARGO) build --release -p twainmq-cli -p twainmq-dev --locked
 	bash scripts/kafka-bench.sh
 
 # The app's performance goals in the release app under Xvfb: first page of a 1M-message

@@ -106,7 +106,7 @@ print(f"produce --jsonl {500000 / p:>12,.0f} msg/s   --batch {500000 / b:>12,.0f
 PY
 echo "== search (issue 13): ${SEARCH_MESSAGES:=10000000} messages of 100-byte JSON, 4 partitions, every core"
 pyf=$(.venv/bin/python tests/bench/py023_filter.py 50000)
-srch=$(TWAINMQ_INDEX_CACHE=off target/release/twainmq --store "$store" bench-search --messages "$SEARCH_MESSAGES" --partitions 4)
+srch=$(TWAINMQ_INDEX_CACHE=off target/release/twainmq-dev --store "$store" bench-search --messages "$SEARCH_MESSAGES" --partitions 4)
 python3 - "$pyf" "$srch" <<'PY'
 import json, sys
 py, s = json.loads(sys.argv[1]), json.loads(sys.argv[2])
@@ -122,7 +122,7 @@ PY
 echo "== export, import and copy (issue 14): ${TRANSFER_MESSAGES:=10000000} messages of 100 bytes, 4 partitions, JSONL, one process a step"
 for step in produce export import copy; do
   /usr/bin/time -f '{"time_v_max_rss_kb": %M}' -o "$store/time-$step.json" \
-    target/release/twainmq --store "$store" bench-transfer --messages "$TRANSFER_MESSAGES" --partitions 4 --step "$step" --file "$store/transfer.jsonl" > "$store/step-$step.json"
+    target/release/twainmq-dev --store "$store" bench-transfer --messages "$TRANSFER_MESSAGES" --partitions 4 --step "$step" --file "$store/transfer.jsonl" > "$store/step-$step.json"
 done
 python3 - "$store" <<'PY'
 import json, sys
@@ -134,15 +134,15 @@ for step in ["produce", "export", "import", "copy"]:
     goal = "" if step == "produce" else "1M msg/s, RSS < 100 MB"
     print(f'{step:10}{r["msgs_per_s"]:>14,.0f}{rss:>13.1f}   {goal}   ({r["messages"]:,} messages in {r["secs"]:.2f} s)')
 PY
-target/release/twainmq --store "$store" bench-transfer --step clean --file "$store/transfer.jsonl" > /dev/null
+target/release/twainmq-dev --store "$store" bench-transfer --step clean --file "$store/transfer.jsonl" > /dev/null
 echo "== large messages (the format's next version): produce and consume of 64 KiB and 1 MB JSON-like text, one message a call, against the floor (the same bytes, one O_APPEND write a message)"
 for spec in "65536 ${LARGE_SMALL_MESSAGES:=3000}" "1000000 ${LARGE_MESSAGES:=1000}"; do
   set -- $spec
   for step in produce floor consume; do
     /usr/bin/time -f '{"time_v_max_rss_kb": %M}' -o "$store/large-time-$1-$step.json" \
-      target/release/twainmq --store "$store" bench-large --size "$1" --messages "$2" --step "$step" > "$store/large-$1-$step.json"
+      target/release/twainmq-dev --store "$store" bench-large --size "$1" --messages "$2" --step "$step" > "$store/large-$1-$step.json"
   done
-  target/release/twainmq --store "$store" bench-large --size "$1" --step clean > /dev/null
+  target/release/twainmq-dev --store "$store" bench-large --size "$1" --step clean > /dev/null
 done
 python3 - "$store" <<'PY'
 import json, sys

@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 messages=${1:-200000}
-bin=${TWAINMQ_BIN:-$PWD/target/release/twainmq}
+bin=${TWAINMQ_DEV_BIN:-$PWD/target/release/twainmq-dev}
+twainmq=${TWAINMQ_BIN:-$PWD/target/release/twainmq}
 nisshi=$(bash scripts/nisshi.sh wait)
 work=$(mktemp -d)
 trap 'kill $broker 2>/dev/null || true; wait $broker 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -26,7 +27,7 @@ print(f"  Kafka -> store: mirror {r['mirror_from_kafka']:,.0f} rec/s, krafka con
 PY
 # The --follow latency as a user meets it: a 0.2.3 producer, `twainmq mirror --follow` in its own
 # process, a confluent-kafka reader; beside it confluent-kafka producing straight to the broker.
-.venv/bin/python tests/bench/kafka_follow_latency.py "$bin" "127.0.0.1:$port" 2000 500 > "$work/latency.json"
+.venv/bin/python tests/bench/kafka_follow_latency.py "$twainmq" "127.0.0.1:$port" 2000 500 > "$work/latency.json"
 python3 - "$work/latency.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

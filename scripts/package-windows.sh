@@ -55,6 +55,8 @@ mkdir -p "$stage"
 x86_64-w64-mingw32-strip -o "$stage/twainmq-desktop.exe" "$bin/twainmq-desktop.exe"
 x86_64-w64-mingw32-strip -o "$stage/twainmq.exe" "$bin/twainmq.exe"
 cp "$bin/WebView2Loader.dll" "$stage/"
+# What is shipped holds no development tool, recording or test hook (scripts/check-bundle.sh).
+bash scripts/check-bundle.sh --bin "$stage/twainmq-desktop.exe" --bin "$stage/twainmq.exe" >&2
 cp icons/icon.ico "$stage/twainmq-desktop.ico"
 size_kb=$(du -sk "$stage" | cut -f1)
 

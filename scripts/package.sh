@@ -30,6 +30,9 @@ for b in twainmq-desktop twainmq; do
     exit 1
   fi
 done
+# What is packed holds no development tool, recording or test hook (scripts/check-bundle.sh):
+# `make package` checks the release binaries, `make test`'s package-test the debug ones.
+bash scripts/check-bundle.sh --bin "$bin/twainmq-desktop" --bin "$bin/twainmq" >&2
 tauri="$root/ui/node_modules/.bin/tauri"
 if [ ! -x "$tauri" ]; then
   echo "package: the Tauri CLI is missing: run scripts/deps.sh (npm ci in ui/)" >&2

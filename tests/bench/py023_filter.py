@@ -1,4 +1,4 @@
-"""A Python filter over twainmq 0.2.3's consumer: the field filter `twainmq bench-search`
+"""A Python filter over twainmq 0.2.3's consumer: the field filter `twainmq-dev bench-search`
 runs (`value.country == "DE" && value.amount > 100`), on the same 100-byte JSON messages."""
 import json
 import sys

@@ -60,6 +60,16 @@ def cli_binary():
     return Path(env).resolve() if env else DEFAULT_BIN
 
 
+def dev_binary():
+    """Path of the development tools (`twainmq-dev`: test hooks, never shipped): $TWAINMQ_DEV_BIN,
+    else beside the CLI under test."""
+    env = os.environ.get("TWAINMQ_DEV_BIN")
+    if env:
+        return Path(env).resolve()
+    cli = cli_binary()
+    return cli.with_name("twainmq-dev" + cli.suffix)
+
+
 def base_env():
     """Environment for CLI runs: inherited, minus TWAINMQ_STORE (tests pass --store)."""
     env = dict(os.environ)
@@ -68,11 +78,11 @@ def base_env():
     return env
 
 
-def run_cli(store, *args, input=None, check=True, env=None, cwd=None, timeout=300):
-    """Run the CLI. `store` None means: no --store flag. Returns a CompletedProcess
-    with text stdout/stderr (UTF-8). With check=True a non-zero exit fails the test,
-    showing the command and its stderr."""
-    binary = cli_binary()
+def run_cli(store, *args, input=None, check=True, env=None, cwd=None, timeout=300, binary=None):
+    """Run the CLI (or `binary`, e.g. dev_binary()). `store` None means: no --store flag.
+    Returns a CompletedProcess with text stdout/stderr (UTF-8). With check=True a non-zero
+    exit fails the test, showing the command and its stderr."""
+    binary = binary or cli_binary()
     cmd = [str(binary)]
     if store is not None:
         cmd += ["--store", str(store)]
@@ -185,6 +195,17 @@ def twainmq_bin():
         pytest.fail(
             f"twainmq CLI not found at {binary}: run `cargo build -p twainmq-cli` "
             f"or set TWAINMQ_BIN"
+        )
+    return binary
+
+
+@pytest.fixture(scope="session")
+def twainmq_dev_bin():
+    binary = dev_binary()
+    if not binary.is_file():
+        pytest.fail(
+            f"twainmq-dev (the test hooks) not found at {binary}: run `cargo build -p twainmq-dev` "
+            f"or set TWAINMQ_DEV_BIN"
         )
     return binary
 

@@ -1,4 +1,4 @@
-"""The partition assignment: our `assign-stdin` must compute exactly what
+"""The partition assignment: `twainmq-dev assign-stdin` (the engine's assignment) must compute exactly what
 0.2.3's `RebalInProgress.get_assignments()` computes, for any offer set a group
 log can hold (every member of a mixed group computes it on its own; any
 difference means a partition read twice or by nobody)."""
@@ -61,10 +61,10 @@ def reference_assignment(twainmq_mod, offer_set):
     return rebal.get_assignments()
 
 
-def test_assign_matches_023(twainmq_bin, twainmq):
+def test_assign_matches_023(twainmq_dev_bin, twainmq):
     sets = random_offer_sets(N_SETS, SEED)
     stdin = "".join(json.dumps(s) + "\n" for s in sets)
-    proc = run_cli(None, "assign-stdin", input=stdin)
+    proc = run_cli(None, "assign-stdin", input=stdin, binary=twainmq_dev_bin)
     lines = [l for l in proc.stdout.splitlines() if l.strip()]
     assert len(lines) == len(sets), f"assign-stdin printed {len(lines)} lines for {len(sets)} offer sets"
 
@@ -95,11 +95,11 @@ def test_assign_matches_023(twainmq_bin, twainmq):
     assert max(len(s) for s in sets) == 8
 
 
-def test_assign_properties(twainmq_bin):
+def test_assign_properties(twainmq_dev_bin):
     """Independent of 0.2.3: each offered partition goes to exactly one member
     that allows it, and a member keeps what it owns when nobody competes."""
     sets = random_offer_sets(400, SEED + 1)
-    proc = run_cli(None, "assign-stdin", input="".join(json.dumps(s) + "\n" for s in sets))
+    proc = run_cli(None, "assign-stdin", input="".join(json.dumps(s) + "\n" for s in sets), binary=twainmq_dev_bin)
     for offer_set, line in zip(sets, proc.stdout.splitlines()):
         got = {int(k): v for k, v in json.loads(line).items()}
         assert set(got) == {cid for cid, _ in offer_set}
@@ -111,3 +111,10 @@ def test_assign_properties(twainmq_bin):
         allowed = {cid: set(o["partitions"]) for cid, o in offer_set}
         for cid, ps in got.items():
             assert set(ps) <= allowed[cid] and ps == sorted(ps)
+
+
+def test_the_users_twainmq_has_no_test_hooks(twainmq_bin):
+    """The hooks are in twainmq-dev only: the command users install refuses them."""
+    for hook in ("assign-stdin", "seed-demo", "bench-search", "bench-transfer", "bench-large", "bench-mirror"):
+        proc = run_cli(None, hook, check=False)
+        assert proc.returncode == 2 and "unrecognized subcommand" in proc.stderr, f"twainmq {hook}: {proc.returncode} {proc.stderr[-300:]}"

@@ -1,7 +1,7 @@
 """The concurrent-append, SIGKILL and midnight torture on real XFS and btrfs
 volumes (engine round 3, item 22).
 
-The README names XFS among the local file systems where O_APPEND is atomic
+docs/USING.md names XFS among the local file systems where O_APPEND is atomic
 between processes; the other torture runs use the test machine's own disk
 (ext4) and ntfs-3g. Here each file system gets a fresh volume: a sparse image
 file, `mkfs.xfs` / `mkfs.btrfs`, `losetup`, `mount`, unmounted, detached and

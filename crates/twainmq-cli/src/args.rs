@@ -72,64 +72,6 @@ pub(crate) enum Command {
         #[arg(long)]
         count: usize,
     },
-    /// For `make bench`: export, import and copy speed on a temporary topic of 100-byte messages, as JSON.
-    #[command(hide = true)]
-    BenchTransfer {
-        #[arg(long, default_value_t = 1_000_000)]
-        messages: u64,
-        #[arg(long, default_value_t = 4)]
-        partitions: u32,
-        /// Which step: produce (fill the topic), export, import, copy.
-        #[arg(long)]
-        step: String,
-        /// The JSONL file exported to and imported from.
-        #[arg(long)]
-        file: PathBuf,
-    },
-    /// For `make bench`: large messages of one size (the format's next version), one step a
-    /// process: produce, floor (the same bytes, one write a message), consume, clean; as JSON.
-    #[command(hide = true)]
-    BenchLarge {
-        #[arg(long, default_value_t = 1000)]
-        messages: u64,
-        /// Payload bytes of each message.
-        #[arg(long, default_value_t = 1_000_000)]
-        size: usize,
-        #[arg(long)]
-        step: String,
-    },
-    /// For `make kafka-bench`: the mirror's speed each way beside krafka directly, and the
-    /// --follow latency, against a broker, as JSON.
-    #[command(hide = true)]
-    BenchMirror {
-        /// The broker: kafka://HOST:PORT.
-        #[arg(long)]
-        kafka: String,
-        #[arg(long, default_value_t = 200_000)]
-        messages: u64,
-        #[arg(long, default_value_t = 4)]
-        partitions: u32,
-        #[arg(long, default_value_t = 100)]
-        payload_bytes: usize,
-        /// Names of the topics made (store and cluster).
-        #[arg(long, default_value = "bench")]
-        prefix: String,
-    },
-    /// For `make bench`: search speed on a temporary topic of 100-byte JSON messages, as JSON.
-    #[command(hide = true)]
-    BenchSearch {
-        #[arg(long, default_value_t = 1_000_000)]
-        messages: u64,
-        #[arg(long, default_value_t = 4)]
-        partitions: u32,
-    },
-    /// For tests: read offer sets `[[id, {"own": [..], "partitions": [..]}], ..]`, one a line
-    /// on stdin, and print each assignment `{"<id>": [partitions]}`.
-    #[command(hide = true)]
-    AssignStdin,
-    /// Create the demo store (topics with text, bytes and typed messages, a group) in --store.
-    #[command(hide = true)]
-    SeedDemo,
 }
 
 #[derive(Subcommand, Debug)]

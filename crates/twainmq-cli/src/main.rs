@@ -2,9 +2,10 @@
 //!
 //! Laid out as ripgrep is: this file only dispatches. `args` holds every
 //! command-line type, each command group has its module (`topics`, `produce`,
-//! `consume`, `groups`, `check`, `bench`, and the hidden test hooks in
-//! `hooks`), and every command's output is a typed value that `render` writes
-//! as text or JSON.
+//! `consume`, `groups`, `check`, `bench`), and every command's output is a
+//! typed value that `render` writes as text or JSON. The tools that benchmarks
+//! and tests use are not here: they are `twainmq-dev` (crates/twainmq-dev),
+//! which is never shipped.
 
 use std::io;
 use std::path::PathBuf;
@@ -12,17 +13,14 @@ use std::process::ExitCode;
 
 mod args;
 mod bench;
-mod bench_large;
-mod bench_search;
-mod bench_transfer;
 mod check;
 mod consume;
 mod flags;
 mod groups;
-mod hooks;
 mod mirror;
 mod produce;
 mod render;
+mod report;
 mod retention;
 mod search;
 mod topics;
@@ -68,9 +66,6 @@ pub(crate) fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 fn run(cli: Cli, empty_store_env: bool) -> Result<ExitCode> {
     // The commands that need no store, or make one, come before opening it.
-    if let Command::AssignStdin = cli.command {
-        return hooks::assign_stdin().map(|()| ExitCode::SUCCESS);
-    }
     // bench runs in a private store of its own, never in the one given.
     if let Command::Bench(args) = &cli.command {
         return bench::command(cli.store.as_deref(), args).map(|()| ExitCode::SUCCESS);
@@ -84,9 +79,6 @@ fn run(cli: Cli, empty_store_env: bool) -> Result<ExitCode> {
             anyhow!("no store given: pass --store DIR or set TWAINMQ_STORE")
         }
     })?;
-    if let Command::SeedDemo = cli.command {
-        return hooks::seed_demo(&root).map(|()| ExitCode::SUCCESS);
-    }
     let mut store = Store::open(&root)?;
     if let Some(dir) = index_cache_dir() {
         if store.contains_path(&dir) {
@@ -139,21 +131,9 @@ fn dispatch(store: &Store, command: Command) -> Result<ExitCode> {
         Command::Copy(args) => done(transfer::copy(store, &args)),
         Command::Mirror(args) => mirror::run(store, &args),
         Command::Retention(cmd) => done(retention::run(store, cmd)),
-        Command::BenchTransfer { messages, partitions, step, file } => {
-            done(bench_transfer::command(store, messages, partitions, &step, &file))
-        }
-        Command::BenchLarge { messages, size, step } => done(bench_large::command(store, messages, size, &step)),
         Command::Check { topic, json } => check::run(store, topic.as_deref(), json),
         // Handled in `run` before a store is opened.
         Command::Bench(_) => Ok(ExitCode::SUCCESS),
         Command::BenchFollow { topic, count } => done(bench::follow(store, &topic, count)),
-        Command::BenchMirror { kafka, messages, partitions, payload_bytes, prefix } => {
-            let ep = twainmq_kafka::Endpoint::parse(&kafka)?;
-            let report = twainmq_kafka::bench::run(store, &ep, &prefix, messages, partitions, payload_bytes)?;
-            println!("{}", serde_json::to_string(&report)?);
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::BenchSearch { messages, partitions } => done(bench_search::command(store, messages, partitions)),
-        Command::AssignStdin | Command::SeedDemo => Ok(ExitCode::SUCCESS),
     }
 }

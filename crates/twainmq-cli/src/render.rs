@@ -15,7 +15,7 @@ use twainmq::group::{GroupDescription, ResetPlan};
 use twainmq::TopicDescription;
 use twainmq::{Key, Message, Payload};
 
-use crate::bench::BenchReport;
+use crate::report::BenchReport;
 
 /// A value's text form, as `twainmq` prints it without `--json`.
 pub(crate) trait Text {

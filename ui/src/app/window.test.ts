@@ -33,7 +33,7 @@ describe('the native parts follow the window', () => {
     await until(() => last().checks.utc === (prefs.tz === 'utc'), 'the zone');
   });
 
-  it('offers the three launch choices the README names', async () => {
+  it('offers the three launch choices docs/USING.md names', async () => {
     await openDemo();
     const { actions } = await import('./actions.svelte');
     actions.overlay = 'settings';

@@ -207,7 +207,7 @@ impl FastDeflate {
             }
             out.truncate(start);
         }
-        stored(data, out);
+        append_stored(data, out);
     }
 
     fn fixed_block(&mut self, data: &[u8], buf: &mut [u8]) -> usize {
@@ -253,8 +253,14 @@ impl FastDeflate {
     }
 }
 
+/// `data` as a raw deflate stream of stored blocks (what a part line's blob holds).
+pub fn stored(data: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    append_stored(data, out);
+}
+
 /// Stored (uncompressed) blocks.
-fn stored(data: &[u8], out: &mut Vec<u8>) {
+fn append_stored(data: &[u8], out: &mut Vec<u8>) {
     let mut chunks = data.chunks(65535).peekable();
     if chunks.peek().is_none() {
         out.extend_from_slice(&[1, 0, 0, 0xFF, 0xFF]);

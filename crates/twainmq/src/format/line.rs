@@ -298,7 +298,7 @@ impl Codec {
     pub fn encode_stored_line(&mut self, key_chars: &[u8], timestamp: f64, payload: &[u8], out: &mut Vec<u8>) {
         out.extend_from_slice(key_chars);
         encode_timestamp(timestamp, out);
-        crate::format::multipart::stored(payload, &mut self.scratch);
+        crate::format::deflate::stored(payload, &mut self.scratch);
         b85::encode_into(&self.scratch, out);
         out.push(b'\n');
     }

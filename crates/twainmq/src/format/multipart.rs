@@ -173,25 +173,6 @@ pub fn link_payload(id: u64, index: u32, prev: PartAt, end: bool, chunk: &[u8], 
     out.extend_from_slice(chunk);
 }
 
-/// `data` as a raw deflate stream of stored blocks (what a part line's blob holds).
-pub fn stored(data: &[u8], out: &mut Vec<u8>) {
-    out.clear();
-    let mut blocks = data.chunks(usize::from(u16::MAX)).peekable();
-    if blocks.peek().is_none() {
-        out.extend_from_slice(&[1, 0, 0, 0xFF, 0xFF]);
-        return;
-    }
-    while let Some(b) = blocks.next() {
-        let last = blocks.peek().is_none();
-        // A chunk of at most 65,535 bytes: its length fits u16.
-        let len = u16::try_from(b.len()).unwrap_or(u16::MAX);
-        out.push(u8::from(last));
-        out.extend_from_slice(&len.to_le_bytes());
-        out.extend_from_slice(&(!len).to_le_bytes());
-        out.extend_from_slice(b);
-    }
-}
-
 /// Whether a line's blob (its characters after the key and timestamp) is a
 /// part's, and which marker, from its first 10 characters alone: a stored
 /// block whose data starts with 0xF8 to 0xFA. (A part written another way is
@@ -255,6 +236,7 @@ pub fn parse(payload: &[u8]) -> Result<Part, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::deflate::stored;
 
     #[test]
     fn parts_round_trip_and_fill_their_lines() {

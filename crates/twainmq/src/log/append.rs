@@ -13,7 +13,11 @@ use crate::error::{Error, Result};
 use crate::format::newline::{self, ChunkLines, LineEndCounter};
 use crate::log::dir::{LogDir, TopicIncarnation};
 use crate::log::files::{self, Day, PartitionFile};
-use crate::log::torn::{byte_at_retrying, terminate_torn_tail};
+use crate::log::torn::{byte_at_retrying, take_back, terminate_torn_tail};
+
+mod active;
+use active::{newer_file_exists, ActiveFile};
+mod offsets;
 
 /// Where a message landed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,95 +30,6 @@ pub struct Delivery {
     pub file_first: u64,
     /// Byte position of the line in the file, with [`crate::Producer::with_offsets`].
     pub byte_pos: Option<u64>,
-}
-
-struct ActiveFile {
-    first: u64,
-    /// The day in the file's name.
-    day: Day,
-    path: Arc<Path>,
-    file: File,
-    /// Lines counted in `[0, counted_pos)`, for resolving offsets incrementally.
-    counted_pos: u64,
-    counted_lines: u64,
-    /// Where our last write ended: when the next one starts there, the byte
-    /// before it is our own newline and needs no check.
-    our_end: Option<u64>,
-    /// For reading the byte before a write (opened on first need).
-    reader: Option<File>,
-    /// The topic folder's modification time when we last listed it and found
-    /// no newer file, and when that listing was made: while the time is the
-    /// same (and the listing came well after it), no file was added since.
-    dir_seen: Option<(std::time::SystemTime, std::time::SystemTime)>,
-    /// When the file's lines were last counted ahead of a rollover.
-    precounted: Option<Instant>,
-    /// From this time (UNIX micros) appends hold the rollover lock: the end of
-    /// the file's day less [`ROLLOVER_GUARD_SECS`].
-    guard_from: i64,
-    /// The end of the file's day (UNIX micros): a write from then on goes to a later file.
-    day_end: i64,
-    /// Writes since the handle was last asked whether the file is still linked, and when (UNIX micros).
-    writes_since_check: u32,
-    checked_at: i64,
-    /// Our lines written since the last check, taken to land from
-    /// `window_from` on: looked for, whole, when the file turns out longer.
-    window: Vec<u8>,
-    window_from: u64,
-}
-
-impl ActiveFile {
-    /// Another writer wrote between our last check and this write, which
-    /// starts at `upto`: find each of our lines since the check (`window`),
-    /// whole, in the bytes from `window_from` to `upto`, and write again those
-    /// that are not (glued to a line the other writer tore). They land after
-    /// this write, so they come after our later messages: the one case where
-    /// our own messages change order, as it is the one where they would
-    /// otherwise be lost.
-    fn verify(&mut self, upto: u64) -> std::io::Result<bool> {
-        if self.reader.is_none() {
-            self.reader = Some(crate::sys::open::open_regular(&self.path, false).map_err(std::io::Error::other)?);
-        }
-        let r = self.reader.as_mut().ok_or_else(|| std::io::Error::other("no reader"))?;
-        let len = usize::try_from(upto.saturating_sub(self.window_from)).map_err(std::io::Error::other)?;
-        let mut region = vec![0u8; len];
-        r.seek(SeekFrom::Start(self.window_from))?;
-        r.read_exact(&mut region)?;
-        // The region's whole lines (it starts where a line of ours ended), split
-        // as readers split them: ours end in `\n`, another writer's may end in
-        // `\r\n` or `\r`, and a line of ours after those is whole all the same.
-        let mut whole: std::collections::HashMap<&[u8], u32> = std::collections::HashMap::new();
-        for (s, e) in ChunkLines::new(&region, true) {
-            // Ours end in `\n` alone: a line ended otherwise is not one of ours.
-            if region.get(e) == Some(&b'\n') {
-                *whole.entry(&region[s..e]).or_default() += 1;
-            }
-        }
-        let mut lost = Vec::new();
-        let mut at = 0;
-        for nl in memchr::memchr_iter(b'\n', &self.window) {
-            let line = &self.window[at..nl];
-            match whole.get_mut(line) {
-                Some(n) if *n > 0 => *n -= 1,
-                _ => lost.extend_from_slice(&self.window[at..=nl]),
-            }
-            at = nl + 1;
-        }
-        if lost.is_empty() {
-            return Ok(false);
-        }
-        tracing::warn!(file = %self.path.display(), "messages landed after a line torn by another writer; writing them again on lines of their own");
-        (&self.file).write_all(&lost)?;
-        Ok(true)
-    }
-
-    fn byte_at(&mut self, pos: u64) -> std::io::Result<u8> {
-        if self.reader.is_none() {
-            self.reader = Some(crate::sys::open::open_regular(&self.path, false).map_err(std::io::Error::other)?);
-        }
-        let r = self.reader.as_ref().ok_or_else(|| std::io::Error::other("no reader"))?;
-        byte_at_retrying(r, pos)?
-            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, format!("the file is shorter than {pos} bytes")))
-    }
 }
 
 /// How long before the end of the day its file is named for a producer takes
@@ -141,10 +56,6 @@ pub(crate) const LINK_CHECK_WRITES: u32 = 64;
 /// every write, so a send is reported only once its message is in the store;
 /// one sending faster learns of a delete within this time.
 pub(crate) const LINK_CHECK_MICROS: i64 = 100;
-
-/// A topic folder listing is trusted to be current from its modification time
-/// only this long after that time (coarse timestamps on some file systems).
-const DIR_MTIME_SLACK: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// The files a producer appends to: one active day file per partition.
 pub(crate) struct Appender {
@@ -533,151 +444,6 @@ impl Appender {
         }
         Ok(())
     }
-    /// The file of `partition` to append to on `day` (by our clock): the
-    /// partition's file of a later day if there is one (another producer's clock
-    /// is ahead: appending there keeps offsets in file order), else today's, else
-    /// a new one, made under the rollover locks.
-    fn open_active(&self, partition: u32, day: Day) -> Result<ActiveFile> {
-        let dir = self.log.topic_dir(&self.topic);
-        self.check_topic_is_ours(&dir)?;
-        let files = files::list_partition(&dir, partition)?;
-        if let Some((path, first, fday)) = self.pick_existing(&files, partition, day) {
-            return self.open_file(path, first, fday);
-        }
-        // Make the file. Two of our producers making files for this partition
-        // take turns on the folder's lock; the one that makes it counts the
-        // previous file under that file's exclusive lock, so no append of ours
-        // lands there once it is counted (appenders near a rollover hold it shared).
-        // Count the previous file first, unlocked: under the locks only what was
-        // appended since is read (the locks stall our appenders, the count of a
-        // big file does not have to).
-        if let Some(prev) = files.iter().max_by_key(|f| (f.day, f.first)) {
-            self.log.index().count(&prev.path)?;
-        }
-        let _dir_lock = crate::sys::lock::lock_folder(&dir, &self.log.config_path(&self.topic)).map_err(|e| Error::io("lock", &dir, e))?;
-        let files = files::list_partition(&dir, partition)?;
-        if let Some((path, first, fday)) = self.pick_existing(&files, partition, day) {
-            return self.open_file(path, first, fday);
-        }
-        // No file of ours for the day: an entry 0.2.3 takes for the day's file
-        // (a folder, a link, a damaged name, a stray copy) would be a second
-        // file for the day beside the one we would make.
-        if let Some(path) = files::entries_for_day(&dir, partition, day)?.into_iter().next() {
-            if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
-                return Err(Error::SymlinkRefused { path });
-            }
-            return Err(Error::DayEntryInTheWay { path, partition, day: day.to_string() });
-        }
-        // 0.2.3 starts the new file after the latest one's lines, counting a torn last line.
-        let (first, _prev_lock) = match files.iter().max_by_key(|f| (f.day, f.first)) {
-            Some(prev) => {
-                let handle = crate::sys::open::open_regular(&prev.path, false)?;
-                let held = crate::sys::lock::lock_owned(handle, crate::sys::lock::Mode::Exclusive)
-                    .map_err(|e| Error::io("lock", prev.path.clone(), e))?;
-                let lines = self.log.index().count(&prev.path)?.python_lines();
-                let first = prev.first.checked_add(lines).filter(|f| *f <= files::MAX_FIRST_OFFSET).ok_or_else(|| {
-                    Error::io(
-                        "start a new file after",
-                        prev.path.clone(),
-                        std::io::Error::other("its first offset plus its lines is out of range: the file name is damaged"),
-                    )
-                })?;
-                (first, Some(held))
-            }
-            None => (0, None),
-        };
-        let path = dir.join(PartitionFile::file_name(partition, day, first));
-        self.open_file(path, first, day)
-    }
-    /// The existing file to append to, as [`Appender::open_active`] decides.
-    fn pick_existing(&self, files: &[PartitionFile], partition: u32, day: Day) -> Option<(PathBuf, u64, Day)> {
-        let last = files.iter().max_by_key(|f| (f.day, f.first))?;
-        if last.day > day {
-            tracing::warn!(topic = %self.topic, partition, file = %last.path.display(), today = %day, "the partition's newest file is dated after today (clock skew?); appending to it");
-            return Some((last.path.clone(), last.first, last.day));
-        }
-        let today: Vec<&PartitionFile> = files.iter().filter(|f| f.day == day).collect();
-        if today.len() > 1 {
-            tracing::warn!(topic = %self.topic, partition, day = %day, "several files for one day (a rollover race); appending to the one read last");
-        }
-        today.last().map(|f| (f.path.clone(), f.first, f.day))
-    }
-    fn open_file(&self, path: PathBuf, first: u64, day: Day) -> Result<ActiveFile> {
-        let day_end =
-            day.date().and_then(|d| d.succ_opt()).and_then(|d| d.and_hms_opt(0, 0, 0)).map_or(i64::MAX, |t| t.and_utc().timestamp_micros());
-        let mut file = crate::sys::open::open_regular(&path, true)?;
-        terminate_torn_tail(&mut file, &path, self.group_log)?;
-        Ok(ActiveFile {
-            first,
-            day,
-            path: path.into(),
-            file,
-            counted_pos: 0,
-            counted_lines: 0,
-            our_end: None,
-            reader: None,
-            dir_seen: None,
-            precounted: None,
-            guard_from: day_end.saturating_sub(ROLLOVER_GUARD_SECS * 1_000_000),
-            day_end,
-            // Asked at the first write.
-            writes_since_check: LINK_CHECK_WRITES,
-            checked_at: i64::MIN,
-            window: Vec::new(),
-            window_from: 0,
-        })
-    }
-    /// The offset of a delivered message, found by counting the lines before it.
-    /// Counting resumes where the last call stopped, so resolving every send
-    /// only reads what other producers appended in between.
-    ///
-    /// # Errors
-    /// [`Error::Io`]; an error too when the platform gave no byte position.
-    pub(crate) fn resolve_offset(&mut self, d: &Delivery) -> Result<u64> {
-        let Some(pos) = d.byte_pos else {
-            return Err(Error::io(
-                "locate the message in",
-                d.path.to_path_buf(),
-                std::io::Error::other("no position was recorded: open the producer with_offsets(true)"),
-            ));
-        };
-        let reuse = self.active.get_mut(d.partition as usize).and_then(|a| a.as_mut()).filter(|a| a.path == d.path && a.counted_pos <= pos);
-        let (mut counted_pos, mut counted_lines) = reuse.as_ref().map_or((0, 0), |a| (a.counted_pos, a.counted_lines));
-        let mut f = crate::sys::open::open_regular(&d.path, false)?;
-        f.seek(SeekFrom::Start(counted_pos)).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
-        let mut buf = vec![0u8; 1 << 16];
-        // Line ends as readers count them (`format/newline.rs`); the byte before
-        // `pos` ends a line (ours starts there), so a `\r` there is one.
-        let mut ends = LineEndCounter::default();
-        if counted_pos > 0 {
-            let mut b = [0u8; 1];
-            f.seek(SeekFrom::Start(counted_pos - 1)).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
-            f.read_exact(&mut b).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
-            ends.count(&b);
-        }
-        while counted_pos < pos {
-            // Holes of a sparse file hold no newline: skip them, never read gigabytes of zeros.
-            let data = crate::sys::open::next_data(&f, counted_pos).unwrap_or(pos).min(pos);
-            if data > counted_pos {
-                counted_pos = data;
-                f.seek(SeekFrom::Start(counted_pos)).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
-                continue;
-            }
-            f.seek(SeekFrom::Start(counted_pos)).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
-            let want = usize::try_from(pos - counted_pos).unwrap_or(usize::MAX).min(buf.len());
-            let n = f.read(&mut buf[..want]).map_err(|e| Error::io("read", d.path.to_path_buf(), e))?;
-            if n == 0 {
-                break;
-            }
-            counted_lines += ends.count(&buf[..n]);
-            counted_pos += n as u64;
-        }
-        if let Some(a) = self.active.get_mut(d.partition as usize).and_then(|a| a.as_mut()).filter(|a| a.path == d.path) {
-            a.counted_pos = counted_pos;
-            a.counted_lines = counted_lines;
-        }
-        Ok(d.file_first + counted_lines)
-    }
 }
 
 impl Drop for Appender {
@@ -688,63 +454,4 @@ impl Drop for Appender {
             tracing::warn!(topic = %self.topic, error = %e, "the last messages sent could not be checked in the store");
         }
     }
-}
-
-/// Cut the `written` bytes of a short write off the end of `file` again, if
-/// they are still its last bytes (nothing was appended after them): a half
-/// line left there would be read by 0.2.3 (which takes a line without its
-/// newline as a whole one) and kill it, or, in a group log, kill every 0.2.3
-/// member that joins. On a full disk another writer's append fails as ours
-/// did, so the window between the look at the size and the cut (a writer
-/// appending then would lose its bytes) needs space freed in between. `true`
-/// when cut.
-pub(crate) fn take_back(file: &File, path: &Path, written: usize) -> bool {
-    // With O_APPEND the descriptor stands at the end of our write.
-    let Ok(end) = std::io::Seek::stream_position(&mut &*file) else { return false };
-    let Some(start) = end.checked_sub(written as u64) else { return false };
-    if crate::sys::open::file_state(file).size != Some(end) {
-        return false;
-    }
-    // An append-only handle cannot set the length on Windows: a handle that can.
-    let cut = file.set_len(start).or_else(|_| {
-        let f = crate::sys::open::open_regular_to_overwrite(path).map_err(std::io::Error::other)?;
-        if f.metadata()?.len() != end {
-            return Err(std::io::Error::other("the file grew"));
-        }
-        f.set_len(start)
-    });
-    match cut {
-        Ok(()) => {
-            tracing::warn!(file = %path.display(), written, "a short write (a full disk?) was cut off again: nothing of it is left");
-            true
-        }
-        Err(e) => {
-            tracing::warn!(file = %path.display(), written, error = %e, "a short write (a full disk?) could not be cut off; the next write ends its half line");
-            false
-        }
-    }
-}
-
-/// Whether `partition` has a file after `active` in reading order. Listing the
-/// folder is skipped while its modification time shows nothing was added since
-/// the last listing (trusted only on a local file system, and only for a
-/// listing made well after that time).
-fn newer_file_exists(
-    dir: &Path,
-    partition: u32,
-    key: (Day, u64),
-    dir_seen: &mut Option<(std::time::SystemTime, std::time::SystemTime)>,
-    network: bool,
-) -> Result<bool> {
-    let mtime = std::fs::metadata(dir).and_then(|m| m.modified()).ok();
-    if let (false, Some(m), Some((seen, listed_at))) = (network, mtime, *dir_seen) {
-        if m == seen && listed_at.duration_since(m).is_ok_and(|d| d >= DIR_MTIME_SLACK) {
-            return Ok(false);
-        }
-    }
-    let listed_at = std::time::SystemTime::now();
-    // The same order as `pick_existing`'s choice of the newest file.
-    let newer = files::list_partition(dir, partition)?.iter().any(|f| (f.day, f.first) > key);
-    *dir_seen = if newer { None } else { mtime.map(|m| (m, listed_at)) };
-    Ok(newer)
 }

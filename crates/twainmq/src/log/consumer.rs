@@ -10,16 +10,8 @@ use crate::log::dir::LogDir;
 use crate::log::reader::PartitionReader;
 use crate::log::watch::Wake;
 
-/// Where a reader starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StartFrom {
-    /// The first offset (0, or the first still on disk).
-    Start,
-    /// The current end: only messages written from now on.
-    Now,
-    /// A given offset.
-    Offset(u64),
-}
+/// Where a reader starts (beside the cursor; named here too, where callers have long found it).
+pub use crate::log::cursor::StartFrom;
 
 /// Reads several partitions of one topic, rotating between them: each poll
 /// starts with the partition after the one that returned last, as 0.2.3 does.
@@ -32,6 +24,14 @@ pub struct Consumer {
     pending: VecDeque<Message>,
     /// Created on the first blocking wait.
     wake: Option<Wake>,
+}
+
+impl LogDir {
+    /// A consumer of `partitions` of `topic` (a topic or group log; names not checked).
+    pub(crate) fn consumer_of(&self, topic: &str, partitions: &[u32], from: StartFrom) -> Result<Consumer> {
+        let config = self.topic_config(topic)?;
+        Consumer::open(self, topic, &config, partitions, from)
+    }
 }
 
 impl Consumer {

@@ -8,6 +8,17 @@ use crate::error::{Error, Result};
 use crate::format::newline;
 use crate::log::files::PartitionFile;
 
+/// Where a reader starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartFrom {
+    /// The first offset (0, or the first still on disk).
+    Start,
+    /// The current end: only messages written from now on.
+    Now,
+    /// A given offset.
+    Offset(u64),
+}
+
 /// Longest line a reader buffers before declaring it corrupt (lines 0.2.3 can
 /// write are at most 4096 bytes; larger ones are an opt-in extension).
 const MAX_READ_LINE: usize = 1 << 20;

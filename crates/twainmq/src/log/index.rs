@@ -14,11 +14,14 @@ use std::sync::{Arc, Mutex};
 use crate::error::{Error, Result};
 use crate::format::newline::{self, ChunkLines};
 use crate::log::files::LineCount;
-use crate::log::timeindex::Heads;
+use crate::log::heads::Heads;
 use crate::sys::identity::FileIdentity;
 
 /// A mark every this many lines.
-pub const STRIDE: u64 = 1024;
+pub use crate::log::heads::STRIDE;
+
+mod cache;
+use cache::{head_hash, tail_hash, Cache, Cached};
 
 #[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct FileIndex {
@@ -107,57 +110,9 @@ pub struct LineIndex {
     scanned_bytes: Arc<std::sync::atomic::AtomicU64>,
 }
 
-/// Entries read from the cache file, each used (once checked against the file
-/// on disk) the first time its file is counted. The file is read on first use,
-/// so a command that counts nothing does not pay for parsing it.
-#[derive(Debug)]
-struct Cache {
-    path: PathBuf,
-    saved: std::sync::OnceLock<Mutex<HashMap<PathBuf, FileIndex>>>,
-}
-
-impl Cache {
-    fn saved(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, FileIndex>> {
-        self.saved
-            .get_or_init(|| {
-                Mutex::new(
-                    // A regular file only (a FIFO at the cache's path would block the read forever).
-                    crate::sys::open::open_regular(&self.path, false)
-                        .ok()
-                        .and_then(|f| {
-                            let mut bytes = Vec::new();
-                            f.take(1 << 30).read_to_end(&mut bytes).ok().map(|_| bytes)
-                        })
-                        .and_then(|b| serde_json::from_slice::<CacheFile>(&b).ok())
-                        .filter(|c| c.version == CACHE_VERSION)
-                        .map(|c| c.files)
-                        .unwrap_or_default(),
-                )
-            })
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-#[derive(serde::Serialize, serde::Deserialize)]
-struct CacheFile {
-    version: u32,
-    files: HashMap<PathBuf, FileIndex>,
-}
-
 /// FNV-1a, 64 bits: stable across builds (std's hasher is not promised to be).
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
-}
-
-/// FNV-1a of the first `len` bytes of `f` (`len` at most [`HEAD_CHECK`]).
-fn head_hash(f: &mut File, len: u64) -> std::io::Result<u64> {
-    let mut buf = [0u8; 64];
-    debug_assert_eq!(buf.len() as u64, HEAD_CHECK);
-    let buf = buf.get_mut(..usize::try_from(len).map_err(std::io::Error::other)?).ok_or_else(|| std::io::Error::other("head too long"))?;
-    f.seek(SeekFrom::Start(0))?;
-    f.read_exact(buf)?;
-    Ok(fnv1a(buf))
 }
 
 /// Bytes read at a time to count lines.
@@ -193,80 +148,10 @@ pub(crate) fn read_chunk(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize>
     }
 }
 
-/// What the cache file knew of a file.
-enum Cached {
-    /// An entry that still describes the file.
-    Current(FileIndex),
-    /// The same file, shorter than its complete lines then: cut short since.
-    Shrank { lines: u64, bytes: u64 },
-    /// Nothing usable (no entry, or another file, or changed in place).
-    None,
-}
-
-/// Seek marks looked at when a cached entry is taken.
-const MARK_CHECKS: usize = 16;
-
-/// Whether a line starts at each of up to [`MARK_CHECKS`] of `marks` spread
-/// evenly (the byte before the mark ends a line).
-fn marks_hold(f: &mut File, marks: &[u64]) -> bool {
-    let checked: Vec<u64> = if marks.len() <= MARK_CHECKS {
-        marks.to_vec()
-    } else {
-        (0..MARK_CHECKS).map(|i| marks[i * (marks.len() - 1) / (MARK_CHECKS - 1)]).collect()
-    };
-    checked.into_iter().filter(|m| *m > 0).all(|m| {
-        let mut b = [0u8; 1];
-        f.seek(SeekFrom::Start(m - 1)).is_ok() && f.read_exact(&mut b).is_ok() && newline::is_line_end(b[0])
-    })
-}
-
-/// FNV-1a of the bytes of `f` in `[end - TAIL_CHECK, end)`.
-fn tail_hash(f: &mut File, end: u64) -> std::io::Result<u64> {
-    let start = end.saturating_sub(TAIL_CHECK);
-    // end - start <= TAIL_CHECK (64), so the conversion never fails.
-    let mut buf = vec![0u8; usize::try_from(end - start).map_err(std::io::Error::other)?];
-    f.seek(SeekFrom::Start(start))?;
-    f.read_exact(&mut buf)?;
-    Ok(fnv1a(&buf))
-}
-
 impl LineIndex {
-    /// An index kept between runs in `cache_file` (outside the store): entries
-    /// in it are taken once checked against the files (same file, no shorter,
-    /// same bytes before where the entry ends); [`LineIndex::save`] writes it.
-    /// A missing, unreadable or older-format cache file is as good as empty.
-    pub fn with_cache_file(cache_file: PathBuf) -> Self {
-        LineIndex { cache: Some(Arc::new(Cache { path: cache_file, saved: Default::default() })), ..LineIndex::default() }
-    }
-
-    /// Write what the index knows to its cache file (whole, then renamed over
-    /// the old one, so a reader never sees half of it). Does nothing for an
-    /// index without one.
-    ///
-    /// # Errors
-    /// [`Error::Io`] when the cache file cannot be written.
-    pub fn save(&self) -> Result<()> {
-        let Some(cache) = &self.cache else { return Ok(()) };
-        // Entries of files deleted since are dropped, so the cache does not grow
-        // with every topic that ever was.
-        let mut files: HashMap<PathBuf, FileIndex> =
-            cache.saved().iter().filter(|(k, _)| k.exists()).map(|(k, v)| (k.clone(), v.clone())).collect();
-        files.extend(
-            self.files
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .iter()
-                .filter(|(k, e)| e.identity.is_some() && k.exists())
-                .map(|(k, v)| (k.clone(), v.clone())),
-        );
-        let bytes = serde_json::to_vec(&CacheFile { version: CACHE_VERSION, files })
-            .map_err(|e| Error::io("write", &cache.path, std::io::Error::other(e)))?;
-        if let Some(dir) = cache.path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io("create folder", dir, e))?;
-        }
-        let tmp = cache.path.with_extension(format!("tmp-{}", std::process::id()));
-        std::fs::write(&tmp, bytes).map_err(|e| Error::io("write", &tmp, e))?;
-        std::fs::rename(&tmp, &cache.path).map_err(|e| Error::io("write", &cache.path, e))
+    /// Bytes read to count lines so far.
+    pub fn scanned_bytes(&self) -> u64 {
+        self.scanned_bytes.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The files found cut short since this index was made, oldest first.
@@ -282,43 +167,9 @@ impl LineIndex {
         all.push(shrink);
     }
 
-    /// Bytes read to count lines so far.
-    pub fn scanned_bytes(&self) -> u64 {
-        self.scanned_bytes.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
     pub(super) fn with<T>(&self, path: &Path, f: impl FnOnce(&mut FileIndex) -> T) -> T {
         let mut map = self.files.lock().unwrap_or_else(|p| p.into_inner());
         f(map.entry(path.to_path_buf()).or_default())
-    }
-
-    /// The cached entry for `path`, if there is one and it still describes the
-    /// file: same identity, no shorter, not modified unless grown, the same
-    /// bytes at its start and before its end, and a line starting at each of
-    /// up to [`MARK_CHECKS`] of its seek marks spread over the file. A file
-    /// rewritten in place (same inode and birth time, longer, its last bytes
-    /// the same) has its lines elsewhere: a count or a seek through the old
-    /// entry would be wrong, so it is counted afresh.
-    fn cached_entry(&self, path: &Path, f: &mut File, meta: &std::fs::Metadata, identity: Option<FileIdentity>) -> Cached {
-        let Some(saved) = self.cache.as_ref().and_then(|c| c.saved().remove(path)) else { return Cached::None };
-        let len = meta.len();
-        if saved.identity.is_some() && saved.identity == identity && saved.scanned > len {
-            // Counted in an earlier run, the same file is shorter now.
-            return Cached::Shrank { lines: saved.lines, bytes: saved.scanned };
-        }
-        let current = saved.identity.is_some()
-            && saved.identity == identity
-            && saved.scanned <= len
-            && (len > saved.seen_len || meta.modified().ok() == saved.seen_modified)
-            && tail_hash(f, saved.scanned).is_ok_and(|h| h == saved.tail)
-            && saved.head_len > 0
-            && head_hash(f, saved.head_len).is_ok_and(|h| h == saved.head)
-            && marks_hold(f, &saved.marks);
-        if current {
-            Cached::Current(saved)
-        } else {
-            Cached::None
-        }
     }
 
     /// Bring a file's entry up to date and return its line count.

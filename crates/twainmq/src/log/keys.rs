@@ -191,7 +191,7 @@ impl KeyTable {
         if written != entry.len() {
             // A full disk: the part written is cut off again (we hold the lock, so nothing
             // came after it); left, it is a torn record its CRC keeps from being read.
-            let taken_back = crate::log::append::take_back(appender, &self.path, written);
+            let taken_back = crate::log::torn::take_back(appender, &self.path, written);
             return Err(Error::ShortWrite { path: self.path.clone(), written, len: entry.len(), taken_back });
         }
         // Our write began where the file ended under the lock: the id is that byte.

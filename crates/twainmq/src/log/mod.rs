@@ -16,6 +16,7 @@ pub(crate) mod cursor;
 pub(crate) mod dir;
 pub(crate) mod encode;
 pub(crate) mod files;
+pub(crate) mod heads;
 pub(crate) mod index;
 pub(crate) mod keys;
 pub(crate) mod producer;

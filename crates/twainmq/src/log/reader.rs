@@ -12,11 +12,14 @@ use crate::format::line::{Codec, Corrupt};
 use crate::format::message::Message;
 use crate::format::payload::Payload;
 use crate::log::assemble::{Assembler, Unfinished};
-use crate::log::consumer::StartFrom;
-use crate::log::cursor::{Cursor, Next};
+use crate::log::cursor::{Cursor, Next, StartFrom};
 use crate::log::dir::{LogDir, TopicIncarnation};
 use crate::log::files::{self, PartitionFile};
 use crate::log::keys::KeyTable;
+
+mod decode;
+mod late;
+use decode::{decode, PartLine};
 
 /// A directory listing is trusted to be complete only this long after the
 /// directory's modification time (coarse mtime granularity on some file systems).
@@ -71,74 +74,6 @@ fn still_linked(file: &File) -> bool {
     crate::sys::open::file_state(file).linked
 }
 
-/// Decode one line into a message of `partition` (names of typed messages from `types`).
-fn decode(
-    codec: &mut Codec,
-    key_type: KeyType,
-    types: &[(String, u16)],
-    topic: &Arc<str>,
-    partition: u32,
-    offset: u64,
-    line: &[u8],
-) -> std::result::Result<Message, Corrupt> {
-    let rec = codec.decode_line(key_type, line)?;
-    let payload = match rec.payload {
-        Payload::Typed(mut t) => {
-            t.class = types.iter().find(|(_, i)| *i == t.type_id).map(|(n, _)| n.clone());
-            Payload::Typed(t)
-        }
-        p => p,
-    };
-    Ok(Message { topic: topic.clone(), partition, offset, key: rec.key, timestamp: rec.timestamp, payload })
-}
-
-/// The message of a large message's end `line` whose payload, put
-/// together, is `raw` (its key and time are the end line's).
-#[allow(clippy::too_many_arguments)]
-fn decode_assembled(
-    codec: &mut Codec,
-    key_type: KeyType,
-    types: &[(String, u16)],
-    topic: &Arc<str>,
-    partition: u32,
-    offset: u64,
-    line: &[u8],
-    raw: Vec<u8>,
-) -> std::result::Result<Message, Corrupt> {
-    let (key, timestamp, _) = codec.decode_raw(key_type, line)?;
-    let payload = match crate::format::line::decode_payload_owned(raw)? {
-        Payload::Typed(mut t) => {
-            t.class = types.iter().find(|(_, i)| *i == t.type_id).map(|(n, _)| n.clone());
-            Payload::Typed(t)
-        }
-        p => p,
-    };
-    Ok(Message { topic: topic.clone(), partition, offset, key, timestamp, payload })
-}
-
-/// A message of a topic with free keys, its key id (what its line holds)
-/// replaced by its key.
-fn resolve_key(keys: &mut KeyTable, mut m: Message) -> Result<std::result::Result<Message, Corrupt>> {
-    let crate::format::key::Key::Int(id) = m.key else { return Ok(Ok(m)) };
-    Ok(match keys.key_of(id)? {
-        Ok(k) => {
-            m.key = k;
-            Ok(m)
-        }
-        Err(reason) => Err(Corrupt::UnknownKey { id, reason }),
-    })
-}
-
-/// What a line of a topic with large messages is, to the reader.
-enum PartLine {
-    /// Not a part: a message of one line.
-    No,
-    /// A start or middle part, kept; or an end part the scan declined.
-    Kept,
-    /// An end part: its message, whole.
-    Message(Message),
-}
-
 /// What [`PartitionReader::poll_scan`] found.
 pub(crate) enum Scanned {
     /// A message the scan asked to have decoded.
@@ -156,6 +91,14 @@ impl std::fmt::Debug for PartitionReader {
             .field("partition", &self.partition)
             .field("next", &self.next)
             .finish_non_exhaustive()
+    }
+}
+
+impl LogDir {
+    /// A reader of one partition of a topic or group log (names not checked).
+    pub(crate) fn partition_reader(&self, topic: &str, partition: u32, from: StartFrom) -> Result<PartitionReader> {
+        let config = self.topic_config(topic)?;
+        PartitionReader::open(self, topic, &config, partition, from)
     }
 }
 
@@ -509,124 +452,6 @@ impl PartitionReader {
                         return Err(err);
                     }
                     self.linger(old);
-                }
-            }
-        }
-    }
-
-    /// A message of a topic with free keys, its key id (what its line holds)
-    /// replaced by its key; a key the table does not hold makes the line damaged.
-    #[cold]
-    #[inline(never)]
-    fn with_key(&mut self, m: Message, line_no: u64) -> Result<Scanned> {
-        let offset = m.offset;
-        let resolved = match self.keys.as_mut() {
-            Some(keys) => resolve_key(keys, m)?,
-            None => Ok(m),
-        };
-        match resolved {
-            Ok(m) => Ok(Scanned::Message(m)),
-            Err(problem) => match self.cur.as_ref() {
-                Some(cur) => Err(self.corrupt(cur, offset, line_no, problem)),
-                None => Ok(Scanned::End),
-            },
-        }
-    }
-
-    /// The line `buf[s..e]` of the cursor (offset `offset`, line `line_no`) of
-    /// a topic with large messages, if it is a part: a start or middle part is
-    /// kept for later (it is no message, and a consumer never sees its
-    /// offset); an end part is the message, put together from its parts, if
-    /// `pre` takes it (else it is passed over like a declined line).
-    #[cold]
-    #[inline(never)]
-    fn take_part(&mut self, offset: u64, line_no: u64, s: usize, e: usize, pre: &mut dyn FnMut(u64, &[u8]) -> bool) -> Result<PartLine> {
-        let kc = self.key_type.encoded_len();
-        let (Some(cur), Some(mp)) = (self.cur.as_ref(), self.multipart.as_mut()) else { return Ok(PartLine::No) };
-        let line = &cur.buf[s..e];
-        if line.get(kc + crate::format::line::TS_CHARS..).and_then(crate::format::multipart::peek).is_none() {
-            return Ok(PartLine::No);
-        }
-        let part = match self.codec.decode_raw(self.key_type, line) {
-            Ok((_, _, raw)) => crate::format::multipart::parse(raw).map_err(Corrupt::BrokenMessage),
-            Err(c) => Err(c),
-        };
-        let part = match part {
-            Ok(p) => p,
-            Err(problem) => return Err(self.corrupt(cur, offset, line_no, problem)),
-        };
-        if !part.end {
-            let at = crate::format::multipart::PartAt { day: cur.file.day.0, first: cur.file.first, pos: cur.pos_of(s) };
-            mp.note(at, part, offset, &cur.file.path, line_no);
-            return Ok(PartLine::Kept);
-        }
-        if !pre(offset, line) {
-            return Ok(PartLine::Kept);
-        }
-        let decoded = match mp.assemble(part, &line[..kc], &self.files, &mut self.codec, self.key_type)? {
-            Ok(raw) => decode_assembled(&mut self.codec, self.key_type, &self.types, &self.topic, self.partition, offset, line, raw),
-            Err(why) => Err(Corrupt::BrokenMessage(why)),
-        };
-        let decoded = match (decoded, self.keys.as_mut()) {
-            (Ok(m), Some(keys)) => resolve_key(keys, m)?,
-            (d, _) => d,
-        };
-        match decoded {
-            Ok(m) => Ok(PartLine::Message(m)),
-            Err(problem) => match self.cur.as_ref() {
-                Some(cur) => Err(self.corrupt(cur, offset, line_no, problem)),
-                None => Ok(PartLine::No),
-            },
-        }
-    }
-
-    /// Keep watching `old`, the file just left, for late lines while it was
-    /// written to recently (a file of the past is dropped at once).
-    fn linger(&mut self, old: Cursor) {
-        let recent = old.handle.metadata().and_then(|m| m.modified()).ok().and_then(|m| m.elapsed().ok()).is_some_and(|a| a < LATE_LINGER);
-        self.late = recent.then(|| (old, std::time::Instant::now()));
-    }
-
-    /// A late line of the previous file, if one was completed since we left it.
-    fn poll_late(&mut self) -> Result<Option<Message>> {
-        loop {
-            let Some((late, checked)) = self.late.as_mut() else { return Ok(None) };
-            match late.next()? {
-                Next::Line(s, e) => {
-                    let (offset, line_no) = (late.line_offset, late.line_no);
-                    late.line_offset = late.line_offset.saturating_add(1);
-                    late.line_no += 1;
-                    tracing::warn!(topic = %self.topic, partition = self.partition, file = %late.file.path.display(), offset, "a line was appended to a partition file after the next file was started (a 0.2.3 producer with a lagging clock): delivering it with its offset in that file, which the next file also uses");
-                    return match decode(&mut self.codec, self.key_type, &self.types, &self.topic, self.partition, offset, &late.buf[s..e]) {
-                        Ok(m) => Ok(Some(m)),
-                        Err(problem) => {
-                            let late = &self.late.as_ref().map(|l| &l.0);
-                            match late {
-                                Some(l) => Err(self.corrupt(l, offset, line_no, problem)),
-                                None => Ok(None),
-                            }
-                        }
-                    };
-                }
-                Next::Overlong(_) => {
-                    late.line_offset = late.line_offset.saturating_add(1);
-                    late.line_no += 1;
-                }
-                Next::Eof(_) => {
-                    if checked.elapsed() >= LATE_CHECK_EVERY {
-                        *checked = std::time::Instant::now();
-                        let quiet = late
-                            .handle
-                            .metadata()
-                            .ok()
-                            .and_then(|m| m.modified().ok())
-                            .and_then(|m| m.elapsed().ok())
-                            .is_none_or(|a| a >= LATE_LINGER);
-                        if quiet || !still_linked(&late.handle) {
-                            self.late = None;
-                        }
-                    }
-                    return Ok(None);
                 }
             }
         }

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::log::cursor::read_line;
 use crate::log::dir::LogDir;
 use crate::log::files;
-use crate::log::timeindex::line_timestamp;
+use crate::log::heads::line_timestamp;
 
 /// The first offset in a partition whose timestamp is at or after `t`: exact
 /// whatever order the producers' clocks put the timestamps in.
@@ -78,7 +78,7 @@ pub(crate) struct StampCounter {
 impl StampCounter {
     /// The counter over `pfiles`, one partition's files in order (from a listing of the whole
     /// topic folder: a caller counting every partition lists the folder once, not once each);
-    /// `kc` as [`crate::log::timeindex::line_timestamp`] takes it.
+    /// `kc` as [`crate::log::heads::line_timestamp`] takes it.
     ///
     /// # Errors
     /// I/O errors.

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::format::message::Message;
-use crate::log::consumer::StartFrom;
+use crate::log::cursor::StartFrom;
 use crate::log::dir::LogDir;
 use crate::log::reader::PartitionReader;
 use crate::log::watch::Wake;

@@ -215,3 +215,38 @@ pub(crate) fn terminate_torn_tail(file: &mut File, path: &Path, group: bool) -> 
         _ => Ok(()),
     }
 }
+
+/// Cut the `written` bytes of a short write off the end of `file` again, if
+/// they are still its last bytes (nothing was appended after them): a half
+/// line left there would be read by 0.2.3 (which takes a line without its
+/// newline as a whole one) and kill it, or, in a group log, kill every 0.2.3
+/// member that joins. On a full disk another writer's append fails as ours
+/// did, so the window between the look at the size and the cut (a writer
+/// appending then would lose its bytes) needs space freed in between. `true`
+/// when cut.
+pub(crate) fn take_back(file: &File, path: &Path, written: usize) -> bool {
+    // With O_APPEND the descriptor stands at the end of our write.
+    let Ok(end) = std::io::Seek::stream_position(&mut &*file) else { return false };
+    let Some(start) = end.checked_sub(written as u64) else { return false };
+    if crate::sys::open::file_state(file).size != Some(end) {
+        return false;
+    }
+    // An append-only handle cannot set the length on Windows: a handle that can.
+    let cut = file.set_len(start).or_else(|_| {
+        let f = crate::sys::open::open_regular_to_overwrite(path).map_err(std::io::Error::other)?;
+        if f.metadata()?.len() != end {
+            return Err(std::io::Error::other("the file grew"));
+        }
+        f.set_len(start)
+    });
+    match cut {
+        Ok(()) => {
+            tracing::warn!(file = %path.display(), written, "a short write (a full disk?) was cut off again: nothing of it is left");
+            true
+        }
+        Err(e) => {
+            tracing::warn!(file = %path.display(), written, error = %e, "a short write (a full disk?) could not be cut off; the next write ends its half line");
+            false
+        }
+    }
+}

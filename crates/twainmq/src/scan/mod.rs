@@ -7,6 +7,7 @@
 //! line's head, before its payload is inflated.
 
 mod find;
+mod hits;
 mod matcher;
 mod settle;
 
@@ -21,8 +22,9 @@ pub fn in_background() -> bool {
     crate::sys::priority::lower_this_thread()
 }
 
-pub(crate) use find::Head;
-pub use find::{count, find, find_streaming, read_hits, HitRef, Hits};
+pub use find::{count, find, find_streaming, read_hits};
+pub(crate) use hits::Head;
+pub use hits::{HitRef, Hits};
 use matcher::Matcher;
 
 use crate::error::Result;

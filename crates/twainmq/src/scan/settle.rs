@@ -4,7 +4,7 @@
 
 use std::sync::Mutex;
 
-use super::find::{merge, HitRef, PartHits, Task, TaskHits};
+use super::hits::{merge, HitRef, PartHits, Task, TaskHits};
 use crate::error::Result;
 use crate::store::Store;
 

@@ -7,7 +7,7 @@ use super::Store;
 use crate::error::Result;
 use crate::format::name;
 use crate::group::{self, GroupDescription, GroupLog, GroupMember, GroupOptions, LagHistory, ResetPlan, ResetTo};
-use crate::log::consumer::StartFrom;
+use crate::log::cursor::StartFrom;
 
 impl Store {
     /// Read a group's whole log (folded incrementally: the store keeps each

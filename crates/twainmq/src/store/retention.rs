@@ -396,6 +396,6 @@ fn day_is_older(day: &str, today: Day, days: u64) -> bool {
 /// The timestamp of the message before offset `end` (a file's last), if readable.
 fn last_stamp(store: &Store, topic: &str, partition: u32, end: u64) -> Option<f64> {
     let at = end.checked_sub(1)?;
-    let mut r = store.partition_reader(topic, partition, crate::log::consumer::StartFrom::Offset(at)).ok()?;
+    let mut r = store.partition_reader(topic, partition, crate::log::cursor::StartFrom::Offset(at)).ok()?;
     r.poll().ok().flatten().filter(|m| m.offset == at).map(|m| m.timestamp)
 }

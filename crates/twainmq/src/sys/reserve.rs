@@ -8,7 +8,7 @@ use std::fs::File;
 /// XFS and btrfs have it. Elsewhere, and on file systems without it (ntfs-3g
 /// and other FUSE file systems, network shares), the write alone decides, and
 /// a write that lands in part is cut off again by the appender while nothing
-/// follows it (`log/append.rs`, `take_back`).
+/// follows it (`log/torn.rs`, `take_back`).
 pub(crate) fn reserve(file: &File, end: Option<u64>, len: usize) -> std::io::Result<()> {
     super::imp::reserve(file, end, len)
 }

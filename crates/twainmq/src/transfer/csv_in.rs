@@ -10,8 +10,8 @@
 use std::io::{BufRead, Read};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::import::{ImportFormat, PayloadColumn, Run};
 use super::records::{self, Record};
+use super::run::{ImportFormat, PayloadColumn, Run};
 use super::Progress;
 use crate::error::{Error, Result, TransferError};
 use crate::format::config::TopicConfig;
@@ -29,7 +29,7 @@ pub(super) fn read_csv(
     let mut reader = csv::ReaderBuilder::new().has_headers(true).flexible(true).from_reader(Guard::new(
         input,
         cancel,
-        MAX_RECORD.max(super::import::max_input_line(config) as u64),
+        MAX_RECORD.max(super::run::max_input_line(config) as u64),
     ));
     let headers = reader.byte_headers().map_err(|e| csv_error(&e))?.clone();
     reader.get_mut().record_done();

@@ -1,7 +1,7 @@
 //! Export: a selection written out as JSONL or CSV, or into a new store.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
 use super::{read_selection, Progress, Selection};
@@ -233,13 +233,30 @@ fn refuse_store_inside_a_store(store: &Store, root: &Path) -> Result<()> {
             store.root().display()
         )));
     }
-    if let Some(other) = root.parent().filter(|p| !p.as_os_str().is_empty()).and_then(super::output::store_holding) {
+    if let Some(other) = root.parent().filter(|p| !p.as_os_str().is_empty()).and_then(store_holding) {
         return Err(bad(format!(
             "it is inside {}, a TwainMQ store (it holds .twc files): a store there would be taken for that store's topics and files. Export to a folder outside any store, or to a store's own folder",
             other.display()
         )));
     }
     Ok(())
+}
+
+/// Whether some folder from `path` up holds a `*.twc` (a store's root).
+pub(super) fn store_holding(path: &Path) -> Option<PathBuf> {
+    let mut existing = path;
+    while std::fs::symlink_metadata(existing).is_err() {
+        existing = existing.parent().filter(|p| !p.as_os_str().is_empty())?;
+    }
+    let real = std::fs::canonicalize(existing).ok()?;
+    real.ancestors()
+        .filter(|a| a.is_dir())
+        .find(|a| {
+            std::fs::read_dir(a).is_ok_and(|entries| {
+                entries.flatten().any(|e| e.file_name().to_str().is_some_and(|n| n.ends_with(".twc")) && e.path().is_file())
+            })
+        })
+        .map(Path::to_path_buf)
 }
 
 #[cfg(test)]

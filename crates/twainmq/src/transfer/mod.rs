@@ -17,6 +17,7 @@ mod import;
 mod input;
 mod output;
 mod records;
+mod run;
 mod send;
 
 use std::cmp::Reverse;
@@ -26,14 +27,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub use copy::{copy, CopyOptions, CopyReport};
 pub use csv_in::csv_columns;
 pub use export::{export, export_to_store, ExportFormat, ExportReport};
-pub use import::{import, ImportFormat, ImportOptions, ImportReport, PayloadColumn, Resume, SkippedLine};
+pub use import::import;
 pub use input::open_input;
 pub use output::export_file;
 pub use records::{csv_header, message_csv_row, Record};
+pub use run::{ImportFormat, ImportOptions, ImportReport, PayloadColumn, Resume, SkippedLine};
 
 use crate::error::Result;
 use crate::format::message::Message;
-use crate::log::consumer::StartFrom;
+use crate::log::cursor::StartFrom;
 use crate::log::reader::PartitionReader;
 use crate::scan::{self, Finish, Head, HitRef, Query};
 use crate::store::Store;

@@ -98,23 +98,6 @@ struct Output {
     target_was: Option<FileIdentity>,
 }
 
-/// Whether some folder from `path` up holds a `*.twc` (a store's root).
-pub(super) fn store_holding(path: &Path) -> Option<PathBuf> {
-    let mut existing = path;
-    while std::fs::symlink_metadata(existing).is_err() {
-        existing = existing.parent().filter(|p| !p.as_os_str().is_empty())?;
-    }
-    let real = std::fs::canonicalize(existing).ok()?;
-    real.ancestors()
-        .filter(|a| a.is_dir())
-        .find(|a| {
-            std::fs::read_dir(a).is_ok_and(|entries| {
-                entries.flatten().any(|e| e.file_name().to_str().is_some_and(|n| n.ends_with(".twc")) && e.path().is_file())
-            })
-        })
-        .map(Path::to_path_buf)
-}
-
 /// The writer for `path`; `None` when cancelled while waiting for a FIFO's reader.
 fn open_output(store: &Store, path: &Path, cancel: &AtomicBool) -> Result<Option<Output>> {
     let bad = |problem: String| Error::from(TransferError::BadTarget { path: path.to_path_buf(), problem });
@@ -131,7 +114,7 @@ fn open_output(store: &Store, path: &Path, cancel: &AtomicBool) -> Result<Option
             store.root().display()
         )));
     }
-    if let Some(other) = store_holding(path) {
+    if let Some(other) = super::export::store_holding(path) {
         return Err(bad(format!(
             "it is inside {}, a TwainMQ store (it holds .twc files): an export there could replace or be taken for that store's files. Write it outside the store's folder",
             other.display()

@@ -1,5 +1,4 @@
-//! The hidden commands that tests and `make run` use (`assign-stdin`,
-//! `seed-demo`); `bench-follow` is with the bench in `bench.rs`.
+//! The commands that tests and `make run` use (`assign-stdin`, `seed-demo`).
 
 use std::io::{self, BufRead, Write};
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! `twainmq bench-large` (hidden, for `make bench`): large messages (the
+//! `twainmq-dev bench-large` (for `make bench`): large messages (the
 //! format's next version) of one size, one step a process (produce, the
 //! floor, consume, clean) so each step's peak memory is its own; one JSON line
 //! a step. The floor writes the very bytes the produce step wrote, each

@@ -1,4 +1,4 @@
-//! `twainmq bench-transfer` (hidden, for `make bench`): one step a process
+//! `twainmq-dev bench-transfer` (for `make bench`): one step a process
 //! (fill a topic, export it to JSONL, import that file, copy the topic), so
 //! each step's peak memory is its own; one JSON line a step.
 

@@ -1,4 +1,4 @@
-//! `twainmq bench-search` (hidden, for `make bench`): search speed on a topic
+//! `twainmq-dev bench-search` (for `make bench`): search speed on a topic
 //! of 100-byte JSON messages, beside a single-threaded `consume --json` of the
 //! same topic in the same run, and the timeline's first page and time jumps.
 
