@@ -15,7 +15,20 @@ use std::path::Path;
 const COMMANDS: &[(&str, &[&str])] = &[
     ("store", &["open_store", "create_store", "pick_folder", "recent_stores", "open_demo_store", "store_info", "close_store"]),
     ("topics", &["describe_topic", "create_topic", "topic_groups", "delete_topic"]),
-    ("messages", &["raw_line", "raw_lines", "read_page", "offset_at_time", "timeline_before", "timeline_after", "produce"]),
+    (
+        "messages",
+        &[
+            "raw_line",
+            "raw_lines",
+            "read_page",
+            "offset_at_time",
+            "timeline_before",
+            "timeline_after",
+            "produce",
+            "message_payload",
+            "save_payload",
+        ],
+    ),
     ("search", &["search", "cancel_search", "drop_search", "search_rows", "check_filter", "topic_fields"]),
     (
         "groups",
