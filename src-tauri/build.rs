@@ -29,7 +29,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
             "save_payload",
         ],
     ),
-    ("search", &["search", "cancel_search", "drop_search", "search_rows", "check_filter", "topic_fields"]),
+    ("search", &["search", "cancel_search", "drop_search", "search_rows", "check_filter", "topic_fields", "missing_fields"]),
     (
         "groups",
         &[

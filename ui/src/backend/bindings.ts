@@ -64,6 +64,11 @@ export const commands = {
 	checkFilter: (expr: string) => typedError<FilterCheck, ErrorDto>(__TAURI_INVOKE("check_filter", { expr })),
 	/**  The JSON field paths seen in a topic's newest messages, for completion. */
 	topicFields: (topic: string) => typedError<string[], ErrorDto>(__TAURI_INVOKE("topic_fields", { topic })),
+	/**
+	 *  The `value` fields a search's filter reads that none of the messages it looked at has, with
+	 *  near names: why a filter found nothing. Stops when a newer search replaces this one.
+	 */
+	missingFields: (id: SearchId) => typedError<MissingField[], ErrorDto>(__TAURI_INVOKE("missing_fields", { id })),
 	describeGroup: (group: string, topic: string | null) => typedError<GroupDetail, ErrorDto>(__TAURI_INVOKE("describe_group", { group, topic })),
 	/**  Reset a group's offsets; with `dry_run` only computes the before/after table. */
 	resetGroup: (group: string, request: ResetRequest) => typedError<ResetPlanDto, ErrorDto>(__TAURI_INVOKE("reset_group", { group, request })),
@@ -659,6 +664,17 @@ export type MessageRow = {
 	 *  [`ROW_WHOLE_BYTES`]. Its whole is read with `message_payload` or saved.
 	 */
 	truncated: boolean,
+};
+
+/**
+ *  A `value` field a filter reads that no message the search looked at has (a typo, or a
+ *  field of other messages), and the fields of the topic's newest messages that are near it.
+ */
+export type MissingField = {
+	/**  As the filter names it: `value.contry`. */
+	field: string,
+	/**  Field paths seen in the newest messages, nearest first (`value.country`). */
+	near: string[],
 };
 
 /**
