@@ -143,7 +143,7 @@ pub fn read_page(store: &Store, topic: &str, partition: u32, from: Offset, limit
     // The offsets the page covers: a large message's parts take an offset each, so a page of
     // `limit` offsets may hold far fewer messages (and each is read whole: never more than needed).
     let first = reader.position();
-    let bound = first.saturating_add(limit as u64);
+    let mut bound = first.saturating_add(limit as u64);
     let mut rows = Vec::with_capacity(limit);
     let mut unseen = first;
     while unseen < bound {
@@ -153,6 +153,17 @@ pub fn read_page(store: &Store, topic: &str, partition: u32, from: Offset, limit
             Err(e) => Row::Damaged(DamagedRow::of(&e).ok_or(e)?),
         };
         let at = row.offset();
+        if rows.is_empty() && at > unseen {
+            // Offsets skipped before the page's first row are a large message's earlier parts,
+            // or gone (before the partition's first file, after retention or a purge): those
+            // have no row. Only a page that starts in such a gap pays for the listing.
+            let start = store.describe_topic(topic)?.partition_details.get(partition as usize).map_or(0, |p| p.start);
+            if start > unseen {
+                // The page starts at the partition's first line, and covers `limit` offsets from there.
+                unseen = start.min(at);
+                bound = unseen.saturating_add(limit as u64);
+            }
+        }
         let next_message = matches!(row, Row::Message(_)).then_some(Offset(at));
         rows.extend((unseen..at.min(bound)).map(|o| Row::Part(PartRow { partition, offset: Offset(o), next_message })));
         if at >= bound {

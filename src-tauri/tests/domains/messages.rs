@@ -339,3 +339,21 @@ fn a_row_of_a_long_compressible_payload_is_a_preview() {
     let Row::Message(m) = &short.rows[0] else { panic!("message") };
     assert!(!m.truncated);
 }
+
+#[test]
+fn a_page_asked_from_before_a_partitions_first_file_starts_at_its_first_line() {
+    // Retention took sensors P1's first file: its offsets are gone, not parts of a large
+    // message, and get no row.
+    let (d, store) = fixture();
+    let first = std::fs::read_dir(d.path().join("sensors"))
+        .expect("dir")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("1-") && n.to_string_lossy().ends_with("_0.tmf")))
+        .expect("P1's first file");
+    std::fs::remove_file(&first).expect("rm");
+    let start = store.describe_topic("sensors").expect("describe").partition_details[1].start;
+    assert!(start > 0);
+    let page = messages::read_page(&store, "sensors", 1, at(0), 5).expect("page");
+    assert!(matches!(page.rows.first(), Some(Row::Message(m)) if m.offset == at(start)), "{:?}", page.rows.first());
+    assert!(page.rows.iter().all(|r| !matches!(r, Row::Part(_))), "{:?}", page.rows);
+}
