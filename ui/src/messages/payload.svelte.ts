@@ -12,6 +12,8 @@ export type Whole = {
   data: string;
   /** Bytes read so far, and the whole payload's. */
   read: number;
+  /** Bytes of the payload `data` holds (the rest is read, not yet drawn). */
+  shown: number;
   size: number;
   loading: boolean;
   error: string;
@@ -20,6 +22,8 @@ export type Whole = {
 export class PayloadReader {
   whole = $state<Whole | null>(null);
   private seq = 0;
+  /** The slices read so far (joined when the last comes). */
+  private pieces: string[] = [];
 
   constructor(
     private readonly topic: string,
@@ -58,13 +62,20 @@ export class PayloadReader {
     const r = await backend.messagePayload(this.topic, this.row.partition, this.row.offset, this.incarnation, String(from), len);
     if (seq !== this.seq) return false;
     if (r.status === 'error') {
-      this.whole = { ...(w ?? { kind: this.row.kind, data: '', read: 0, size: this.row.size }), loading: false, error: r.error.message };
+      this.whole = { ...(w ?? { kind: this.row.kind, data: '', read: 0, shown: 0, size: this.row.size }), loading: false, error: r.error.message };
       return false;
     }
     const s = r.data;
     const piece = s.kind === 'bytes' ? (s.hex ?? '') : (s.text ?? '');
-    const base = from === 0 ? '' : (w?.data ?? '');
-    this.whole = { kind: s.kind, data: base + piece, read: Number(s.next), size: Number(s.size), loading: false, error: '' };
+    if (from === 0) this.pieces = [];
+    this.pieces.push(piece);
+    const read = Number(s.next);
+    const size = Number(s.size);
+    // The pane draws the text once it is whole (or the first slice): never a growing 10 MB
+    // text laid out again at every slice.
+    const data = from === 0 || read >= size ? this.pieces.join('') : (w?.data ?? '');
+    const shown = from === 0 || read >= size ? read : (w?.shown ?? 0);
+    this.whole = { kind: s.kind, data, read, shown, size, loading: read < size && from !== 0, error: '' };
     return true;
   }
 }
