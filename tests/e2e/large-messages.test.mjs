@@ -128,3 +128,39 @@ test('New Topic offers key kinds and large messages; Produce takes keys as text,
   await (await byId(browser, 'create-topic-next-format')).waitForDisplayed({ timeout: 5000 });
   await shotsBothThemes(browser, 'large-create-topic');
 });
+
+test('a filter on a field no message has says so and names the near one; a text search marks its matches', async () => {
+  // The New Topic dialog of the test before: closed.
+  await browser.keys('Escape');
+  await until(browser, async () => !(await (await byId(browser, 'create-topic-dialog')).isExisting()), 'the dialog closed');
+  await (await byId(browser, 'tab-messages')).click();
+  await setValue(await byId(browser, 'search-input'), 'value.usr == "ada"');
+  await (await byId(browser, 'search-go')).click();
+  const said = await until(
+    browser,
+    async () => {
+      const el = await byId(browser, 'search-missing-field');
+      return (await el.isExisting()) && (await el.getText());
+    },
+    'the missing field',
+    15000,
+    async () => (await byId(browser, 'messages-empty')).getText(),
+  );
+  assert.match(said, /No message searched has the field value\.usr; did you mean value\.user\?/);
+  assert.doesNotMatch(await (await byId(browser, 'messages-empty')).getText(), /match case/);
+  await shotsBothThemes(browser, 'large-missing-field');
+  await setValue(await byId(browser, 'search-input'), 'ada');
+  await (await byId(browser, 'search-go')).click();
+  const marks = await until(
+    browser,
+    async () => {
+      const m = await browser.execute(() => [...document.querySelectorAll('[data-testid="search-mark"]')].map((x) => x.textContent));
+      return m.length > 0 && m;
+    },
+    'marked matches',
+    15000,
+  );
+  assert.ok(marks.every((m) => m.toLowerCase() === 'ada'), JSON.stringify(marks));
+  assert.match(await (await byId(browser, 'row-range')).getText(), /^1–1 of 1 hit$/);
+  await shotsBothThemes(browser, 'large-search-marks');
+});
