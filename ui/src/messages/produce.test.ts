@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render } from '@testing-library/svelte';
 import ProduceTab from './ProduceTab.svelte';
 import { describe_, mock, until } from '../../tests/helpers';
+import { app } from '../app/app.svelte';
 
 vi.mock('../backend', async () => (await import('../backend/mock')).mockModule());
 beforeEach(() => {
@@ -102,5 +103,18 @@ describe('produce', () => {
     const detail = await describe_('orders');
     const { queryByTestId } = render(ProduceTab, { topic: 'orders', detail, tz: 'utc' });
     expect(queryByTestId('produce-key-as-hex')).toBeNull();
+  });
+
+  it('fills the form from a message with no key or a bytes key as such (Re-produce), not as the empty text', async () => {
+    const detail = await describe_('blobs');
+    app.produceDraft = { topic: 'blobs', key: '', keyAs: 'none', kind: 'text', body: 'a message without a key', class: null };
+    const none = render(ProduceTab, { topic: 'blobs', detail, tz: 'utc' });
+    await until(() => none.getByTestId('produce-key-as-none').getAttribute('aria-checked') === 'true', 'no key');
+    expect((none.getByTestId('produce-key') as HTMLInputElement).disabled).toBe(true);
+    cleanup();
+    app.produceDraft = { topic: 'blobs', key: 'deadbeef', keyAs: 'hex', kind: 'hex', body: '00', class: null };
+    const hex = render(ProduceTab, { topic: 'blobs', detail, tz: 'utc' });
+    await until(() => hex.getByTestId('produce-key-as-hex').getAttribute('aria-checked') === 'true', 'hex key');
+    expect((hex.getByTestId('produce-key') as HTMLInputElement).value).toBe('deadbeef');
   });
 });
