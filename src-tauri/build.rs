@@ -28,8 +28,21 @@ const COMMANDS: &[(&str, &[&str])] = &[
         ],
     ),
     ("topics", &["describe_topic", "create_topic", "topic_groups", "delete_topic"]),
-    ("messages", &["raw_line", "raw_lines", "read_page", "offset_at_time", "timeline_before", "timeline_after", "produce"]),
-    ("search", &["search", "cancel_search", "drop_search", "search_rows", "check_filter", "topic_fields"]),
+    (
+        "messages",
+        &[
+            "raw_line",
+            "raw_lines",
+            "read_page",
+            "offset_at_time",
+            "timeline_before",
+            "timeline_after",
+            "produce",
+            "message_payload",
+            "save_payload",
+        ],
+    ),
+    ("search", &["search", "cancel_search", "drop_search", "search_rows", "check_filter", "topic_fields", "missing_fields"]),
     (
         "groups",
         &[

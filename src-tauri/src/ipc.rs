@@ -9,9 +9,11 @@ use tauri_specta::{collect_events, Builder, Commands};
 use twainmq::KeyType;
 
 use crate::engine::{
-    DEFAULT_KEY_TYPE, DEFAULT_PARTITIONS, GROUP_PREFIX, MAX_CHAR_WIDTH, MAX_GROUP_NAME, MAX_LINE_BYTES, MAX_PARTITIONS, MAX_TOPIC_NAME,
+    DEFAULT_KEY_TYPE, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_PARTITIONS, GROUP_PREFIX, MAX_CHAR_WIDTH, MAX_FREE_KEY_BYTES, MAX_GROUP_NAME,
+    MAX_LINE_BYTES, MAX_MESSAGE_BYTES_LIMIT, MAX_PARTITIONS, MAX_TOPIC_NAME,
 };
 use crate::messages::service::MAX_PAGE;
+use crate::messages::wire::{MAX_PAYLOAD_SLICE, PAYLOAD_PREVIEW_BYTES, ROW_WHOLE_BYTES};
 use crate::shell::wire::{accelerators, MenuAction};
 use crate::store::wire::{StoreChanged, StorePresence};
 use crate::transfer::wire::{RetentionApplied, RetentionDue};
@@ -49,6 +51,13 @@ pub fn limits() -> Vec<(&'static str, serde_json::Value)> {
         ("MAX_LINE_BYTES", MAX_LINE_BYTES.into()),
         ("KEY_INT_MAX", serde_json::to_value(key_int_max).unwrap_or_default()),
         ("MAX_PAGE", MAX_PAGE.into()),
+        // The format's next version: free keys, large messages (New Topic, Produce, the detail pane).
+        ("MAX_FREE_KEY_BYTES", MAX_FREE_KEY_BYTES.into()),
+        ("DEFAULT_MAX_MESSAGE_BYTES", DEFAULT_MAX_MESSAGE_BYTES.into()),
+        ("MAX_MESSAGE_BYTES_LIMIT", MAX_MESSAGE_BYTES_LIMIT.into()),
+        ("ROW_WHOLE_BYTES", ROW_WHOLE_BYTES.into()),
+        ("MAX_PAYLOAD_SLICE", MAX_PAYLOAD_SLICE.into()),
+        ("PAYLOAD_PREVIEW_BYTES", PAYLOAD_PREVIEW_BYTES.into()),
         // New Topic's defaults: 0.2.3's create_topic and the CLI's `topics create`.
         ("DEFAULT_KEY_TYPE", DEFAULT_KEY_TYPE.into()),
         ("DEFAULT_PARTITIONS", DEFAULT_PARTITIONS.into()),

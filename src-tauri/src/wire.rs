@@ -241,6 +241,10 @@ pub enum ErrorCode {
     // The app's.
     InvalidOffset,
     InvalidHex,
+    /// Text that must be UTF-8 and is not (a file sent as a text message).
+    InvalidText,
+    /// No message at the offset asked for (a part of a large message, a damaged line, gone since).
+    NoMessage,
     MissingClass,
     InvalidJson,
     InvalidReset,

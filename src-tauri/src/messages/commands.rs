@@ -1,9 +1,11 @@
 //! The messages' commands: each a few lines over [`super::service::Messages`].
 
-use super::wire::{MessageRef, Page, ProducePayload, Produced, RawLine, TimelineAnchor, TimelinePageDto};
+use super::wire::{
+    KeyInput, MessageRef, Page, PayloadSlice, ProducePayload, Produced, RawLine, SavedPayload, TimelineAnchor, TimelinePageDto,
+};
 use crate::ipc::blocking;
 use crate::session::Session;
-use crate::wire::{ErrorDto, KeyText, Offset};
+use crate::wire::{Bytes, ErrorDto, Incarnation, Offset};
 
 /// The raw line at an offset, with its file and line number.
 #[tauri::command]
@@ -65,7 +67,40 @@ pub async fn timeline_after(
 
 #[tauri::command]
 #[specta::specta]
-pub async fn produce(state: Session, topic: String, key: KeyText, payload: ProducePayload) -> Result<Produced, ErrorDto> {
+pub async fn produce(state: Session, topic: String, key: KeyInput, payload: ProducePayload) -> Result<Produced, ErrorDto> {
     let source = state.source()?;
     blocking(move || source.produce(&topic, &key, &payload)).await
+}
+
+/// Bytes `from..from + len` of the payload of the message at an offset (of the topic's
+/// incarnation `incarnation`, the one its row came from): a payload of any size, a slice at a time.
+#[tauri::command]
+#[specta::specta]
+#[allow(clippy::too_many_arguments)]
+pub async fn message_payload(
+    state: Session,
+    topic: String,
+    partition: u32,
+    offset: Offset,
+    incarnation: Option<Incarnation>,
+    from: Bytes,
+    len: u32,
+) -> Result<PayloadSlice, ErrorDto> {
+    let source = state.source()?;
+    blocking(move || source.message_payload(&topic, partition, offset, incarnation.as_ref(), from, len)).await
+}
+
+/// Save the payload of the message at an offset to the file `path` (its own bytes), whole or not at all.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_payload(
+    state: Session,
+    topic: String,
+    partition: u32,
+    offset: Offset,
+    incarnation: Option<Incarnation>,
+    path: String,
+) -> Result<SavedPayload, ErrorDto> {
+    let source = state.source()?;
+    blocking(move || source.save_payload(&topic, partition, offset, incarnation.as_ref(), &path)).await
 }

@@ -6,12 +6,18 @@
 //! [`Messages`] is what a source of messages answers; a store folder
 //! ([`Store`]) is today's only one (see `crate::source`).
 
-use twainmq::scan;
-use twainmq::{Outgoing, StartFrom, Store, TimelineStart};
+use std::io::Read;
+use std::sync::atomic::AtomicBool;
 
-use super::wire::{DamagedRow, MessageRef, MessageRow, Page, ProducePayload, Produced, RawLine, Row, TimelineAnchor, TimelinePageDto};
+use twainmq::scan;
+use twainmq::{Key, Message, Payload, StartFrom, Store, TimelineStart};
+
+use super::wire::{
+    DamagedRow, KeyInput, MessageRef, MessageRow, Page, PartRow, PayloadSlice, ProduceKind, ProducePayload, Produced, RawLine, Row,
+    SavedPayload, TimelineAnchor, TimelinePageDto,
+};
 use crate::topics::service::{self as topics, topic_incarnation, topic_incarnation_checked};
-use crate::wire::{Count, ErrorDto, Incarnation, KeyText, Offset};
+use crate::wire::{Bytes as WireBytes, Count, ErrorCode, ErrorDto, Incarnation, Offset};
 
 /// Longest page a caller may ask for.
 pub const MAX_PAGE: u32 = 2000;
@@ -43,7 +49,26 @@ pub trait Messages {
         limit: u32,
     ) -> Result<TimelinePageDto, ErrorDto>;
     /// Send one message; where it landed.
-    fn produce(&self, topic: &str, key: &KeyText, payload: &ProducePayload) -> Result<Produced, ErrorDto>;
+    fn produce(&self, topic: &str, key: &KeyInput, payload: &ProducePayload) -> Result<Produced, ErrorDto>;
+    /// A slice of the payload of the message at an offset (a payload of any size, a slice at a time).
+    fn message_payload(
+        &self,
+        topic: &str,
+        partition: u32,
+        offset: Offset,
+        incarnation: Option<&Incarnation>,
+        from: WireBytes,
+        len: u32,
+    ) -> Result<PayloadSlice, ErrorDto>;
+    /// Save the payload of the message at an offset to a file, whole or not at all.
+    fn save_payload(
+        &self,
+        topic: &str,
+        partition: u32,
+        offset: Offset,
+        incarnation: Option<&Incarnation>,
+        path: &str,
+    ) -> Result<SavedPayload, ErrorDto>;
 }
 
 impl Messages for Store {
@@ -77,12 +102,35 @@ impl Messages for Store {
     ) -> Result<TimelinePageDto, ErrorDto> {
         timeline_after(self, topic, partitions, start, limit)
     }
-    fn produce(&self, topic: &str, key: &KeyText, payload: &ProducePayload) -> Result<Produced, ErrorDto> {
+    fn produce(&self, topic: &str, key: &KeyInput, payload: &ProducePayload) -> Result<Produced, ErrorDto> {
         produce(self, topic, key, payload)
+    }
+    fn message_payload(
+        &self,
+        topic: &str,
+        partition: u32,
+        offset: Offset,
+        incarnation: Option<&Incarnation>,
+        from: WireBytes,
+        len: u32,
+    ) -> Result<PayloadSlice, ErrorDto> {
+        message_payload(self, topic, partition, offset, incarnation, from, len)
+    }
+    fn save_payload(
+        &self,
+        topic: &str,
+        partition: u32,
+        offset: Offset,
+        incarnation: Option<&Incarnation>,
+        path: &str,
+    ) -> Result<SavedPayload, ErrorDto> {
+        save_payload(self, topic, partition, offset, incarnation, path)
     }
 }
 
-/// Up to `limit` rows of `partition` from offset `from`: messages, and damaged lines in place.
+/// The rows of `partition`'s offsets `from..from + limit` (at most [`MAX_PAGE`]): messages,
+/// damaged lines in place, and the lines of large messages' parts (a large message is shown
+/// at its last part's offset), so every offset read has its row.
 ///
 /// The page carries the topic's incarnation; a page read while the topic was
 /// deleted or made again (the incarnation changed meanwhile) could mix the old
@@ -92,18 +140,122 @@ pub fn read_page(store: &Store, topic: &str, partition: u32, from: Offset, limit
     let incarnation = topic_incarnation_checked(store, topic)?;
     let end = store.end_offsets(topic)?.get(partition as usize).copied().unwrap_or(0);
     let mut reader = store.partition_reader(topic, partition, StartFrom::Offset(from.get()))?;
+    // The offsets the page covers: a large message's parts take an offset each, so a page of
+    // `limit` offsets may hold far fewer messages (and each is read whole: never more than needed).
+    let first = reader.position();
+    let mut bound = first.saturating_add(limit as u64);
     let mut rows = Vec::with_capacity(limit);
-    while rows.len() < limit {
-        match reader.poll() {
-            Ok(Some(m)) => rows.push(Row::Message(MessageRow::from(&m))),
+    let mut unseen = first;
+    while unseen < bound {
+        let row = match reader.poll() {
+            Ok(Some(m)) => Row::Message(MessageRow::from(&m)),
             Ok(None) => break,
-            Err(e) => rows.push(Row::Damaged(DamagedRow::of(&e).ok_or(e)?)),
+            Err(e) => Row::Damaged(DamagedRow::of(&e).ok_or(e)?),
+        };
+        let at = row.offset();
+        if rows.is_empty() && at > unseen {
+            // Offsets skipped before the page's first row are a large message's earlier parts,
+            // or gone (before the partition's first file, after retention or a purge): those
+            // have no row. Only a page that starts in such a gap pays for the listing.
+            let start = store.describe_topic(topic)?.partition_details.get(partition as usize).map_or(0, |p| p.start);
+            if start > unseen {
+                // The page starts at the partition's first line, and covers `limit` offsets from there.
+                unseen = start.min(at);
+                bound = unseen.saturating_add(limit as u64);
+            }
         }
+        let next_message = matches!(row, Row::Message(_)).then_some(Offset(at));
+        rows.extend((unseen..at.min(bound)).map(|o| Row::Part(PartRow { partition, offset: Offset(o), next_message })));
+        if at >= bound {
+            // A large message ending past the page: the row of a later page.
+            unseen = bound;
+            break;
+        }
+        rows.push(row);
+        unseen = unseen.max(at + 1);
+    }
+    // Lines read past at the end: parts of a message not ended (being written, or torn by a crash).
+    let read = reader.position().min(bound);
+    if read > unseen {
+        rows.extend((unseen..read).map(|o| Row::Part(PartRow { partition, offset: Offset(o), next_message: None })));
+        unseen = read;
     }
     if topic_incarnation(store, topic) != incarnation {
         return Err(topics::replaced(topic));
     }
-    Ok(Page { partition, rows, next: reader.position().into(), end: end.into(), incarnation })
+    Ok(Page { partition, rows, next: unseen.into(), end: end.into(), incarnation })
+}
+
+/// The message at `offset` of `partition`, of the topic's incarnation `incarnation` (the one
+/// its row was read from: a message of a topic made again since is not that row's).
+fn message_at(store: &Store, topic: &str, partition: u32, offset: Offset, incarnation: Option<&Incarnation>) -> Result<Message, ErrorDto> {
+    let now = topic_incarnation_checked(store, topic)?;
+    if incarnation.is_some() && now.as_ref() != incarnation {
+        return Err(topics::replaced(topic));
+    }
+    let mut reader = store.partition_reader(topic, partition, StartFrom::Offset(offset.get()))?;
+    let found = match reader.poll() {
+        Ok(Some(m)) if m.offset == offset.get() => Some(m),
+        Ok(_) => None,
+        Err(e) if DamagedRow::of(&e).is_some_and(|d| d.offset != offset) => None,
+        Err(e) => return Err(e.into()),
+    };
+    if topic_incarnation(store, topic) != now {
+        return Err(topics::replaced(topic));
+    }
+    found.ok_or_else(|| {
+        ErrorDto::new(
+            ErrorCode::NoMessage,
+            format!("there is no message at offset {offset} of partition {partition} of {topic}: a part of a large message (shown whole at its last part's offset), or deleted since; reload the table"),
+        )
+    })
+}
+
+/// Bytes `from..from + len` of the payload of the message at `offset` (see [`PayloadSlice`]).
+pub fn message_payload(
+    store: &Store,
+    topic: &str,
+    partition: u32,
+    offset: Offset,
+    incarnation: Option<&Incarnation>,
+    from: WireBytes,
+    len: u32,
+) -> Result<PayloadSlice, ErrorDto> {
+    let m = message_at(store, topic, partition, offset, incarnation)?;
+    Ok(PayloadSlice::of(&m.payload, from.get(), len))
+}
+
+/// Save the payload of the message at `offset` to the file `path`, its own bytes (text as
+/// UTF-8, bytes as they are, a typed message's JSON): whole or not at all, never inside a
+/// store, as exports are written (`twainmq::transfer::write_file`).
+pub fn save_payload(
+    store: &Store,
+    topic: &str,
+    partition: u32,
+    offset: Offset,
+    incarnation: Option<&Incarnation>,
+    path: &str,
+) -> Result<SavedPayload, ErrorDto> {
+    let target = std::path::Path::new(path.trim());
+    if !target.is_absolute() {
+        return Err(ErrorDto::new(
+            ErrorCode::BadExportTarget,
+            format!("{path:?} is not a full path: choose the file, or type its path from the root"),
+        ));
+    }
+    let m = message_at(store, topic, partition, offset, incarnation)?;
+    let bytes: &[u8] = match &m.payload {
+        Payload::Text(s) => s.as_bytes(),
+        Payload::Bytes(b) => b,
+        Payload::Typed(t) => t.json.as_bytes(),
+    };
+    let wrote = twainmq::transfer::write_file(store, target, &AtomicBool::new(false), &mut |w| {
+        w.write_all(bytes).map_err(|e| twainmq::Error::Io { op: "write", path: target.to_path_buf(), cause: e })
+    })?;
+    if !wrote {
+        return Err(ErrorDto::new(ErrorCode::Io, format!("{path} was not written")));
+    }
+    Ok(SavedPayload { path: target.display().to_string(), bytes: WireBytes(bytes.len() as u64) })
 }
 
 /// The raw line at an offset, with its file and line number (for the detail pane).
@@ -233,9 +385,51 @@ fn cut_near(store: &Store, topic: &str, partitions: Option<&[u32]>, index: u64) 
     Ok(TimelineStart::At(best))
 }
 
-pub fn produce(store: &Store, topic: &str, key: &KeyText, payload: &ProducePayload) -> Result<Produced, ErrorDto> {
+/// Send one message: its key as the person gave it (text, hex or none), its payload typed
+/// or read from a file (a message of any size the topic takes).
+pub fn produce(store: &Store, topic: &str, key: &KeyInput, payload: &ProducePayload) -> Result<Produced, ErrorDto> {
     let mut producer = store.producer(topic)?.with_offsets(true);
-    let key = producer.parse_key(key.as_str())?;
-    let d = producer.send(&key, &Outgoing::try_from(payload)?)?;
+    let key = match key {
+        KeyInput::Text { text } => producer.parse_key(text)?,
+        KeyInput::Hex { hex } => {
+            let clean: String = hex.chars().filter(|c| !c.is_whitespace()).collect();
+            let bytes = hex::decode(clean.trim_start_matches("0x"))
+                .map_err(|_| ErrorDto::new(ErrorCode::InvalidHex, "the key is not valid hex: use pairs of 0-9 a-f"))?;
+            producer.check_key(Key::Bytes(bytes))?
+        }
+        KeyInput::NoKey => producer.check_key(Key::Null)?,
+    };
+    let content = match &payload.file {
+        Some(path) => read_value_file(path, payload.kind)?,
+        None => payload.body.clone().into_bytes(),
+    };
+    let d = producer.send(&key, &payload.outgoing(content)?)?;
     Ok(Produced { partition: d.partition, offset: producer.resolve_offset(&d).ok().map(Offset) })
+}
+
+/// The contents of a file to send as a message: a regular file of at most the largest
+/// message any topic takes (twice that as hex), read as it is.
+fn read_value_file(path: &str, kind: ProduceKind) -> Result<Vec<u8>, ErrorDto> {
+    let p = std::path::Path::new(path.trim());
+    let io = |e: std::io::Error| ErrorDto::from(twainmq::Error::Io { op: "read", path: p.to_path_buf(), cause: e });
+    let meta = std::fs::metadata(p).map_err(io)?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() { "a folder" } else { "not a regular file" };
+        return Err(ErrorDto::new(ErrorCode::NotAFile, format!("{path} is {what}: pick the file whose contents are the message")));
+    }
+    let max = twainmq::limits::MAX_MESSAGE_BYTES_LIMIT;
+    let limit = if kind == ProduceKind::Hex { 2 * max + 2 } else { max + 1 };
+    let mut data = Vec::new();
+    // Opened without blocking (a FIFO put there since would otherwise hang the send).
+    twainmq::transfer::open_input(p, std::sync::Arc::new(AtomicBool::new(false)))?.take(limit).read_to_end(&mut data).map_err(io)?;
+    if data.len() as u64 >= limit {
+        return Err(ErrorDto::new(
+            ErrorCode::MessageTooLong,
+            format!(
+                "{path} is over {max} bytes{}: no topic takes a message that large",
+                if kind == ProduceKind::Hex { " as bytes" } else { "" }
+            ),
+        ));
+    }
+    Ok(data)
 }

@@ -5,7 +5,7 @@
 use tauri::ipc::Channel;
 
 use super::service;
-use super::wire::{FilterCheck, SearchEvent, SearchId, SearchQuery, SearchRows};
+use super::wire::{FilterCheck, MissingField, SearchEvent, SearchId, SearchQuery, SearchRows};
 use crate::ipc::blocking;
 use crate::session::Session;
 use crate::wire::{Count, ErrorCode, ErrorDto};
@@ -84,4 +84,14 @@ pub async fn check_filter(expr: String) -> Result<FilterCheck, ErrorDto> {
 pub async fn topic_fields(state: Session, topic: String) -> Result<Vec<String>, ErrorDto> {
     let store = state.store()?;
     blocking(move || service::topic_fields(&store, &topic)).await
+}
+
+/// The `value` fields a search's filter reads that none of the messages it looked at has, with
+/// near names: why a filter found nothing. Stops when a newer search replaces this one.
+#[tauri::command]
+#[specta::specta]
+pub async fn missing_fields(state: Session, id: SearchId) -> Result<Vec<MissingField>, ErrorDto> {
+    let store = state.store()?;
+    let session = state.searches.session(id.0)?;
+    blocking(move || service::missing_fields(&store, &session.topic, &session.query, &session.cancel)).await
 }

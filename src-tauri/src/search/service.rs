@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use twainmq::scan;
 use twainmq::Store;
 
-use super::wire::{FilterCheck, SearchEvent, SearchQuery, SearchRows};
+use super::wire::{FilterCheck, MissingField, SearchEvent, SearchQuery, SearchRows};
 use crate::engine;
 use crate::messages::service::MAX_PAGE;
 use crate::messages::wire::MessageRow;
@@ -160,6 +160,69 @@ pub fn search(
 pub fn search_rows(store: &Store, topic: &str, page: &[scan::HitRef], from: Count, settled: u64) -> Result<SearchRows, ErrorDto> {
     let rows = scan::read_hits(store, topic, page)?.iter().map(MessageRow::from).collect();
     Ok(SearchRows { from, rows, hits: Count(settled) })
+}
+
+/// The `value` fields `query`'s filter reads that are in none of the messages the search looks
+/// at (its partitions, time range and key, every other condition aside), each with the near
+/// names among the topic's newest messages' fields: why a filter on `value.contry` finds
+/// nothing. Each field is a scan for `has(field)` that stops at its first hit; `cancel` (the
+/// search session's) stops them all, with what was found so far.
+pub fn missing_fields(store: &Store, topic: &str, query: &SearchQuery, cancel: &AtomicBool) -> Result<Vec<MissingField>, ErrorDto> {
+    let Some(expr) = query.filter.as_deref().map(str::trim).filter(|f| !f.is_empty()) else { return Ok(Vec::new()) };
+    let fields = twainmq::Filter::compile(expr)?.value_fields();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut missing = Vec::new();
+    for f in fields {
+        // Paths `has()` can test: names after dots (an index or a quoted name is left alone).
+        let plain = f.split('.').all(|n| {
+            n.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        if !plain || !seen.insert(f.clone()) {
+            continue;
+        }
+        let has = SearchQuery { text: None, regex: false, filter: Some(format!("has(value.{f})")), ..query.clone() };
+        let stop = AtomicBool::new(false);
+        let mut found = false;
+        scan::find_streaming(
+            store,
+            topic,
+            &scan::Query::try_from(&has)?,
+            &stop,
+            |_| {
+                if cancel.load(Ordering::Relaxed) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            },
+            |h| {
+                if !h.is_empty() {
+                    found = true;
+                    stop.store(true, Ordering::Relaxed);
+                }
+            },
+        )?;
+        if cancel.load(Ordering::Relaxed) {
+            break;
+        }
+        if !found {
+            let field = format!("value.{f}");
+            missing.push(MissingField { near: near_names(&field, &topic_fields(store, topic)?), field });
+        }
+    }
+    Ok(missing)
+}
+
+/// The names of `known` near `name` (by edit distance, transpositions counting one), nearest first.
+fn near_names(name: &str, known: &[String]) -> Vec<String> {
+    let mut scored: Vec<(usize, &String)> = known
+        .iter()
+        .filter(|k| k.as_str() != name)
+        .map(|k| (strsim::damerau_levenshtein(name, k), k))
+        // A third of the name's own length, at least 1 and at most 3: typos, not other words.
+        .filter(|(d, _)| *d <= (name.len().saturating_sub("value.".len()) / 3).clamp(1, 3))
+        .collect();
+    scored.sort();
+    scored.into_iter().take(3).map(|(_, k)| k.clone()).collect()
 }
 
 /// Whether a CEL filter compiles (for the filter box, as it is typed).

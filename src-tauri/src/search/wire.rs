@@ -127,3 +127,13 @@ impl From<Result<twainmq::Filter, twainmq::Error>> for FilterCheck {
         }
     }
 }
+
+/// A `value` field a filter reads that no message the search looked at has (a typo, or a
+/// field of other messages), and the fields of the topic's newest messages that are near it.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct MissingField {
+    /// As the filter names it: `value.contry`.
+    pub field: String,
+    /// Field paths seen in the newest messages, nearest first (`value.country`).
+    pub near: Vec<String>,
+}

@@ -90,7 +90,11 @@ pub fn create_topic(store: &Store, t: &NewTopic) -> Result<TopicSummary, ErrorDt
     let key_type = KeyType::parse(t.key_type.trim())
         .ok_or_else(|| ErrorDto::from(twainmq::Error::InvalidKeyType { key_type: t.key_type.clone(), max_char: engine::MAX_CHAR_WIDTH }))?;
     let types: Vec<String> = t.message_types.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
-    store.create_topic(t.name.trim(), &TopicSpec::new(key_type, t.partitions).with_types(types))?;
+    let mut spec = TopicSpec::new(key_type, t.partitions).with_types(types);
+    if let Some(max) = t.max_message_bytes {
+        spec = spec.with_large_messages(max.get());
+    }
+    store.create_topic(t.name.trim(), &spec)?;
     Ok(topic_summary(store, t.name.trim()))
 }
 

@@ -11,10 +11,16 @@ use crate::wire::{Bytes, Count, Incarnation, LineNo, Offset};
 #[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
 pub struct TopicSummary {
     pub name: String,
-    /// `u8`, `u16`, `u32`, `u64` or `charN`; empty when the config cannot be read.
+    /// `u8`, `u16`, `u32`, `u64`, `charN`, or (the format's next version) `text`, `bytes` or
+    /// `any`; empty when the config cannot be read.
     pub key_type: String,
     pub partitions: u32,
     pub message_types: Vec<String>,
+    /// Large messages (the format's next version): the largest payload a message may have.
+    /// Such a topic's offsets count lines, a large message taking several (its offset is its
+    /// last's), so `messages` is then a count of lines.
+    pub max_message_bytes: Option<Bytes>,
+    /// Complete lines in the partition files: messages, damaged lines, and large messages' parts.
     pub messages: Count,
     pub bytes: Bytes,
     /// UNIX seconds of the latest partition file modification (a file time).
@@ -32,6 +38,7 @@ impl From<&TopicDescription> for TopicSummary {
             key_type: d.key_type.to_string(),
             partitions: d.partitions,
             message_types: d.message_types.keys().cloned().collect(),
+            max_message_bytes: d.max_message_bytes.map(Bytes),
             messages: d.messages.into(),
             bytes: d.bytes.into(),
             last_write: d.last_write,
@@ -49,6 +56,7 @@ impl TopicSummary {
             key_type: String::new(),
             partitions: 0,
             message_types: Vec::new(),
+            max_message_bytes: None,
             messages: Count(0),
             bytes: Bytes(0),
             last_write: None,
@@ -73,6 +81,7 @@ impl From<twainmq::TopicSummary> for TopicSummary {
                 key_type: c.key_type.to_string(),
                 partitions: c.partitions,
                 message_types: c.message_types.iter().map(|(n, _)| n.clone()).collect(),
+                max_message_bytes: c.max_message_bytes.map(Bytes),
                 messages: Count(totals.map_or(0, |t| t.messages)),
                 bytes: Bytes(totals.map_or(0, |t| t.bytes)),
                 last_write: totals.and_then(|t| t.last_write),
@@ -84,6 +93,7 @@ impl From<twainmq::TopicSummary> for TopicSummary {
                 key_type: String::new(),
                 partitions: 0,
                 message_types: Vec::new(),
+                max_message_bytes: None,
                 messages: Count(0),
                 bytes: Bytes(0),
                 last_write: None,
@@ -168,10 +178,14 @@ impl TopicDetail {
 #[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
 pub struct NewTopic {
     pub name: String,
-    /// `u8`, `u16`, `u32`, `u64` or `charN`.
+    /// `u8`, `u16`, `u32`, `u64`, `charN`, or the free key types of the format's next version
+    /// (`text`, `bytes`, `any`), which twainmq 0.2.3 cannot open.
     pub key_type: String,
     pub partitions: u32,
     pub message_types: Vec<String>,
+    /// Large messages of up to this many bytes (the format's next version, which 0.2.3 cannot
+    /// open; at most `MAX_MESSAGE_BYTES_LIMIT`); `None`: one line of at most 4,096 bytes, as 0.2.3 writes.
+    pub max_message_bytes: Option<Bytes>,
 }
 
 /// What deleting a topic removed.

@@ -1,7 +1,7 @@
 //! What the domains' tests share: a copy of the 0.2.3 fixture store, and short names for wire values.
 
 use twainmq::Store;
-use twainmq_desktop::messages::wire::{ProduceKind, ProducePayload};
+use twainmq_desktop::messages::wire::{KeyInput, ProduceKind, ProducePayload};
 use twainmq_desktop::wire::{KeyText, Offset};
 
 pub fn fixture() -> (tempfile::TempDir, Store) {
@@ -28,11 +28,16 @@ pub fn copy(from: &std::path::Path, to: &std::path::Path) {
 }
 
 pub fn text(p: &str) -> ProducePayload {
-    ProducePayload { kind: ProduceKind::Text, body: p.into(), class: None }
+    ProducePayload { kind: ProduceKind::Text, body: p.into(), class: None, file: None }
 }
 
 pub fn key(k: &str) -> KeyText {
     KeyText(k.into())
+}
+
+/// A key typed as text in the Produce tab.
+pub fn key_text(k: &str) -> KeyInput {
+    KeyInput::Text { text: k.into() }
 }
 
 pub fn at(o: u64) -> Offset {

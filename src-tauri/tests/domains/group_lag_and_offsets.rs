@@ -9,10 +9,10 @@ use twainmq_desktop::groups::service as groups;
 use twainmq_desktop::groups::wire_lag::{HistorySpan, LagAlertThresholds, LagMarkKind};
 use twainmq_desktop::groups::wire_reset::{ResetRequest, ResetTarget};
 use twainmq_desktop::messages::service as messages;
-use twainmq_desktop::messages::wire::{ProduceKind, ProducePayload};
+use twainmq_desktop::messages::wire::{KeyInput, ProduceKind, ProducePayload};
 use twainmq_desktop::topics::service as topics;
 use twainmq_desktop::topics::wire::NewTopic;
-use twainmq_desktop::wire::{Commit, Count, Delta, ErrorCode, KeyText, Offset};
+use twainmq_desktop::wire::{Commit, Count, Delta, ErrorCode, Offset};
 
 /// 2026-11-30 00:00 UTC.
 const T0: f64 = 1_796_000_000.0;
@@ -26,16 +26,16 @@ fn store() -> (tempfile::TempDir, Store, ManualClock) {
     let tmp = tempfile::tempdir().expect("tmp");
     let clock = ManualClock::new(micros(T0));
     let store = Store::open_or_create(tmp.path()).expect("store").with_clock(Arc::new(clock.clone()));
-    let t = NewTopic { name: "jobs".into(), key_type: "u16".into(), partitions: 2, message_types: vec![] };
+    let t = NewTopic { name: "jobs".into(), key_type: "u16".into(), partitions: 2, message_types: vec![], max_message_bytes: None };
     topics::create_topic(&store, &t).expect("topic");
     store.ensure_group("jobs", "g", StartFrom::Start).expect("group");
     (tmp, store, clock)
 }
 
 fn produce(store: &Store, key: &str, n: usize) {
-    let body = ProducePayload { kind: ProduceKind::Text, body: "x".into(), class: None };
+    let body = ProducePayload { kind: ProduceKind::Text, body: "x".into(), class: None, file: None };
     for _ in 0..n {
-        messages::produce(store, "jobs", &KeyText(key.into()), &body).expect("produce");
+        messages::produce(store, "jobs", &KeyInput::Text { text: key.into() }, &body).expect("produce");
     }
 }
 

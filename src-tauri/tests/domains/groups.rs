@@ -10,7 +10,7 @@ use twainmq_desktop::topics::service as topics;
 use twainmq_desktop::topics::wire::NewTopic;
 use twainmq_desktop::wire::{Commit, Count, ErrorCode, Handle, Offset};
 
-use crate::common::{fixture, key, text};
+use crate::common::{fixture, key_text, text};
 
 #[test]
 fn groups_are_described_and_reset_through_dry_runs() {
@@ -205,10 +205,10 @@ fn a_demo_member_whose_topic_and_group_are_deleted_stops_and_writes_nothing_more
     assert!(!store.list_groups().expect("groups").contains(&"demo".to_string()));
 
     // Made again, the topic's new group starts at its start: nothing skipped.
-    let t = NewTopic { name: "events".into(), key_type: "u16".into(), partitions: 4, message_types: vec![] };
+    let t = NewTopic { name: "events".into(), key_type: "u16".into(), partitions: 4, message_types: vec![], max_message_bytes: None };
     topics::create_topic(&store, &t).expect("create");
     for i in 0..10 {
-        messages::produce(&store, "events", &key(&i.to_string()), &text("new")).expect("produce");
+        messages::produce(&store, "events", &key_text(&i.to_string()), &text("new")).expect("produce");
     }
     let h2 = members.start(&store, "events", "demo", 300, 0).expect("start again");
     wait_for("the new member to read the new topic", 30, || (member(&members, h2).consumed == Count(10)).then_some(()));

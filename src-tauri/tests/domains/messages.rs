@@ -1,11 +1,14 @@
 //! The messages' service on the fixture: pages, damaged lines, typed rows, the timeline, produce, time jumps, raw lines.
 
 use twainmq_desktop::messages::service as messages;
-use twainmq_desktop::messages::wire::{KeyKind, MessageRef, PayloadKind, ProduceKind, ProducePayload, Row, TimelineAnchor};
+use twainmq_desktop::messages::wire::{
+    self as messages_wire, KeyInput, KeyKind, MessageRef, PayloadKind, ProduceKind, ProducePayload, Row, TimelineAnchor,
+};
 use twainmq_desktop::search::service as search;
-use twainmq_desktop::wire::{Count, ErrorCode, Offset};
+use twainmq_desktop::topics::service as topics_service;
+use twainmq_desktop::wire::{Bytes as WireBytes, Count, ErrorCode, Offset};
 
-use crate::common::{at, fixture, key, text};
+use crate::common::{at, fixture, key_text, text};
 
 #[test]
 fn pages_carry_offsets_as_strings_and_u64_keys_exactly() {
@@ -95,29 +98,30 @@ fn the_timeline_of_a_topic_merges_its_partitions_by_time() {
 #[test]
 fn produce_reports_partition_and_offset_and_validates() {
     let (_d, store) = fixture();
-    let p = messages::produce(&store, "events", &key("42"), &text("<img src=x onerror=alert(1)>")).expect("produce");
+    let p = messages::produce(&store, "events", &key_text("42"), &text("<img src=x onerror=alert(1)>")).expect("produce");
     assert_eq!(p.partition, twainmq::partition_for(&twainmq::Key::Int(42), 4));
     let end = store.end_offsets("events").expect("ends")[p.partition as usize];
     assert_eq!(p.offset, Some(Offset(end - 1)));
     let page = messages::read_page(&store, "events", p.partition, p.offset.expect("offset"), 1).expect("page");
     let Row::Message(m) = &page.rows[0] else { panic!("message") };
     assert_eq!(m.text.as_deref(), Some("<img src=x onerror=alert(1)>"));
-    assert_eq!(messages::produce(&store, "events", &key("65536"), &text("x")).expect_err("range").code, "key_out_of_range");
+    assert_eq!(messages::produce(&store, "events", &key_text("65536"), &text("x")).expect_err("range").code, "key_out_of_range");
     let typed = ProducePayload {
         kind: ProduceKind::Json,
         body: r#"{"id": 18446744073709551616, "text": "t", "tags": []}"#.into(),
         class: Some("Event".into()),
+        file: None,
     };
-    let p = messages::produce(&store, "typed", &key("7"), &typed).expect("typed");
+    let p = messages::produce(&store, "typed", &key_text("7"), &typed).expect("typed");
     let page = messages::read_page(&store, "typed", p.partition, p.offset.expect("offset"), 1).expect("page");
     let Row::Message(m) = &page.rows[0] else { panic!("message") };
     assert_eq!(m.fields_json.as_deref(), Some(r#"{"id":18446744073709551616,"text":"t","tags":[]}"#));
-    let bad = ProducePayload { kind: ProduceKind::Json, body: "{".into(), class: Some("Event".into()) };
-    assert_eq!(messages::produce(&store, "typed", &key("7"), &bad).expect_err("json").code, "invalid_json");
-    let hex = ProducePayload { kind: ProduceKind::Hex, body: "00 ff 10".into(), class: None };
-    assert!(messages::produce(&store, "sensors", &key("18446744073709551615"), &hex).is_ok());
+    let bad = ProducePayload { kind: ProduceKind::Json, body: "{".into(), class: Some("Event".into()), file: None };
+    assert_eq!(messages::produce(&store, "typed", &key_text("7"), &bad).expect_err("json").code, "invalid_json");
+    let hex = ProducePayload { kind: ProduceKind::Hex, body: "00 ff 10".into(), class: None, file: None };
+    assert!(messages::produce(&store, "sensors", &key_text("18446744073709551615"), &hex).is_ok());
     assert_eq!(
-        messages::produce(&store, "sensors", &key("1"), &ProducePayload { body: "0g".into(), ..hex }).expect_err("hex").code,
+        messages::produce(&store, "sensors", &key_text("1"), &ProducePayload { body: "0g".into(), ..hex }).expect_err("hex").code,
         "invalid_hex"
     );
 }
@@ -168,4 +172,188 @@ fn raw_lines_of_several_messages_come_in_their_order_and_a_missing_one_is_left_o
     assert_eq!(messages::raw_lines(&store, "events", &[]).expect("none"), vec![]);
     let bad = messages::raw_lines(&store, "../events", &refs[..1]).expect_err("a name that escapes the store");
     assert_eq!(bad.code, ErrorCode::InvalidTopicName);
+}
+
+/// A store with `big`, a topic of the format's next version (any keys, large messages up to
+/// 16 MiB, one partition): a small message, a large one of random bytes, another small one.
+fn large_topic(payload_bytes: usize) -> (tempfile::TempDir, twainmq::Store, Vec<u8>) {
+    let dir = tempfile::tempdir().expect("tmp");
+    let store = twainmq::Store::open_or_create(dir.path()).expect("store");
+    store.create_topic("big", &twainmq::TopicSpec::new(twainmq::KeyType::Any, 1).with_large_messages(16 << 20)).expect("create");
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let big: Vec<u8> = (0..payload_bytes)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let mut p = store.producer("big").expect("producer");
+    p.send(&twainmq::Key::Str("first".into()), &twainmq::Outgoing::Text("small".into())).expect("send");
+    p.send(&twainmq::Key::Bytes(vec![0, 0xff]), &twainmq::Outgoing::Bytes(big.clone())).expect("send");
+    p.send(&twainmq::Key::Null, &twainmq::Outgoing::Text("{\"after\": true}".into())).expect("send");
+    (dir, store, big)
+}
+
+/// Every offset of a partition with large messages has its row: the lines of a large message's
+/// parts are `part` rows, the message one row at its last part's offset, its payload cut to a
+/// preview (never megabytes in a page), whatever page bounds cut through it.
+#[test]
+fn a_large_message_is_one_truncated_row_at_its_last_part_and_its_parts_are_rows() {
+    let (_d, store, big) = large_topic(300_000);
+    let end = store.end_offsets("big").expect("ends")[0];
+    assert!(end > 50, "a large message of random bytes takes many lines: {end}");
+    let page = messages::read_page(&store, "big", 0, at(0), messages::MAX_PAGE).expect("page");
+    assert_eq!(page.rows.len() as u64, end, "one row an offset");
+    assert!(page.rows.iter().enumerate().all(|(i, r)| r.offset() == i as u64));
+    let Row::Message(m) = &page.rows[end as usize - 2] else { panic!("the large message: {:?}", page.rows[end as usize - 2]) };
+    assert_eq!((m.size as usize, m.truncated, m.kind), (big.len(), true, PayloadKind::Bytes));
+    assert_eq!(m.hex.as_deref().map(str::len), Some(2 * messages_wire::ROW_PREVIEW_BYTES));
+    assert_eq!((m.key.0.as_str(), m.key_kind), ("00ff", KeyKind::Bytes));
+    for r in &page.rows[1..end as usize - 2] {
+        let Row::Part(p) = r else { panic!("a part: {r:?}") };
+        assert_eq!(p.next_message, Some(m.offset));
+    }
+    let Row::Message(last) = &page.rows[end as usize - 1] else { panic!("the last message") };
+    assert_eq!((last.key_kind, last.key.0.as_str(), last.truncated), (KeyKind::Null, "", false));
+    // A page that ends inside the parts has their rows and no more; the next one goes on from there.
+    let a = messages::read_page(&store, "big", 0, at(0), 10).expect("page");
+    assert_eq!((a.rows.len(), a.next), (10, Offset(10)));
+    assert!(matches!(a.rows[9], Row::Part(_)));
+    let b = messages::read_page(&store, "big", 0, a.next, 500).expect("page");
+    assert_eq!(b.rows.first().map(Row::offset), Some(10));
+    assert_eq!(b.rows.len() as u64, end - 10);
+    // On the wire: the part rows say what they are.
+    assert_eq!(serde_json::to_value(&a.rows[5]).expect("json")["row"], "part");
+}
+
+/// A payload of any size is read in slices and saved to a file whole; the offset of a part
+/// holds no message, and a topic made again since is not the row's.
+#[test]
+fn payload_slices_and_a_saved_file_give_back_the_whole_payload() {
+    let (d, store, big) = large_topic(2_500_000);
+    let end = store.end_offsets("big").expect("ends")[0];
+    let offset = Offset(end - 2);
+    let inc = topics_service::topic_incarnation(&store, "big");
+    let mut got = Vec::new();
+    let mut from = WireBytes(0);
+    loop {
+        let s = messages::message_payload(&store, "big", 0, offset, inc.as_ref(), from, u32::MAX).expect("slice");
+        assert_eq!((s.kind, s.size.get(), s.from), (PayloadKind::Bytes, big.len() as u64, from));
+        assert!(s.next.get() - s.from.get() <= u64::from(messages_wire::MAX_PAYLOAD_SLICE));
+        got.extend(hex::decode(s.hex.expect("hex")).expect("hex"));
+        from = s.next;
+        if s.next == s.size {
+            break;
+        }
+    }
+    assert_eq!(got, big);
+    let out = tempfile::tempdir().expect("out");
+    let path = out.path().join("payload.bin");
+    let saved = messages::save_payload(&store, "big", 0, offset, inc.as_ref(), path.to_str().expect("utf-8")).expect("save");
+    assert_eq!(saved.bytes.get(), big.len() as u64);
+    assert_eq!(std::fs::read(&path).expect("read"), big);
+    let text = messages::message_payload(&store, "big", 0, Offset(0), inc.as_ref(), WireBytes(1), 3).expect("slice");
+    assert_eq!(text.text.as_deref(), Some("mal"));
+    // Not a message: the offset of a part; nothing written inside the store; a relative path.
+    let e = messages::message_payload(&store, "big", 0, Offset(3), inc.as_ref(), WireBytes(0), 10).expect_err("a part");
+    assert_eq!(e.code, ErrorCode::NoMessage, "{}", e.message);
+    let inside = d.path().join("big").join("payload.bin");
+    let e = messages::save_payload(&store, "big", 0, offset, inc.as_ref(), inside.to_str().expect("utf-8")).expect_err("inside");
+    assert_eq!(e.code, ErrorCode::BadExportTarget, "{}", e.message);
+    assert!(!inside.exists());
+    assert!(messages::save_payload(&store, "big", 0, offset, inc.as_ref(), "payload.bin").is_err());
+    // The topic deleted and made again: a row read before is not of this topic.
+    store.delete_topic("big").expect("delete");
+    store.create_topic("big", &twainmq::TopicSpec::new(twainmq::KeyType::Any, 1).with_large_messages(1 << 20)).expect("create");
+    store.producer("big").expect("producer").send(&twainmq::Key::Null, &twainmq::Outgoing::Text("new".into())).expect("send");
+    let e = messages::message_payload(&store, "big", 0, Offset(0), inc.as_ref(), WireBytes(0), 10).expect_err("replaced");
+    assert_eq!(e.code, ErrorCode::TopicDeleted, "{}", e.message);
+}
+
+/// Keys as the Produce tab gives them: text, hex or none, each read back as its kind; a kind
+/// the topic does not take is refused with the engine's reason.
+#[test]
+fn keys_are_sent_as_text_hex_or_none_and_read_back_as_their_kind() {
+    let (_d, store, _) = large_topic(10);
+    let sent = [
+        (KeyInput::Text { text: "naïve".into() }, KeyKind::Str, "naïve"),
+        (KeyInput::Text { text: String::new() }, KeyKind::Str, ""),
+        (KeyInput::Hex { hex: "00 FF 7f".into() }, KeyKind::Bytes, "00ff7f"),
+        (KeyInput::NoKey, KeyKind::Null, ""),
+    ];
+    for (key, kind, shown) in sent {
+        let p = messages::produce(&store, "big", &key, &text("k")).expect("produce");
+        let page = messages::read_page(&store, "big", p.partition, p.offset.expect("offset"), 1).expect("page");
+        let Row::Message(m) = &page.rows[0] else { panic!("message") };
+        assert_eq!((m.key_kind, m.key.0.as_str()), (kind, shown), "{key:?}");
+    }
+    let (_f, fixture_store) = fixture();
+    let e = messages::produce(&fixture_store, "events", &KeyInput::NoKey, &text("x")).expect_err("no key on u16");
+    assert_eq!(e.code, ErrorCode::KeyWrongKind, "{}", e.message);
+    let e = messages::produce(&store, "big", &KeyInput::Hex { hex: "0g".into() }, &text("x")).expect_err("bad hex");
+    assert_eq!(e.code, ErrorCode::InvalidHex);
+}
+
+/// A file's contents as the message: bytes as they are, text checked as UTF-8; a folder, a
+/// file over every topic's limit and a topic's own limit are refused, nothing sent.
+#[test]
+fn a_file_is_sent_as_a_message_of_any_size_the_topic_takes() {
+    let (_d, store, big) = large_topic(1_200_000);
+    let files = tempfile::tempdir().expect("files");
+    let path = files.path().join("value.bin");
+    std::fs::write(&path, &big).expect("write");
+    let file =
+        |kind, path: &std::path::Path| ProducePayload { kind, body: String::new(), class: None, file: Some(path.display().to_string()) };
+    let p = messages::produce(&store, "big", &KeyInput::NoKey, &file(ProduceKind::Bytes, &path)).expect("produce");
+    let offset = p.offset.expect("offset");
+    let s = messages::message_payload(&store, "big", p.partition, offset, None, WireBytes(0), u32::MAX).expect("slice");
+    assert_eq!(s.size.get(), big.len() as u64);
+    let e = messages::produce(&store, "big", &KeyInput::NoKey, &file(ProduceKind::Text, &path)).expect_err("not text");
+    assert_eq!(e.code, ErrorCode::InvalidText, "{}", e.message);
+    let e = messages::produce(&store, "big", &KeyInput::NoKey, &file(ProduceKind::Bytes, files.path())).expect_err("a folder");
+    assert_eq!(e.code, ErrorCode::NotAFile, "{}", e.message);
+    let before = store.end_offsets("big").expect("ends");
+    let huge = files.path().join("huge.bin");
+    std::fs::File::create(&huge).and_then(|f| f.set_len((64 << 20) + 1)).expect("sparse");
+    let e = messages::produce(&store, "big", &KeyInput::NoKey, &file(ProduceKind::Bytes, &huge)).expect_err("too large");
+    assert_eq!(e.code, ErrorCode::MessageTooLong, "{}", e.message);
+    let (_f, plain) = fixture();
+    let e = messages::produce(&plain, "events", &key_text("1"), &file(ProduceKind::Bytes, &path)).expect_err("plain topic");
+    assert_eq!(e.code, ErrorCode::MessageTooLong, "{}", e.message);
+    assert_eq!(store.end_offsets("big").expect("ends"), before, "nothing sent");
+}
+
+/// A plain topic's line can inflate far past 4 KiB: such a row is cut to a preview too.
+#[test]
+fn a_row_of_a_long_compressible_payload_is_a_preview() {
+    let (_d, store) = fixture();
+    let long = "the same words again and again, ".repeat(2000);
+    let p = messages::produce(&store, "events", &key_text("1"), &text(&long)).expect("produce");
+    let page = messages::read_page(&store, "events", p.partition, p.offset.expect("offset"), 1).expect("page");
+    let Row::Message(m) = &page.rows[0] else { panic!("message") };
+    assert_eq!((m.size as usize, m.truncated), (long.len(), true));
+    assert_eq!(m.text.as_deref(), Some(&long[..messages_wire::ROW_PREVIEW_BYTES]));
+    let short = messages::read_page(&store, "events", 0, at(0), 1).expect("page");
+    let Row::Message(m) = &short.rows[0] else { panic!("message") };
+    assert!(!m.truncated);
+}
+
+#[test]
+fn a_page_asked_from_before_a_partitions_first_file_starts_at_its_first_line() {
+    // Retention took sensors P1's first file: its offsets are gone, not parts of a large
+    // message, and get no row.
+    let (d, store) = fixture();
+    let first = std::fs::read_dir(d.path().join("sensors"))
+        .expect("dir")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("1-") && n.to_string_lossy().ends_with("_0.tmf")))
+        .expect("P1's first file");
+    std::fs::remove_file(&first).expect("rm");
+    let start = store.describe_topic("sensors").expect("describe").partition_details[1].start;
+    assert!(start > 0);
+    let page = messages::read_page(&store, "sensors", 1, at(0), 5).expect("page");
+    assert!(matches!(page.rows.first(), Some(Row::Message(m)) if m.offset == at(start)), "{:?}", page.rows.first());
+    assert!(page.rows.iter().all(|r| !matches!(r, Row::Part(_))), "{:?}", page.rows);
 }

@@ -80,3 +80,25 @@ fn filters_are_checked_with_their_place() {
         v => panic!("{v:?}"),
     }
 }
+
+#[test]
+fn a_filter_on_a_field_no_message_has_names_it_with_near_fields() {
+    let (_d, store) = fixture();
+    let known = search::topic_fields(&store, "typed").expect("fields");
+    // The longest field seen, misspelt by one letter dropped: a typo of a real field.
+    let real = known.iter().max_by_key(|f| f.len()).expect("a field").clone();
+    let name = real.trim_start_matches("value.");
+    assert!(name.len() >= 4, "{known:?}");
+    let typo = format!("value.{}{}", &name[..1], &name[2..]);
+    let query = |filter: &str| SearchQuery { filter: Some(filter.into()), ..q(None) };
+    let missing = search::missing_fields(&store, "typed", &query(&format!("{typo} == 1 || {real} != null")), &AtomicBool::new(false))
+        .expect("missing");
+    assert_eq!(missing.len(), 1, "{missing:?}");
+    assert_eq!(missing[0].field, typo);
+    assert_eq!(missing[0].near.first(), Some(&real), "{missing:?}");
+    // A field the messages have is not missing; no filter, nothing missing.
+    assert!(search::missing_fields(&store, "typed", &query(&format!("{real} == 1")), &AtomicBool::new(false)).expect("m").is_empty());
+    assert!(search::missing_fields(&store, "typed", &q(Some("x")), &AtomicBool::new(false)).expect("m").is_empty());
+    // A cancelled search stops looking and reports nothing it did not check.
+    assert!(search::missing_fields(&store, "typed", &query(&format!("{typo} == 1")), &AtomicBool::new(true)).expect("m").is_empty());
+}

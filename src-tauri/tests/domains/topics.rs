@@ -7,12 +7,20 @@ use twainmq_desktop::store::service as store;
 use twainmq_desktop::topics::service as topics;
 use twainmq_desktop::topics::wire::{DeletedTopic, NewTopic};
 
-use crate::common::{at, fixture, key, text};
+use twainmq_desktop::wire::Bytes;
+
+use crate::common::{at, fixture, key_text, text};
 
 #[test]
 fn create_and_delete_topics_with_confirmation() {
     let (d, store) = fixture();
-    let t = NewTopic { name: "fresh".into(), key_type: "char4".into(), partitions: 3, message_types: vec!["A".into(), " ".into()] };
+    let t = NewTopic {
+        name: "fresh".into(),
+        key_type: "char4".into(),
+        partitions: 3,
+        message_types: vec!["A".into(), " ".into()],
+        max_message_bytes: None,
+    };
     let s = topics::create_topic(&store, &t).expect("create");
     assert_eq!((s.key_type.as_str(), s.partitions, s.message_types.clone()), ("char4", 3, vec!["A".to_string()]));
     assert_eq!(topics::create_topic(&store, &t).expect_err("exists").code, "topic_exists");
@@ -31,11 +39,39 @@ fn create_and_delete_topics_with_confirmation() {
     let _ = (KeyType::U8, TopicSpec::default());
 }
 
+/// Topics of the format's next version from New Topic: free keys, large messages and their
+/// limit, said by the summary (whose `messages` then count lines); a limit out of range refused.
+#[test]
+fn topics_with_free_keys_and_large_messages_are_made_and_described() {
+    let (d, store) = fixture();
+    let t = NewTopic {
+        name: "kafka".into(),
+        key_type: "any".into(),
+        partitions: 2,
+        message_types: vec![],
+        max_message_bytes: Some(Bytes(4 << 20)),
+    };
+    let s = topics::create_topic(&store, &t).expect("create");
+    assert_eq!((s.key_type.as_str(), s.max_message_bytes), ("any", Some(Bytes(4 << 20))));
+    let config = std::fs::read_to_string(d.path().join("kafka.twc")).expect("config");
+    assert!(config.contains("\"key_width\": 0"), "0.2.3 refuses it at open: {config}");
+    let plain =
+        topics::create_topic(&store, &NewTopic { name: "keys".into(), key_type: "bytes".into(), max_message_bytes: None, ..t.clone() })
+            .expect("create");
+    assert_eq!((plain.key_type.as_str(), plain.max_message_bytes), ("bytes", None));
+    let described = topics::describe_topic(&store, "kafka").expect("describe");
+    assert_eq!(described.summary.max_message_bytes, Some(Bytes(4 << 20)));
+    let e = topics::create_topic(&store, &NewTopic { name: "huge".into(), max_message_bytes: Some(Bytes((64 << 20) + 1)), ..t })
+        .expect_err("over the limit");
+    assert!(e.message.contains("67108864") || e.message.contains("64"), "{}", e.message);
+    assert!(!d.path().join("huge.twc").exists());
+}
+
 #[test]
 fn deleting_a_topic_lists_and_deletes_the_groups_that_read_it() {
     let (d, store) = fixture();
     // A group of ours on a topic made here, and the fixture's 0.2.3 groups.
-    let t = NewTopic { name: "jobs".into(), key_type: "u16".into(), partitions: 3, message_types: vec![] };
+    let t = NewTopic { name: "jobs".into(), key_type: "u16".into(), partitions: 3, message_types: vec![], max_message_bytes: None };
     topics::create_topic(&store, &t).expect("create");
     store.ensure_group("jobs", "runners", twainmq::StartFrom::Start).expect("group");
     assert_eq!(topics::topic_groups(&store, "jobs").expect("groups"), vec!["runners".to_string()]);
@@ -66,7 +102,7 @@ fn details_and_pages_name_the_incarnation_of_their_topic() {
     let page = messages::read_page(&store, "events", 0, at(0), 10).expect("page");
     assert_eq!(page.incarnation.as_ref(), Some(&first));
     // Appends are the same topic.
-    messages::produce(&store, "events", &key("1"), &text("more")).expect("produce");
+    messages::produce(&store, "events", &key_text("1"), &text("more")).expect("produce");
     assert_eq!(topics::describe_topic(&store, "events").expect("d").incarnation.as_ref(), Some(&first));
 
     // Deleted and made again, again and again (a file system may hand the freed
@@ -74,7 +110,7 @@ fn details_and_pages_name_the_incarnation_of_their_topic() {
     let mut seen = vec![first];
     for partitions in [4, 2, 4, 4, 1, 4] {
         topics::delete_topic(&store, "events", "events").expect("delete");
-        let t = NewTopic { name: "events".into(), key_type: "u16".into(), partitions, message_types: vec![] };
+        let t = NewTopic { name: "events".into(), key_type: "u16".into(), partitions, message_types: vec![], max_message_bytes: None };
         topics::create_topic(&store, &t).expect("create");
         let now = topics::describe_topic(&store, "events").expect("d");
         let inc = now.incarnation.clone().expect("an incarnation");

@@ -14,7 +14,7 @@ export const MIN_REFRESH_MS = 250;
 export type Tab = 'messages' | 'partitions' | 'groups' | 'produce' | 'retention';
 
 /** A message to send again, put into the Produce tab's form (editable there). */
-export type ProduceDraft = { topic: string; key: string; kind: 'text' | 'json' | 'hex'; body: string; class: string | null };
+export type ProduceDraft = { topic: string; key: string; keyAs?: 'text' | 'hex' | 'none'; kind: 'text' | 'json' | 'hex'; body: string; class: string | null };
 export type Dialog = null | 'create' | 'delete';
 
 export type SearchStatus = { state: 'running' | 'done' | 'cancelled' | 'failed'; fraction: number; text: string };

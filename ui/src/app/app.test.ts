@@ -64,7 +64,7 @@ describe('the app', () => {
     await fireEvent.input(getByTestId('create-topic-partitions'), { target: { value: '3' } });
     expect(submit.disabled).toBe(false);
     // Someone else creates it first: the backend's refusal shows in the dialog.
-    await mock().backend().createTopic({ name: 'metrics', key_type: 'u8', partitions: 1, message_types: [] });
+    await mock().backend().createTopic({ name: 'metrics', key_type: 'u8', partitions: 1, message_types: [], max_message_bytes: null });
     await fireEvent.click(submit);
     await until(() => !!document.querySelector('[data-testid=create-topic-error]'), 'backend error');
     expect(getByTestId('create-topic-error').textContent).toMatch(/already exists/);
@@ -78,6 +78,7 @@ describe('the app', () => {
       key_type: 'char16',
       partitions: 3,
       message_types: [],
+      max_message_bytes: null,
     });
   });
 

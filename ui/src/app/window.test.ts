@@ -56,6 +56,15 @@ describe('counts in words', () => {
     app.info = { ...app.info!, topics: app.info!.topics.slice(0, 1) };
     await until(() => /^1 topic · /.test(totals()), '1 topic');
   });
+
+  it('calls the total lines when a topic of large messages is in it (its count is of lines)', async () => {
+    await openDemo();
+    const totals = () => document.querySelector('[data-testid=status-totals]')!.textContent!.trim();
+    expect(app.info!.topics.some((t) => t.max_message_bytes)).toBe(true);
+    expect(totals()).toMatch(/ lines$/);
+    app.info = { ...app.info!, topics: app.info!.topics.filter((t) => !t.max_message_bytes) };
+    await until(() => / messages$/.test(totals()), 'messages');
+  });
 });
 
 describe('a screen stops its work when it goes', () => {

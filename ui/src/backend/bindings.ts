@@ -40,7 +40,14 @@ export const commands = {
 	timelineBefore: (topic: string, partitions: number[] | null, before: Offset[] | null, limit: number) => typedError<TimelinePageDto, ErrorDto>(__TAURI_INVOKE("timeline_before", { topic, partitions, before, limit })),
 	/**  The page of a topic's timeline from an anchor on. */
 	timelineAfter: (topic: string, partitions: number[] | null, start: TimelineAnchor, limit: number) => typedError<TimelinePageDto, ErrorDto>(__TAURI_INVOKE("timeline_after", { topic, partitions, start, limit })),
-	produce: (topic: string, key: KeyText, payload: ProducePayload) => typedError<Produced, ErrorDto>(__TAURI_INVOKE("produce", { topic, key, payload })),
+	produce: (topic: string, key: KeyInput, payload: ProducePayload) => typedError<Produced, ErrorDto>(__TAURI_INVOKE("produce", { topic, key, payload })),
+	/**
+	 *  Bytes `from..from + len` of the payload of the message at an offset (of the topic's
+	 *  incarnation `incarnation`, the one its row came from): a payload of any size, a slice at a time.
+	 */
+	messagePayload: (topic: string, partition: number, offset: Offset, incarnation: Incarnation | null, from: Bytes, len: number) => typedError<PayloadSlice, ErrorDto>(__TAURI_INVOKE("message_payload", { topic, partition, offset, incarnation, from, len })),
+	/**  Save the payload of the message at an offset to the file `path` (its own bytes), whole or not at all. */
+	savePayload: (topic: string, partition: number, offset: Offset, incarnation: Incarnation | null, path: string) => typedError<SavedPayload, ErrorDto>(__TAURI_INVOKE("save_payload", { topic, partition, offset, incarnation, path })),
 	/**
 	 *  Start a search session: progress, then done or failed, stream on
 	 *  `on_event`; the hits stay in the backend (`search_rows`). A newer search
@@ -61,6 +68,11 @@ export const commands = {
 	checkFilter: (expr: string) => typedError<FilterCheck, ErrorDto>(__TAURI_INVOKE("check_filter", { expr })),
 	/**  The JSON field paths seen in a topic's newest messages, for completion. */
 	topicFields: (topic: string) => typedError<string[], ErrorDto>(__TAURI_INVOKE("topic_fields", { topic })),
+	/**
+	 *  The `value` fields a search's filter reads that none of the messages it looked at has, with
+	 *  near names: why a filter found nothing. Stops when a newer search replaces this one.
+	 */
+	missingFields: (id: SearchId) => typedError<MissingField[], ErrorDto>(__TAURI_INVOKE("missing_fields", { id })),
 	describeGroup: (group: string, topic: string | null) => typedError<GroupDetail, ErrorDto>(__TAURI_INVOKE("describe_group", { group, topic })),
 	/**  Reset a group's offsets; with `dry_run` only computes the before/after table. */
 	resetGroup: (group: string, request: ResetRequest) => typedError<ResetPlanDto, ErrorDto>(__TAURI_INVOKE("reset_group", { group, request })),
@@ -175,6 +187,8 @@ export const events = {
 /* Constants */
 export const DEFAULT_KEY_TYPE = "u16" as const;
 
+export const DEFAULT_MAX_MESSAGE_BYTES = 1048576 as const;
+
 export const DEFAULT_PARTITIONS = 1 as const;
 
 export const GROUP_PREFIX = "--group--" as const;
@@ -183,17 +197,27 @@ export const KEY_INT_MAX = {"u16":"65535","u32":"4294967295","u64":"184467440737
 
 export const MAX_CHAR_WIDTH = 3257 as const;
 
+export const MAX_FREE_KEY_BYTES = 65536 as const;
+
 export const MAX_GROUP_NAME = 191 as const;
 
 export const MAX_LINE_BYTES = 4096 as const;
+
+export const MAX_MESSAGE_BYTES_LIMIT = 67108864 as const;
 
 export const MAX_PAGE = 2000 as const;
 
 export const MAX_PARTITIONS = 10000 as const;
 
+export const MAX_PAYLOAD_SLICE = 1048576 as const;
+
 export const MAX_TOPIC_NAME = 200 as const;
 
 export const MENU_ACCELERATORS = {"open-store":"CmdOrCtrl+O","new-topic":"CmdOrCtrl+Shift+N","import":"CmdOrCtrl+I","export":"CmdOrCtrl+E","settings":"CmdOrCtrl+Comma","copy-message":"CmdOrCtrl+Shift+C","copy-json":"CmdOrCtrl+Shift+J","copy-raw-line":"CmdOrCtrl+Shift+L","find":"CmdOrCtrl+F","theme":"CmdOrCtrl+Shift+T","time-zone":"CmdOrCtrl+Shift+U","follow-tail":"CmdOrCtrl+Shift+F","detail-pane":"CmdOrCtrl+D","topic-list":"CmdOrCtrl+L","jump-offset":"CmdOrCtrl+G","jump-time":"CmdOrCtrl+Shift+G","shortcuts":"F1"} as const;
+
+export const PAYLOAD_PREVIEW_BYTES = 65536 as const;
+
+export const ROW_WHOLE_BYTES = 16384 as const;
 
 /* Types */
 /**
@@ -318,7 +342,11 @@ export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_k
 /**  A lag history over an empty or reversed span, or too many points. */
 "invalid_span" | "bad_timestamp" | "bad_input_line" | "import_stopped" | "copy_stopped" | "copy_into_itself" | "uncopyable_message" | "key_types_differ" | "invalid_retention" | "bad_export_target" | 
 /**  A finished export kept beside its target, which could not be replaced. */
-"export_not_placed" | "io" | "invalid_offset" | "invalid_hex" | "missing_class" | "invalid_json" | "invalid_reset" | 
+"export_not_placed" | "io" | "invalid_offset" | "invalid_hex" | 
+/**  Text that must be UTF-8 and is not (a file sent as a text message). */
+"invalid_text" | 
+/**  No message at the offset asked for (a part of a large message, a damaged line, gone since). */
+"no_message" | "missing_class" | "invalid_json" | "invalid_reset" | 
 /**  A lag alert threshold that is not a count or a duration of zero or more. */
 "invalid_threshold" | "confirmation_mismatch" | "no_store" | "no_demo" | "no_such_member" | 
 /**  The search session asked for is gone (replaced by a newer search, or the store closed). */
@@ -519,8 +547,25 @@ export type IndexCacheInfo = {
 	bytes: Bytes,
 };
 
-/**  What kind of key a message has. */
-export type KeyKind = "int" | "str";
+/**  The key the person gives in the Produce tab. */
+export type KeyInput = 
+/**  As text: an integer topic's number, a string topic's text (a `bytes` topic takes its UTF-8). */
+{ as: "text"; text: string } | 
+/**  Bytes, as hex digits (`bytes` and `any` topics; a `text` topic takes bytes that are UTF-8). */
+{ as: "hex"; hex: string } | 
+/**  No key: Kafka's null key (`any` topics only). */
+{ as: "none" };
+
+/**  What kind of key a message has, and so what its `key` text is. */
+export type KeyKind = 
+/**  An integer (`uN` topics): `key` is its decimal digits. */
+"int" | 
+/**  Text (`charN`, `text` and `any` topics): `key` is the text itself. */
+"str" | 
+/**  Bytes (`bytes` and `any` topics): `key` is their hex, two digits a byte. */
+"bytes" | 
+/**  No key at all (Kafka's null key, `any` topics): `key` is empty. */
+"null";
 
 /**
  *  A message key as text: an integer key's decimal digits (up to 2^64 - 1),
@@ -673,10 +718,27 @@ export type MessageRow = {
 	type_id: number | null,
 	/**  Typed fields as compact JSON, exactly as stored (integers of any size, NaN). */
 	fields_json: string | null,
-	/**  The same, indented, with characters instead of \u escapes: for display. */
+	/**  The same, indented, with characters instead of \u escapes: for display (whole rows only). */
 	fields_pretty: string | null,
-	/**  Payload size in bytes (text: UTF-8 bytes). */
+	/**  Payload size in bytes (text: UTF-8 bytes; typed: its JSON's), of the whole payload. */
 	size: number,
+	/**
+	 *  `text`, `hex` or `fields_json` hold only the payload's first bytes (up to
+	 *  [`ROW_PREVIEW_BYTES`]; text cut at a character): the payload is over
+	 *  [`ROW_WHOLE_BYTES`]. Its whole is read with `message_payload` or saved.
+	 */
+	truncated: boolean,
+};
+
+/**
+ *  A `value` field a filter reads that no message the search looked at has (a typo, or a
+ *  field of other messages), and the fields of the topic's newest messages that are near it.
+ */
+export type MissingField = {
+	/**  As the filter names it: `value.contry`. */
+	field: string,
+	/**  Field paths seen in the newest messages, nearest first (`value.country`). */
+	near: string[],
 };
 
 /**
@@ -690,10 +752,18 @@ export type NewStart = {
 
 export type NewTopic = {
 	name: string,
-	/**  `u8`, `u16`, `u32`, `u64` or `charN`. */
+	/**
+	 *  `u8`, `u16`, `u32`, `u64`, `charN`, or the free key types of the format's next version
+	 *  (`text`, `bytes`, `any`), which twainmq 0.2.3 cannot open.
+	 */
 	key_type: string,
 	partitions: number,
 	message_types: string[],
+	/**
+	 *  Large messages of up to this many bytes (the format's next version, which 0.2.3 cannot
+	 *  open; at most `MAX_MESSAGE_BYTES_LIMIT`); `None`: one line of at most 4,096 bytes, as 0.2.3 writes.
+	 */
+	max_message_bytes: Bytes | null,
 };
 
 export type OfferDto = {
@@ -732,6 +802,22 @@ export type Page = {
 	 *  a page of another incarnation than the one shown is not of that topic.
 	 */
 	incarnation: Incarnation | null,
+};
+
+/**
+ *  A line that holds a part of a large message (the format's next version): a
+ *  large message is shown whole at its last part's offset, and the lines of its
+ *  other parts (or of a message that never ended) are rows of their own, so a
+ *  partition's table has a row for each of its offsets.
+ */
+export type PartRow = {
+	partition: number,
+	offset: Offset,
+	/**
+	 *  The first message after this line on its page (the message a part
+	 *  belongs to when no other producer's parts came between).
+	 */
+	next_message: Offset | null,
 };
 
 export type PartitionDetail = {
@@ -774,6 +860,24 @@ export type PayloadKind =
 /**  A typed message: a class and its fields (`fields_json`). */
 "dataclass";
 
+/**
+ *  Bytes `from..next` of a message's payload (text: its UTF-8, cut where characters start;
+ *  typed: its JSON), so a payload of any size is shown, or copied, a slice at a time.
+ */
+export type PayloadSlice = {
+	kind: PayloadKind,
+	/**  The whole payload's size in bytes. */
+	size: Bytes,
+	/**  Where this slice starts. */
+	from: Bytes,
+	/**  Where the next slice starts: `size` after the last. */
+	next: Bytes,
+	/**  The slice of a text or typed payload. */
+	text: string | null,
+	/**  The slice of a bytes payload, as hex. */
+	hex: string | null,
+};
+
 export type PlannedFileDto = {
 	partition: number,
 	name: string,
@@ -815,16 +919,25 @@ export type ProblemDto = {
 	message: string,
 };
 
-/**  What the person sends in the Produce tab. */
+/**  What the person sends in the Produce tab: how its body (or file) is read. */
 export type ProduceKind = "text" | 
 /**  A typed message of the payload's `class`, its fields as JSON. */
-"json" | "hex";
+"json" | 
+/**  Bytes written as hex digits (spaces between them are ignored). */
+"hex" | 
+/**  Bytes as they are: a file's contents (or the body's UTF-8). */
+"bytes";
 
 export type ProducePayload = {
 	kind: ProduceKind,
 	body: string,
 	/**  The message type of a typed (`json`) message. */
 	class: string | null,
+	/**
+	 *  A file whose contents are the payload instead of `body`, read as `kind` says: a
+	 *  message of any size the topic takes (a large message), never typed into a field.
+	 */
+	file: string | null,
 };
 
 export type Produced = {
@@ -1022,7 +1135,16 @@ export type Row = {
 	row: "message",
 } & MessageRow | {
 	row: "damaged",
-} & DamagedRow;
+} & DamagedRow | {
+	row: "part",
+} & PartRow;
+
+/**  A payload saved to a file. */
+export type SavedPayload = {
+	path: string,
+	/**  The bytes written: the payload's own (text as UTF-8, a typed message's JSON). */
+	bytes: Bytes,
+};
 
 /**  What a running search says: progress (at most every 50 ms), then done or failed. */
 export type SearchEvent = 
@@ -1187,10 +1309,20 @@ export type TopicDetail = {
 
 export type TopicSummary = {
 	name: string,
-	/**  `u8`, `u16`, `u32`, `u64` or `charN`; empty when the config cannot be read. */
+	/**
+	 *  `u8`, `u16`, `u32`, `u64`, `charN`, or (the format's next version) `text`, `bytes` or
+	 *  `any`; empty when the config cannot be read.
+	 */
 	key_type: string,
 	partitions: number,
 	message_types: string[],
+	/**
+	 *  Large messages (the format's next version): the largest payload a message may have.
+	 *  Such a topic's offsets count lines, a large message taking several (its offset is its
+	 *  last's), so `messages` is then a count of lines.
+	 */
+	max_message_bytes: Bytes | null,
+	/**  Complete lines in the partition files: messages, damaged lines, and large messages' parts. */
 	messages: Count,
 	bytes: Bytes,
 	/**  UNIX seconds of the latest partition file modification (a file time). */

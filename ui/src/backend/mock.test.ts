@@ -35,7 +35,7 @@ describe('the recorded test backend', () => {
   it('replays only what was recorded, and says so for the rest', async () => {
     const store = new MockStore({ open: true });
     const b = store.backend();
-    const r = await b.produce('chat', 'nobody', { kind: 'text', body: 'not recorded', class: null });
+    const r = await b.produce('chat', { as: 'text', text: 'nobody' }, { kind: 'text', body: 'not recorded', class: null, file: null });
     expect(r.status === 'error' && r.error.code).toBe('preview');
     expect(store.marker).toBe('__TWAINMQ_TEST_BACKEND__');
     store.open = false;

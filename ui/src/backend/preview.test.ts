@@ -17,6 +17,7 @@ const typed = (json: string, pretty: string | null): { row: 'message' } & Messag
   fields_json: json,
   fields_pretty: pretty,
   size: json.length,
+  truncated: false,
 });
 
 describe('payload preview of typed messages', () => {

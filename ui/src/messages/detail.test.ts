@@ -22,6 +22,7 @@ const typed: Row = {
   fields_json: '{"id":123456789012345678901234567890,"item":"lamp","price":19.90}',
   fields_pretty: '{\n  "id": 123456789012345678901234567890,\n  "item": "lamp",\n  "price": 19.90\n}',
   size: 63,
+  truncated: false,
 };
 
 describe('the detail pane', () => {

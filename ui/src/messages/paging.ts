@@ -63,9 +63,10 @@ export function reanchor(old: Layout, l: Layout, top: bigint, selected: bigint |
 export function columnTemplate(d: TopicDetail): string {
   const offsetCh = Math.max(7, ...d.partitions.map((p) => p.end.length)) + 1;
   const kt = parseKeyType(d.summary.key_type);
-  const keyCh = !kt ? 12 : kt.kind === 'int' ? { 8: 4, 16: 6, 32: 11, 64: 21 }[kt.bits] : Math.min(Math.max(kt.width, 6), 18) + 1;
+  const keyCh = !kt || kt.kind === 'free' ? 14 : kt.kind === 'int' ? { 8: 4, 16: 6, 32: 11, 64: 21 }[kt.bits] : Math.min(Math.max(kt.width, 6), 18) + 1;
   const pCh = Math.max(2, String(Math.max(0, d.partitions.length - 1)).length + 1);
-  return `${pCh + 1}ch ${offsetCh}ch 24ch ${keyCh}ch minmax(0, 1fr)`;
+  // Kind ("bytes", "typed") and size ("1023.9 KB") between the key and the payload.
+  return `${pCh + 1}ch ${offsetCh}ch 24ch ${keyCh}ch 5ch 9ch minmax(0, 1fr)`;
 }
 
 /** A message picked for export or copy, by its place. */

@@ -8,8 +8,10 @@ import { untrack } from 'svelte';
 import { backend } from '../backend';
 import type { MessageRow, SearchEvent } from '../backend';
 import type { SearchStatus } from '../app/app.svelte';
-import { formatTime, groupDigits, type Tz } from '../shared/format';
+import { counted, formatTime, groupDigits, type Tz } from '../shared/format';
 import { MODE_LABEL, parseFilter, toQuery, type ModeChoice } from './filter';
+import { markPattern } from './highlight';
+import type { MissingField } from '../backend';
 import type { Range } from './timeRange';
 
 /** Hits read a request, when browsing a search's results. */
@@ -71,6 +73,10 @@ export class SearchRun {
   /** Where the table was before the search, for Clear. */
   private saved: { top: bigint; selected: bigint | null } | null = null;
   readonly parsed = $derived(parseFilter(this.q, this.modeChoice));
+  /** What the table marks in the hits: the search's text, regex or key as it ran (not as the box is edited since). */
+  marks = $state.raw<{ re: RegExp; on: 'payload' | 'key' } | null>(null);
+  /** A filter that found nothing: the `value` fields it reads that no message searched has (with near names). */
+  missing = $state.raw<MissingField[]>([]);
 
   constructor(private readonly host: SearchHost, q: string) {
     this.q = q;
@@ -109,10 +115,10 @@ export class SearchRun {
       const fraction = r.total > 0n ? Number((r.scanned * 1000n) / r.total) / 1000 : r.state === 'running' ? 0 : 1;
       const text =
         r.state === 'running'
-          ? `search: ${groupDigits(r.hits)} matches in ${compact(r.scanned)} · ${Math.round(fraction * 100)}%`
+          ? `search: ${counted(r.hits, 'match', 'matches')} in ${compact(r.scanned)} · ${Math.round(fraction * 100)}%`
           : r.state === 'failed'
             ? `search failed: ${r.error}`
-            : `search ${r.state === 'cancelled' ? 'cancelled' : 'done'}: ${groupDigits(r.hits)} matches in ${groupDigits(r.scanned)} lines`;
+            : `search ${r.state === 'cancelled' ? 'cancelled' : 'done'}: ${counted(r.hits, 'match', 'matches')} in ${counted(r.scanned, 'line', 'lines')}`;
       untrack(() => host.onstatus?.({ state: r.state, fraction, text }));
     });
     $effect(() => {
@@ -156,6 +162,8 @@ export class SearchRun {
     this.stopRunning();
     if (!this.on) this.saved = { top: host.top, selected: host.selected };
     const g = ++this.gen;
+    this.marks = markPattern(p, this.caseSensitive);
+    this.missing = [];
     this.on = true;
     this.hitPages = new Map();
     this.partialPages.clear();
@@ -181,6 +189,8 @@ export class SearchRun {
       return;
     }
     run.id = r.data;
+    // Done before its id came back: look for missing fields now.
+    if (run.state === 'done' && run.hits === 0n && p.mode === 'cel') void this.findMissing(g, r.data);
     if (run.state === 'cancelled') void backend.cancelSearch(r.data);
   }
 
@@ -204,6 +214,7 @@ export class SearchRun {
         run.state = e.finish === 'cancelled' ? 'cancelled' : 'done';
         // Every hit is browsable: the table's rows are the session's, read by index.
         this.hitsTotal = run.hits;
+        if (run.hits === 0n && run.state === 'done' && run.id !== null && this.parsed.mode === 'cel') void this.findMissing(g, run.id);
         break;
       case 'failed':
         run.state = 'failed';
@@ -211,6 +222,13 @@ export class SearchRun {
         this.error = e.error.message;
         break;
     }
+  }
+
+  /** Why a filter found nothing, when a field it reads is in no message searched. */
+  private async findMissing(g: number, id: number): Promise<void> {
+    const r = await backend.missingFields(id);
+    if (g !== this.gen || r.status === 'error') return;
+    this.missing = r.data;
   }
 
   private async loadHits(id: number, g: number, page: number): Promise<void> {
@@ -258,6 +276,8 @@ export class SearchRun {
     this.hitsTotal = 0n;
     this.run = null;
     this.error = '';
+    this.marks = null;
+    this.missing = [];
     if (restore && this.saved) {
       host.top = this.saved.top;
       host.selected = this.saved.selected;

@@ -107,7 +107,7 @@ export const TIME_PLACEHOLDER = 'YYYY-MM-DD hh:mm';
 
 /** How to type a time, for titles and errors. */
 export function timeHelp(tz: Tz): string {
-  return `YYYY-MM-DD hh:mm[:ss[.mmm]] in ${tz === 'utc' ? 'UTC' : 'local time'} (the toolbar's choice), or RFC 3339 with Z or an offset, e.g. 2026-11-30T08:00:00Z`;
+  return `YYYY-MM-DD hh:mm[:ss[.mmm]] in ${tz === 'utc' ? 'UTC' : 'local time'} (the toolbar's choice), RFC 3339 with Z or an offset, e.g. 2026-11-30T08:00:00Z, or a time ago such as 1h ago`;
 }
 
 /**
@@ -201,9 +201,10 @@ export function oneLine(s: string, max = 400): string {
   return cut.replace(/\r\n|\n|\r/g, '⏎').replace(/\t/g, '⇥').replace(/[\u0000-\u001f\u007f]/g, '·');
 }
 
-/** The payload column: text; `Class {compact json}`; hex bytes; a damaged line's problem. */
+/** The payload column: text; `Class {compact json}`; hex bytes; a damaged line's problem; a large message's part. */
 export function payloadPreview(row: Row): string {
   if (row.row === 'damaged') return `${row.file}:${row.line} — ${row.problem}`;
+  if (row.row === 'part') return partText(row.next_message);
   if (row.kind === 'dataclass') {
     const cls = row.class ?? `#${row.type_id ?? '?'}`;
     // The pretty form shows characters rather than \u escapes; its line breaks are all structural.
@@ -212,6 +213,52 @@ export function payloadPreview(row: Row): string {
   }
   if (row.kind === 'bytes') return hexPreview(row.hex ?? '');
   return oneLine(row.text ?? '');
+}
+
+/** What a part row of a large message says. */
+export function partText(next: string | null): string {
+  return next === null
+    ? 'part of a large message not ended (being written, or cut short by a crash: never shown)'
+    : `part of a large message · shown whole at its last part, #${next}`;
+}
+
+/** A message's key as the table shows it: the text, hex for bytes, or a word for none. */
+export function keyShown(key: string, kind: 'int' | 'str' | 'bytes' | 'null'): { text: string; title: string; muted: boolean } {
+  switch (kind) {
+    case 'null':
+      return { text: 'null', title: 'no key (a null key): spread over the partitions in turn', muted: true };
+    case 'bytes':
+      return { text: `0x${key}`, title: `bytes key, ${key.length / 2} byte${key.length === 2 ? '' : 's'} (hex): 0x${key}`, muted: false };
+    case 'str':
+      return key === '' ? { text: '""', title: 'the empty text key', muted: true } : { text: key, title: `text key: ${key}`, muted: false };
+    default:
+      return { text: key, title: `integer key ${key}`, muted: false };
+  }
+}
+
+/** The key kinds in words, for the detail pane. */
+export const KEY_KIND_LABEL = { int: 'integer', str: 'text', bytes: 'bytes, as hex', null: 'no key (null)' } as const;
+
+/** Whether text looks like a JSON object or array (its first and, when whole, last characters): the table's cheap guess. */
+export function looksJson(text: string, whole = true): boolean {
+  const t = text.trimStart();
+  if (!(t.startsWith('{') || t.startsWith('['))) return false;
+  if (!whole) return true;
+  const e = t.trimEnd();
+  return (t[0] === '{' && e.endsWith('}')) || (t[0] === '[' && e.endsWith(']'));
+}
+
+/** The payload kind column: text, JSON, bytes or typed. */
+export function payloadKind(row: Row): 'text' | 'JSON' | 'bytes' | 'typed' | '' {
+  if (row.row !== 'message') return '';
+  if (row.kind === 'dataclass') return 'typed';
+  if (row.kind === 'bytes') return 'bytes';
+  return looksJson(row.text ?? '', !row.truncated) ? 'JSON' : 'text';
+}
+
+/** A payload size for the table: "12 B", "1.5 KB", "10.0 MB". */
+export function sizeShown(bytes: number): string {
+  return formatBytes(bytes);
 }
 
 /** A stable hue per partition (golden-angle steps, so neighbours differ). */
@@ -252,4 +299,19 @@ export function formatRate(perSecond: number): string {
   if (perSecond < 10000) return String(Math.round(perSecond));
   if (perSecond < 1e6) return `${(perSecond / 1000).toFixed(1)} k`;
   return `${(perSecond / 1e6).toFixed(1)} M`;
+}
+
+
+/**
+ * A time typed as a duration before `nowSecs`: "1h ago", "90m ago", "2d ago" or "1h30m ago"
+ * (s, m, h, d, w, as group resets take them; "ago" may be left out). Null when not one.
+ */
+export function parseAgo(text: string, nowSecs: number): number | null {
+  const t = text.trim().toLowerCase().replace(/\s*ago$/, '').replace(/\s+/g, '');
+  if (!/^(\d+[smhdw])+$/.test(t)) return null;
+  const unit: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400, w: 604800 };
+  let total = 0;
+  for (const [, n, u] of t.matchAll(/(\d+)([smhdw])/g)) total += Number(n) * unit[u];
+  // Up to 100 years, as the engine takes for resets.
+  return Number.isSafeInteger(total) && total <= 3_155_760_000 ? nowSecs - total : null;
 }

@@ -17,6 +17,7 @@ const typed: Row = {
   fields_json: '{"id":123456789012345678901234567890,"price":19.90,"n":NaN}',
   fields_pretty: null,
   size: 58,
+  truncated: false,
 };
 
 describe('JSON as text', () => {

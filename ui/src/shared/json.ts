@@ -260,8 +260,20 @@ export function objectFields(text: string): { name: string; raw: string; text: s
 /** A JSON string literal. */
 export const jsonString = (s: string): string => JSON.stringify(s);
 
-/** A row as one JSON object, built as text so offsets, u64 keys and typed fields stay exact. */
-export function rowAsJson(row: Row): string {
+/** A key as the CLI's JSON writes it: an integer as a number, text as a string, bytes as `{"hex": ...}`, no key as null. */
+export function keyAsJson(key: string, kind: MessageRow['key_kind']): string {
+  if (kind === 'int' && /^\d+$/.test(key)) return key;
+  if (kind === 'bytes') return `{"hex":${jsonString(key)}}`;
+  if (kind === 'null') return 'null';
+  return jsonString(key);
+}
+
+/**
+ * A row as one JSON object, built as text so offsets, u64 keys and typed fields stay exact.
+ * `whole`: the whole payload of a truncated row (its text, hex or fields JSON), read since;
+ * without it a truncated row says so (`"truncated": true`) rather than pass for the whole.
+ */
+export function rowAsJson(row: Row, whole?: string): string {
   const parts: string[] = [];
   const add = (k: string, raw: string) => parts.push(`${jsonString(k)}:${raw}`);
   add('partition', String(row.partition));
@@ -273,26 +285,34 @@ export function rowAsJson(row: Row): string {
     add('problem', jsonString(row.problem));
     return '{' + parts.join(',') + '}';
   }
+  if (row.row === 'part') {
+    add('part', 'true');
+    if (row.next_message !== null) add('message', row.next_message);
+    return '{' + parts.join(',') + '}';
+  }
   const m: MessageRow = row;
-  add('key', m.key_kind === 'int' && /^\d+$/.test(m.key) ? m.key : jsonString(m.key));
+  const payload = (own: string | null) => (m.truncated && whole !== undefined ? whole : (own ?? ''));
+  add('key', keyAsJson(m.key, m.key_kind));
   add('timestamp', m.timestamp === null || !Number.isFinite(m.timestamp) ? 'null' : String(m.timestamp));
   add('kind', jsonString(m.kind));
   if (m.kind === 'dataclass') {
     add('class', m.class === null ? 'null' : jsonString(m.class));
     add('type_id', m.type_id === null ? 'null' : String(m.type_id));
     // The stored JSON text, verbatim (it is already JSON, big integers included).
-    add('fields', m.fields_json ?? 'null');
+    if (m.truncated && whole === undefined) add('fields_start', jsonString(m.fields_json ?? ''));
+    else add('fields', payload(m.fields_json) || 'null');
   } else if (m.kind === 'bytes') {
-    add('hex', jsonString(m.hex ?? ''));
+    add('hex', jsonString(payload(m.hex)));
   } else {
-    add('text', jsonString(m.text ?? ''));
+    add('text', jsonString(payload(m.text)));
   }
   add('size', String(m.size));
+  if (m.truncated && whole === undefined) add('truncated', 'true');
   return '{' + parts.join(',') + '}';
 }
 
-/** A message's payload as the detail's Text view shows it (typed: its fields' JSON; bytes: hex); null for a damaged line. */
+/** A message's payload as the detail's Text view shows it (typed: its fields' JSON; bytes: hex); null for a damaged line or a part, and for a truncated row (its whole is read first). */
 export function payloadAsText(r: Row): string | null {
-  if (r.row !== 'message') return null;
+  if (r.row !== 'message' || r.truncated) return null;
   return r.kind === 'dataclass' ? (r.fields_pretty ?? r.fields_json) : r.kind === 'bytes' ? r.hex : r.text;
 }

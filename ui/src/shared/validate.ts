@@ -2,22 +2,56 @@
 // Each returns null when fine, or a sentence saying what to change. The limits
 // are the engine's own, exported into the generated bindings.
 
-import { DEFAULT_KEY_TYPE, DEFAULT_PARTITIONS, GROUP_PREFIX, KEY_INT_MAX, MAX_CHAR_WIDTH, MAX_GROUP_NAME, MAX_LINE_BYTES, MAX_PARTITIONS, MAX_TOPIC_NAME } from '../backend/limits';
+import {
+  DEFAULT_KEY_TYPE,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_PARTITIONS,
+  GROUP_PREFIX,
+  KEY_INT_MAX,
+  MAX_CHAR_WIDTH,
+  MAX_FREE_KEY_BYTES,
+  MAX_GROUP_NAME,
+  MAX_LINE_BYTES,
+  MAX_MESSAGE_BYTES_LIMIT,
+  MAX_PARTITIONS,
+  MAX_TOPIC_NAME,
+} from '../backend/limits';
 
-export { DEFAULT_KEY_TYPE, DEFAULT_PARTITIONS, GROUP_PREFIX, KEY_INT_MAX, MAX_CHAR_WIDTH, MAX_GROUP_NAME, MAX_LINE_BYTES, MAX_PARTITIONS, MAX_TOPIC_NAME };
+export {
+  DEFAULT_KEY_TYPE,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_PARTITIONS,
+  GROUP_PREFIX,
+  KEY_INT_MAX,
+  MAX_CHAR_WIDTH,
+  MAX_FREE_KEY_BYTES,
+  MAX_GROUP_NAME,
+  MAX_LINE_BYTES,
+  MAX_MESSAGE_BYTES_LIMIT,
+  MAX_PARTITIONS,
+  MAX_TOPIC_NAME,
+};
 
 export type IntKeyType = keyof typeof KEY_INT_MAX;
 
-export type KeyType = { kind: 'int'; name: IntKeyType; bits: 8 | 16 | 32 | 64; max: bigint } | { kind: 'char'; width: number };
+/** The free key types of the format's next version: any text, any bytes, or any key or none. */
+export type FreeKeyType = 'text' | 'bytes' | 'any';
+export const FREE_KEY_TYPES: FreeKeyType[] = ['text', 'bytes', 'any'];
+
+export type KeyType = { kind: 'int'; name: IntKeyType; bits: 8 | 16 | 32 | 64; max: bigint } | { kind: 'char'; width: number } | { kind: 'free'; name: FreeKeyType };
 
 const isIntKeyType = (text: string): text is IntKeyType => Object.hasOwn(KEY_INT_MAX, text);
 
-/** Parse `u8`, `u16`, `u32`, `u64` or `charN` (1 ≤ N ≤ MAX_CHAR_WIDTH); null otherwise. */
+/** How a key is typed in the Produce tab: as text, as hex bytes, or none at all. */
+export type KeyAs = 'text' | 'hex' | 'none';
+
+/** Parse `u8`, `u16`, `u32`, `u64`, `charN` (1 ≤ N ≤ MAX_CHAR_WIDTH), `text`, `bytes` or `any`; null otherwise. */
 export function parseKeyType(text: string): KeyType | null {
   if (isIntKeyType(text)) {
     const max = BigInt(KEY_INT_MAX[text]);
     return { kind: 'int', name: text, bits: max.toString(2).length as 8 | 16 | 32 | 64, max };
   }
+  if ((FREE_KEY_TYPES as string[]).includes(text)) return { kind: 'free', name: text as FreeKeyType };
   const c = /^char([0-9]+)$/.exec(text);
   if (c) {
     const n = Number(c[1]);
@@ -27,20 +61,35 @@ export function parseKeyType(text: string): KeyType | null {
 }
 
 export function keyTypeProblem(text: string): string | null {
-  if (text.trim() === '') return 'choose a key type: u8, u16, u32, u64 or charN';
+  if (text.trim() === '') return 'choose a key type: u8, u16, u32, u64, charN, text, bytes or any';
   if (parseKeyType(text.trim())) return null;
   if (/^char[0-9]+$/.test(text.trim())) return `charN takes a width from 1 to ${MAX_CHAR_WIDTH} bytes`;
-  return 'use u8, u16, u32, u64 (integer keys) or charN (text keys of up to N bytes, e.g. char16)';
+  return 'use u8, u16, u32, u64 (integer keys), charN (text keys of up to N bytes, e.g. char16), or text, bytes or any';
+}
+
+/** How keys can be typed for a topic of this key type (its first way the default). */
+export function keyWays(keyType: string): KeyAs[] {
+  const kt = parseKeyType(keyType);
+  if (!kt || kt.kind !== 'free') return ['text'];
+  return kt.name === 'bytes' ? ['hex', 'text'] : kt.name === 'any' ? ['text', 'hex', 'none'] : ['text', 'hex'];
 }
 
 const encoder = new TextEncoder();
 
 export const utf8Length = (s: string): number => encoder.encode(s).length;
 
-/** Whether `key` can be sent to a topic whose key type is `keyType` (the topic config's text). */
-export function keyProblem(key: string, keyType: string): string | null {
+/** Whether `key`, typed `as` text, hex or none, can be sent to a topic whose key type is `keyType` (the topic config's text). */
+export function keyProblem(key: string, keyType: string, as: KeyAs = 'text'): string | null {
   const kt = parseKeyType(keyType);
   if (!kt) return `this topic's key type ${JSON.stringify(keyType)} is not one the app knows`;
+  if (as === 'none') return kt.kind === 'free' && kt.name === 'any' ? null : `${keyType} topics need a key: only "any" topics take messages without one`;
+  if (as === 'hex' && kt.kind !== 'free') return `${keyType} keys are typed as ${kt.kind === 'int' ? 'numbers' : 'text'}, not hex`;
+  if (kt.kind === 'free') {
+    const bytes = as === 'hex' ? hexBytes(key) : utf8Length(key);
+    if (as === 'hex' && bytes === null) return hexProblem(key.replace(/^0x/i, '')) ?? 'only 0-9 and a-f';
+    if ((bytes ?? 0) > MAX_FREE_KEY_BYTES) return `the key is ${bytes} bytes; keys hold at most ${MAX_FREE_KEY_BYTES}`;
+    return null;
+  }
   if (kt.kind === 'int') {
     if (key === '') return `enter a key: a whole number from 0 to ${kt.max}`;
     if (!/^[0-9]+$/.test(key)) return `${keyType} keys are whole numbers: digits 0-9 only`;
@@ -133,6 +182,20 @@ export function typeNamesProblem(text: string): string | null {
     seen.add(n);
   }
   return null;
+}
+
+/** The bytes of hex text (a 0x prefix and whitespace ignored); null when it is not hex. */
+export function hexBytes(text: string): number | null {
+  const clean = text.replace(/\s+/g, '').replace(/^0x/i, '');
+  return /^([0-9a-fA-F]{2})*$/.test(clean) ? clean.length / 2 : null;
+}
+
+/** New Topic's largest message, in MiB (1 to MAX_MESSAGE_BYTES_LIMIT's): bytes, or null when not one. */
+export function parseMaxMessageMiB(text: string): number | null {
+  const t = text.trim();
+  if (!/^[0-9]+$/.test(t)) return null;
+  const mib = Number(t);
+  return mib >= 1 && mib * 1048576 <= MAX_MESSAGE_BYTES_LIMIT ? mib * 1048576 : null;
 }
 
 /** Hex payloads: pairs of 0-9 a-f, whitespace ignored. */

@@ -24,6 +24,7 @@ function topic(i: number, over: Partial<TopicSummary> = {}): TopicSummary {
     key_type: 'u32',
     partitions: 4,
     message_types: [],
+    max_message_bytes: null,
     messages: String(i * 10),
     bytes: String(i * 1000),
     last_write: NOW / 1000,

@@ -20,6 +20,23 @@ describe('New Topic offers what the CLI and 0.2.3 make', () => {
     expect((getByTestId('create-topic-key-type') as HTMLSelectElement).value).toBe('u16');
     expect((getByTestId('create-topic-partitions') as HTMLInputElement).value).toBe('1');
   });
+
+  it('offers keys of any kind and large messages, says 0.2.3 cannot open such a topic, and sends them', async () => {
+    const { getByTestId, queryByTestId } = await openDemo();
+    await fireEvent.click(getByTestId('create-topic'));
+    const kinds = [...(getByTestId('create-topic-key-type') as HTMLSelectElement).options].map((o) => o.value);
+    expect(kinds).toEqual(['u8', 'u16', 'u32', 'u64', 'charN', 'text', 'bytes', 'any']);
+    expect(queryByTestId('create-topic-next-format')).toBeNull();
+    await fireEvent.input(getByTestId('create-topic-name'), { target: { value: 'kafka-copy' } });
+    await fireEvent.change(getByTestId('create-topic-key-type'), { target: { value: 'any' } });
+    expect(getByTestId('create-topic-key-hint').textContent).toMatch(/no key at all/);
+    await fireEvent.click(getByTestId('create-topic-large'));
+    await fireEvent.input(getByTestId('create-topic-max-mib'), { target: { value: '16' } });
+    expect(getByTestId('create-topic-next-format').textContent).toMatch(/0\.2\.3 cannot open this topic \(any keys and large messages\)/);
+    await fireEvent.click(getByTestId('create-topic-submit'));
+    await until(() => mock().calls.some((c) => c[0] === 'createTopic'), 'create asked');
+    expect(mock().calls.find((c) => c[0] === 'createTopic')![1]).toEqual({ name: 'kafka-copy', key_type: 'any', partitions: 1, message_types: [], max_message_bytes: String(16 * 1048576) });
+  });
 });
 
 describe('no false "deleted and made again"', () => {

@@ -20,16 +20,16 @@ use twainmq::{Key, KeyType, Outgoing, Store, TopicSpec};
 use twainmq_desktop::groups::service as group_service;
 use twainmq_desktop::groups::wire_reset::ResetTarget;
 use twainmq_desktop::messages::service as messages;
-use twainmq_desktop::messages::wire::{ProduceKind, ProducePayload, Produced};
+use twainmq_desktop::messages::wire::{KeyInput, ProduceKind, ProducePayload, Produced, Row, MAX_PAYLOAD_SLICE, PAYLOAD_PREVIEW_BYTES};
 use twainmq_desktop::search::service as search;
 use twainmq_desktop::search::wire::SearchQuery;
 use twainmq_desktop::store::service as store_service;
 use twainmq_desktop::topics::service as topic_service;
 use twainmq_desktop::topics::wire::NewTopic;
-use twainmq_desktop::wire::{Commit, ErrorDto, KeyText, Offset};
+use twainmq_desktop::wire::{Bytes as WireBytes, Commit, ErrorDto, KeyText, Offset};
 
 use self::groups::{admin_resets, describe, record_demos, record_group_admin, reset};
-use self::scene::{answer, build, delete_files, dto, err, first_timestamp, value, Res, TempDir, FIREHOSE, NOW, T0};
+use self::scene::{answer, build, delete_files, dto, err, first_timestamp, value, Res, TempDir, BLOBS_LARGE_KEY, FIREHOSE, NOW, T0};
 use self::text::{to_text, Normalizer};
 use self::topics::{cel, query, record_search, record_topic};
 
@@ -106,6 +106,7 @@ pub fn record(fixture: &Path) -> Res<Value> {
         })
         .collect();
     out.insert("page_checks".into(), checks.into());
+    out.insert("payloads".into(), record_payloads(&store, &mut norm)?);
 
     let ranged = SearchQuery { since: Some(T0 + 86_400.0), until: Some(T0 + 2.0 * 86_400.0), ..cel("class == \"Order\"") };
     let searches = vec![
@@ -196,7 +197,7 @@ pub fn record(fixture: &Path) -> Res<Value> {
     let s = build(fixture)?;
     norm.root(&s.root, ROOT);
     let sends = [
-        ("chat", "ada", ProducePayload { kind: ProduceKind::Text, body: "hello from a test".into(), class: None }),
+        ("chat", "ada", ProducePayload { kind: ProduceKind::Text, body: "hello from a test".into(), class: None, file: None }),
         (
             "orders",
             "4294967295",
@@ -204,14 +205,15 @@ pub fn record(fixture: &Path) -> Res<Value> {
                 kind: ProduceKind::Json,
                 body: r#"{"id": 98765432109876543210, "price": 1.50}"#.into(),
                 class: Some("Order".into()),
+                file: None,
             },
         ),
-        ("orders", "4294967296", ProducePayload { kind: ProduceKind::Json, body: "{}".into(), class: Some("Order".into()) }),
-        ("sensors", "7", ProducePayload { kind: ProduceKind::Hex, body: "00 ff 10 20".into(), class: None }),
+        ("orders", "4294967296", ProducePayload { kind: ProduceKind::Json, body: "{}".into(), class: Some("Order".into()), file: None }),
+        ("sensors", "7", ProducePayload { kind: ProduceKind::Hex, body: "00 ff 10 20".into(), class: None, file: None }),
     ];
     for (topic, key, payload) in sends {
         s.advance(1.0);
-        let r = messages::produce(&s.store, topic, &KeyText(key.into()), &payload);
+        let r = messages::produce(&s.store, topic, &KeyInput::Text { text: key.into() }, &payload);
         let row = match &r {
             Ok(Produced { partition, offset: Some(o) }) => {
                 messages::read_page(&s.store, topic, *partition, *o, 1).ok().and_then(|p| p.rows.into_iter().next()).map(|r| value(&r))
@@ -230,6 +232,7 @@ pub fn record(fixture: &Path) -> Res<Value> {
         key_type: key_type.into(),
         partitions,
         message_types: vec![],
+        max_message_bytes: None,
     };
     for t in [
         new("metrics", "u8", 1),
@@ -330,6 +333,41 @@ pub fn record(fixture: &Path) -> Res<Value> {
 
     drop(scene);
     Ok(norm.value(Value::Object(out)))
+}
+
+/// The large message of `blobs` as the detail pane reads it (a preview, then the rest a slice
+/// at a time) and saves it: to a folder shown as `/home/you/Downloads`, and inside the store (refused).
+fn record_payloads(store: &Store, norm: &mut Normalizer) -> Res<Value> {
+    let rows = messages::read_page(store, "blobs", 0, Offset(0), messages::MAX_PAGE).map_err(dto("blobs"))?.rows;
+    let large = rows
+        .iter()
+        .find_map(|r| match r {
+            Row::Message(m) if m.key.0 == BLOBS_LARGE_KEY => Some(m.offset),
+            _ => None,
+        })
+        .ok_or("no large message in blobs")?;
+    let inc = topic_service::topic_incarnation(store, "blobs");
+    let mut slices = Vec::new();
+    let (mut from, mut len) = (WireBytes(0), PAYLOAD_PREVIEW_BYTES);
+    loop {
+        let r = messages::message_payload(store, "blobs", 0, large, inc.as_ref(), from, len);
+        slices.push(
+            json!({"topic": "blobs", "partition": 0, "offset": large, "incarnation": inc, "from": from, "len": len, "answer": answer(&r)}),
+        );
+        match r {
+            Ok(s) if s.next != s.size => (from, len) = (s.next, MAX_PAYLOAD_SLICE),
+            _ => break,
+        }
+    }
+    let downloads = TempDir::new("downloads")?;
+    norm.root(&downloads.0, "/home/you/Downloads");
+    let mut saves = Vec::new();
+    for path in [downloads.0.join("report.txt"), store.root().join("report.txt")] {
+        let path = path.display().to_string();
+        let r = messages::save_payload(store, "blobs", 0, large, inc.as_ref(), &path);
+        saves.push(json!({"topic": "blobs", "partition": 0, "offset": large, "incarnation": inc, "path": path, "answer": answer(&r)}));
+    }
+    Ok(json!({"slices": slices, "saves": saves}))
 }
 
 /// Record and write the recording to `out`.

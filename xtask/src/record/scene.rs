@@ -271,6 +271,16 @@ pub(crate) fn build(fixture: &Path) -> Res<Scene> {
     }
     drop(p);
 
+    // blobs: the format's next version, as a Kafka topic copied here has it: keys of every kind
+    // (text, bytes, none, the empty text), JSON and binary payloads, and a large message.
+    s.create_topic("blobs", &TopicSpec::new(KeyType::Any, 1).with_large_messages(BLOBS_MAX_BYTES)).map_err(e("create blobs"))?;
+    let mut p = s.producer("blobs").map_err(e("producer"))?;
+    for (i, (key, out)) in blobs(&mut rng).into_iter().enumerate() {
+        scene.at(NOW - 7200.0 + i as f64 * 60.0);
+        p.send(&key, &out).map_err(e("send"))?;
+    }
+    drop(p);
+
     // ledger: offsets past 2^53 (its only file starts at 2^62).
     s.create_topic("ledger", &TopicSpec::new(KeyType::U64, 1)).map_err(e("create ledger"))?;
     let mut p = s.producer("ledger").map_err(e("producer"))?;
@@ -329,6 +339,37 @@ pub(crate) fn build(fixture: &Path) -> Res<Scene> {
     scene.at(NOW);
     scene.settle()?;
     Ok(scene)
+}
+
+/// The largest message `blobs` takes.
+pub(crate) const BLOBS_MAX_BYTES: u64 = 1 << 20;
+/// The key of `blobs`' large message.
+pub(crate) const BLOBS_LARGE_KEY: &str = "report";
+
+/// The messages of `blobs`, in order: a large text message (about 150 KB of lines) among small ones.
+fn blobs(rng: &mut Rng) -> Vec<(Key, Outgoing)> {
+    let words = ["alpha", "beta", "gamma", "delta", "order", "shipped", "lamp", "desk", "retry", "timeout", "ok", "user"];
+    let mut report = String::new();
+    for line in 0..3000 {
+        report.push_str(&format!("line {line:04}:"));
+        for _ in 0..6 {
+            report.push(' ');
+            report.push_str(*rng.pick(&words));
+            report.push_str(&(rng.next() % 1000).to_string());
+        }
+        report.push('\n');
+    }
+    vec![
+        (Key::Str("user-42".into()), Outgoing::Text(r#"{"user":"ada","items":[{"sku":"A-1","qty":2}],"total":19.5,"paid":true}"#.into())),
+        (
+            Key::Bytes(vec![0xde, 0xad, 0xbe, 0xef]),
+            Outgoing::Bytes(vec![0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0xff, 0xfe]),
+        ),
+        (Key::Null, Outgoing::Text("a message without a key".into())),
+        (Key::Str(String::new()), Outgoing::Text("the empty key".into())),
+        (Key::Str(BLOBS_LARGE_KEY.into()), Outgoing::Text(report)),
+        (Key::Bytes(vec![0]), Outgoing::Text("after the large one".into())),
+    ]
 }
 
 /// Messages in `firehose`.

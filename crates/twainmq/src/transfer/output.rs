@@ -9,7 +9,7 @@
 //! CLI's `--output` and the app's save dialog both go here.
 
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -37,32 +37,64 @@ pub fn export_file(
     cancel: &AtomicBool,
     on_progress: &mut dyn FnMut(Progress),
 ) -> Result<ExportReport> {
-    let Some(Output { writer: mut out, partial, target_was }) = open_output(store, path, cancel)? else {
+    let Some(mut out) = open_output(store, path, cancel)? else {
         // Cancelled while waiting for a FIFO's reader: nothing was written.
         return Ok(ExportReport { messages: 0, finish: Finish::Cancelled });
     };
-    let result = export(store, sel, format, &mut out, cancel, on_progress);
-    let report = match result {
-        Ok(r) if r.finish == Finish::Done => r,
+    match export(store, sel, format, &mut out.writer, cancel, on_progress) {
+        Ok(r) if r.finish == Finish::Done => out.place(path).map(|()| r),
         other => {
-            drop(out);
-            if let Some(p) = &partial {
-                let _ = std::fs::remove_file(p);
-            }
-            return other;
+            out.discard();
+            other
         }
-    };
-    let finished = out.into_inner().map_err(|e| Error::io("write", partial.as_deref().unwrap_or(path), e.into_error()));
-    let file = match finished {
-        Ok(f) => f,
+    }
+}
+
+/// Write the file `path` as an export does (see the module doc: a temporary
+/// file beside it, renamed over it once whole; never inside a store; a FIFO
+/// or device written as it is), its bytes given by `write`: one message's
+/// payload saved by the app, say. Returns `false`, having written nothing,
+/// when cancelled while waiting for a FIFO's reader.
+///
+/// # Errors
+/// As [`export_file`] for the target; an error of `write` leaves nothing
+/// under `path` (the temporary file is removed) and is returned.
+pub fn write_file(store: &Store, path: &Path, cancel: &AtomicBool, write: &mut dyn FnMut(&mut dyn Write) -> Result<()>) -> Result<bool> {
+    let Some(mut out) = open_output(store, path, cancel)? else { return Ok(false) };
+    match write(&mut out.writer) {
+        Ok(()) => out.place(path).map(|()| true),
         Err(e) => {
-            if let Some(p) = &partial {
-                let _ = std::fs::remove_file(p);
-            }
-            return Err(e);
+            out.discard();
+            Err(e)
         }
-    };
-    if let Some(p) = partial {
+    }
+}
+
+/// Where an export writes.
+struct Output {
+    writer: BufWriter<File>,
+    /// The temporary file, when the target is a regular file (or none yet).
+    partial: Option<PathBuf>,
+    /// The target's identity when the export began (none: no file there).
+    target_was: Option<FileIdentity>,
+}
+
+impl Output {
+    /// The whole file is written: flush and sync it, and put it in `path`'s place. A target
+    /// written by another program meanwhile, or held open (Windows), is not replaced: the
+    /// finished file is kept, and the error says where.
+    fn place(self, path: &Path) -> Result<()> {
+        let Output { writer, partial, target_was } = self;
+        let file = match writer.into_inner().map_err(|e| Error::io("write", partial.as_deref().unwrap_or(path), e.into_error())) {
+            Ok(f) => f,
+            Err(e) => {
+                if let Some(p) = &partial {
+                    let _ = std::fs::remove_file(p);
+                }
+                return Err(e);
+            }
+        };
+        let Some(p) = partial else { return Ok(()) };
         if let Err(e) = file.sync_all() {
             drop(file);
             let _ = std::fs::remove_file(&p);
@@ -85,17 +117,16 @@ pub fn export_file(
             };
             return Err(TransferError::ExportNotPlaced { finished: p, target: path.to_path_buf(), cause }.into());
         }
+        Ok(())
     }
-    Ok(report)
-}
 
-/// Where an export writes.
-struct Output {
-    writer: BufWriter<File>,
-    /// The temporary file, when the target is a regular file (or none yet).
-    partial: Option<PathBuf>,
-    /// The target's identity when the export began (none: no file there).
-    target_was: Option<FileIdentity>,
+    /// Nothing of it is kept: the temporary file is removed.
+    fn discard(self) {
+        drop(self.writer);
+        if let Some(p) = &self.partial {
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }
 
 /// The writer for `path`; `None` when cancelled while waiting for a FIFO's reader.
@@ -310,6 +341,33 @@ mod tests {
             export_file(&store, &Selection::topic("t"), ExportFormat::Jsonl, &fifo, &AtomicBool::new(false), &mut |_| {}).expect("export");
         assert_eq!(r.messages, 3);
         assert_eq!(reader.join().expect("reader").lines().count(), 3);
+    }
+
+    /// A file written by `write_file` appears whole under its name; a failed write leaves
+    /// nothing (an old file kept), and the store's folder is refused as for exports.
+    #[test]
+    fn write_file_places_a_whole_file_or_nothing() {
+        let (d, store, out_dir) = store_with(1);
+        let out = out_dir.path().join("payload.bin");
+        let body = vec![0xFFu8; 300_000];
+        assert!(write_file(&store, &out, &AtomicBool::new(false), &mut |w| Ok(w
+            .write_all(&body)
+            .map_err(|e| Error::io("write", &out, e))?))
+        .expect("write"));
+        assert_eq!(std::fs::read(&out).expect("read"), body);
+        std::fs::write(&out, "old").expect("write");
+        let e = write_file(&store, &out, &AtomicBool::new(false), &mut |w| {
+            w.write_all(b"half").map_err(|e| Error::io("write", &out, e))?;
+            Err(Error::io("read", &out, std::io::Error::other("the source went away")))
+        })
+        .expect_err("failed");
+        assert!(e.to_string().contains("the source went away"), "{e}");
+        assert_eq!(std::fs::read_to_string(&out).expect("read"), "old");
+        assert_eq!(names(out_dir.path()), ["payload.bin"]);
+        let inside = d.path().join("payload.bin");
+        let e = write_file(&store, &inside, &AtomicBool::new(false), &mut |_| Ok(())).expect_err("inside the store");
+        assert_eq!(e.code(), "bad_export_target");
+        assert!(!inside.exists());
     }
 
     /// A target another program holds (on Windows, a spreadsheet keeps its file

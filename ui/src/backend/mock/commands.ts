@@ -3,7 +3,7 @@
 // "preview" (nothing recorded), so a command added to the bindings needs none.
 
 import type { Backend, CommandName, Commands, Result, Unlisten } from '../api';
-import type { CopyRequest, Count, MessageRef, RawLine, DeletedGroup, DeletedTopic, DemoMember, ExportRequest, FilterCheck, GroupDeletePreview, GroupDetail, Handle, HistorySpan, ImportRequest, KeyText, LagAlertThresholds, LagCheckDto, LagHistoryDto, MenuChecks, NewTopic, Offset, OffsetsFile, ProducePayload, Produced, ResetPlanDto, ResetRequest, RetentionDto, RetentionLog, RetentionMode, RetentionPlanDto, SearchEvent, SearchId, SearchQuery, SearchRows, StoreCheck, StoreInfo, StorePresence, TimelineAnchor, TopicDetail, TopicSummary, TransferEvent, TransferId } from '../api';
+import type { CopyRequest, Count, MessageRef, RawLine, DeletedGroup, DeletedTopic, DemoMember, ExportRequest, FilterCheck, GroupDeletePreview, GroupDetail, Handle, HistorySpan, ImportRequest, KeyText, LagAlertThresholds, LagCheckDto, LagHistoryDto, MenuChecks, NewTopic, Offset, OffsetsFile, ProducePayload, Produced, ResetPlanDto, ResetRequest, RetentionDto, RetentionLog, RetentionMode, RetentionPlanDto, SearchEvent, SearchId, SearchQuery, SearchRows, StoreCheck, StoreInfo, StorePresence, TimelineAnchor, TopicDetail, TopicSummary, TransferEvent, TransferId, Bytes, Incarnation, KeyInput, PayloadSlice, SavedPayload } from '../api';
 import { commands, MAX_PAGE } from '../bindings';
 import type { MockState } from './state';
 import { listDemos, refuseBusyGroup, startDemo, stopDemo } from './demos';
@@ -138,10 +138,11 @@ export function mockCommands(store: MockState): Backend {
     timelineAfter: call('timelineAfter', (topic: string, partitions: number[] | null, start: TimelineAnchor, limit: number) =>
       store.timelinePage(topic, partitions, 'after', start, limit),
     ),
-    produce: call('produce', (topic: string, key: KeyText, payload: ProducePayload): Result<Produced> => {
+    produce: call('produce', (topic: string, key: KeyInput, payload: ProducePayload): Result<Produced> => {
       const t = store.topic(topic);
       if ('code' in t) return failed(t);
-      const rec = recording.produce.find((p) => p.topic === topic && p.key === key && same(p.payload, payload));
+      // The recorder sends each key as text (KeyInput::Text) and records that text.
+      const rec = recording.produce.find((p) => p.topic === topic && same(typeof p.key === 'string' ? { as: 'text', text: p.key } : p.key, key) && same(p.payload, payload));
       if (!rec) return preview(`sending that message to ${topic} (it sends only the recorded ones)`);
       if (rec.answer.status === 'error' || !rec.row) return copy(rec.answer);
       // The recorded message, at the partition's end now.
@@ -149,6 +150,18 @@ export function mockCommands(store: MockState): Backend {
       const offset = store.end(t, partition).toString();
       store.appendRow(t, partition, { ...copy(rec.row), offset });
       return ok({ partition, offset });
+    }),
+    messagePayload: call('messagePayload', (topic: string, partition: number, offset: Offset, incarnation: Incarnation | null, from: Bytes, len: number): Result<PayloadSlice> => {
+      const t = store.topic(topic);
+      if ('code' in t) return failed(t);
+      const rec = recording.payloads.slices.find((x) => x.topic === topic && x.partition === partition && x.offset === offset && x.incarnation === incarnation && x.from === from && x.len === len);
+      return rec ? copy(rec.answer) : preview(`bytes ${from}+${len} of the payload at ${topic} P${partition} #${offset}`);
+    }),
+    savePayload: call('savePayload', (topic: string, partition: number, offset: Offset, incarnation: Incarnation | null, path: string): Result<SavedPayload> => {
+      const rec = recording.payloads.saves.find((x) => x.topic === topic && x.partition === partition && x.offset === offset && x.incarnation === incarnation && x.path === path);
+      if (!rec) return preview(`saving the payload at ${topic} P${partition} #${offset} to ${path} (recorded: ${recording.payloads.saves.map((x) => x.path).join(', ')})`);
+      if (rec.answer.status === 'ok') store.savedPayloads.push(path);
+      return copy(rec.answer);
     }),
     createTopic: call('createTopic', (nt: NewTopic): Result<TopicSummary> =>
       needStore(() => {

@@ -2,7 +2,7 @@
 // `cargo xtask ui-fixture` (xtask/src/record) into ui/fixtures/recorded-store.json,
 // and the helpers every part of the mock answers with.
 
-import type { About, DeletedGroup, DeletedTopic, ErrorDto, ExportRequest, FilterCheck, GroupDeletePreview, GroupDetail, Handle, HistorySpan, ImportRequest, KeyText, LagAlertThresholds, LagCheckDto, LagHistoryDto, MessageRow, NewTopic, Offset, Page, ProducePayload, Produced, RawLine, ResetPlanDto, ResetRequest, RetentionDto, RetentionPlanDto, Row, SearchEvent, SearchQuery, StoreCheck, StoreInfo, TimelineAnchor, TimelinePageDto, TopicDetail, TopicSummary, TransferEvent } from '../api';
+import type { About, DeletedGroup, DeletedTopic, ErrorDto, ExportRequest, FilterCheck, GroupDeletePreview, GroupDetail, Handle, HistorySpan, ImportRequest, KeyText, LagAlertThresholds, LagCheckDto, LagHistoryDto, MessageRow, NewTopic, Offset, Page, ProducePayload, Produced, RawLine, ResetPlanDto, ResetRequest, RetentionDto, RetentionPlanDto, Row, SearchEvent, SearchQuery, StoreCheck, StoreInfo, TimelineAnchor, TimelinePageDto, TopicDetail, TopicSummary, TransferEvent, Bytes, Incarnation, KeyInput, PayloadSlice, SavedPayload } from '../api';
 import type { Result } from '../api';
 import recordedText from '../../../fixtures/recorded-store.json?raw';
 
@@ -61,7 +61,12 @@ export type Recording = {
   gone: Record<string, Result<TopicDetail>>;
   remade: Record<string, RecordedTopic & { summary: TopicSummary }>;
   no_store: Result<null>;
-  produce: { topic: string; key: KeyText; payload: ProducePayload; answer: Result<Produced>; row: Row | null }[];
+  produce: { topic: string; key: string | KeyInput; payload: ProducePayload; answer: Result<Produced>; row: Row | null }[];
+  /** A large message as the detail pane reads it (a preview, then slices) and saves it. */
+  payloads: {
+    slices: { topic: string; partition: number; offset: Offset; incarnation: Incarnation | null; from: Bytes; len: number; answer: Result<PayloadSlice> }[];
+    saves: { topic: string; partition: number; offset: Offset; incarnation: Incarnation | null; path: string; answer: Result<SavedPayload> }[];
+  };
   create_topic: { request: NewTopic; existed: boolean; answer: Result<TopicSummary>; detail: Result<TopicDetail> | null; groups: Result<string[]> | null }[];
   delete_topic: { topic: string; confirm: string; answer: Result<DeletedTopic> }[];
   resets: { group: string; request: ResetRequest; answer: Result<ResetPlanDto>; after?: GroupDetail }[];

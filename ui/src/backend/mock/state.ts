@@ -53,6 +53,8 @@ export class MockState {
   viewStates: { dark: boolean; checks: MenuChecks }[] = [];
   /** Files the pretend exports wrote (an export to one of them unconfirmed is refused). */
   exportedFiles = new Set<string>();
+  /** Paths payloads were saved to (by the detail pane's Save), in order. */
+  savedPayloads: string[] = [];
   /** Plans a test says the app's retention removed, until taken. */
   retentionNotices: RetentionPlanDto[] = [];
 
@@ -151,6 +153,7 @@ export class MockState {
     this.shrunk = [];
     this.nameProblems = [];
     this.exportedFiles?.clear();
+    if (this.savedPayloads) this.savedPayloads.length = 0;
     this.stopTimers();
     this.root = recording.root;
     this.topics.clear();
@@ -291,7 +294,7 @@ export class MockState {
       partition,
       offset,
       key,
-      key_kind: t.summary.key_type.startsWith('char') ? 'str' : 'int',
+      key_kind: /^(char\d+|text|any)$/.test(t.summary.key_type) ? 'str' : t.summary.key_type === 'bytes' ? 'bytes' : 'int',
       timestamp: this.clock() / 1000,
       kind: 'str',
       text,
@@ -301,6 +304,7 @@ export class MockState {
       fields_json: null,
       fields_pretty: null,
       size: text === null ? 0 : new TextEncoder().encode(text).length,
+      truncated: false,
       ...fields,
     };
     this.appendRow(t, partition, row);
