@@ -274,7 +274,7 @@ fn round_churn(log: &GroupLog, now: f64) -> Option<RoundChurn> {
     }
     let mut openers: Vec<(u32, u32)> = counts.into_iter().collect();
     openers.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let rounds = chain.len() as u32;
+    let rounds = u32::try_from(chain.len()).unwrap_or(u32::MAX);
     let head = format!(
         "no round can end: {n} rounds in a row were replaced by a new one before their {} s window ran out (a new round every {} s; none has ended for {} s), so nothing is assigned until one runs its whole window",
         secs(window),
@@ -297,7 +297,7 @@ fn round_churn(log: &GroupLog, now: f64) -> Option<RoundChurn> {
         )
     };
     Some(RoundChurn {
-        superseded: n as u32,
+        superseded: u32::try_from(n).unwrap_or(u32::MAX),
         since: first.started_at,
         every_secs: every,
         window_secs: window,

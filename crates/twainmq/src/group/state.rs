@@ -219,8 +219,8 @@ impl GroupLog {
         }
         match record {
             Record::Joined { tag, client } => {
-                if !self.joins.contains_key(&key) {
-                    self.joins.insert(key, (*tag, at, offset));
+                if let std::collections::btree_map::Entry::Vacant(e) = self.joins.entry(key) {
+                    e.insert((*tag, at, offset));
                     if let Some(c) = client {
                         self.clients.insert(key, c.clone());
                     }
