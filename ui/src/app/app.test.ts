@@ -22,6 +22,17 @@ describe('the app', () => {
     expect(getByTestId('topic-item-broken').textContent).toMatch(/config unreadable/);
   });
 
+  it('folds the sidebar away and back, and remembers it', async () => {
+    const { getByTestId } = await openDemo();
+    expect(document.querySelector('nav.sidebar')).not.toBeNull();
+    await fireEvent.click(getByTestId('sidebar-toggle'));
+    expect(document.querySelector('nav.sidebar')).toBeNull();
+    expect(localStorage.getItem('twainmq.sidebar')).toBe('collapsed');
+    await fireEvent.click(getByTestId('sidebar-expand'));
+    expect(document.querySelector('nav.sidebar')).not.toBeNull();
+    expect(localStorage.getItem('twainmq.sidebar')).toBe('shown');
+  });
+
   it('says what to do when a store cannot be opened', async () => {
     const { getAllByTestId, getByTestId, queryByTestId } = render(App);
     await until(() => getAllByTestId('recent-store').length === 5, 'recent stores');
