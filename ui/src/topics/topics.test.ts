@@ -22,6 +22,18 @@ describe('New Topic offers what the CLI and 0.2.3 make', () => {
   });
 });
 
+describe('a refusal goes once the form changes', () => {
+  it('New Topic: the refusal of one name is not shown under the next', async () => {
+    const { getByTestId, queryByTestId } = await openDemo();
+    await fireEvent.click(getByTestId('create-topic'));
+    await fireEvent.input(getByTestId('create-topic-name'), { target: { value: 'refused-name' } });
+    await fireEvent.click(getByTestId('create-topic-submit'));
+    await until(() => !!queryByTestId('create-topic-error'), 'the refusal');
+    await fireEvent.input(getByTestId('create-topic-name'), { target: { value: 'another-name' } });
+    await until(() => queryByTestId('create-topic-error') === null, 'the refusal cleared');
+  });
+});
+
 describe('no false "deleted and made again"', () => {
   it('a view being replaced does not compare the next topic with its own', async () => {
     const r = await openDemo();
