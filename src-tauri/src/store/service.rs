@@ -72,5 +72,5 @@ pub fn picker_start(current: Option<PathBuf>, recent: &[String]) -> Option<PathB
 pub fn store_info(store: &Store) -> Result<StoreInfo, ErrorDto> {
     let topics = store.topic_summaries(true)?.into_iter().map(Into::into).collect();
     let groups = store.group_summaries()?.into_iter().map(Into::into).collect();
-    Ok(StoreInfo { root: store.root().display().to_string(), topics, groups, watching: false })
+    Ok(StoreInfo { root: store.root().display().to_string(), topics, groups, watching: false, read_only: store.write_denied() })
 }

@@ -14,6 +14,9 @@ pub struct StoreInfo {
     pub groups: Vec<GroupSummary>,
     /// File watching is on: changes appear without refreshing.
     pub watching: bool,
+    /// Why this user cannot write to the store, when it cannot (its folder is read-only to
+    /// it): the UI then offers no Produce, Import or Delete, and says this instead.
+    pub read_only: Option<String>,
 }
 
 /// Pushed when files in the open store change (from the file watcher).

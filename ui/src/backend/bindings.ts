@@ -957,6 +957,11 @@ export type StoreInfo = {
 	groups: GroupSummary[],
 	/**  File watching is on: changes appear without refreshing. */
 	watching: boolean,
+	/**
+	 *  Why this user cannot write to the store, when it cannot (its folder is read-only to
+	 *  it): the UI then offers no Produce, Import or Delete, and says this instead.
+	 */
+	read_only: string | null,
 };
 
 /**  Where a page of a topic's timeline (its partitions merged by timestamp) starts. */
