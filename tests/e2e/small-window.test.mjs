@@ -3,12 +3,15 @@
 // name keeps its room over its metadata, and the sidebar folds away for more room.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, fixtureStore, byId, until, rows, shotsBothThemes } from './harness.mjs';
+import { spawn } from 'node:child_process';
+import { startApp, fixtureStore, byId, until, rows, shotsBothThemes, CLI } from './harness.mjs';
 
 let browser;
+let store;
 
 before(async () => {
-  browser = await startApp(fixtureStore('small-window'));
+  store = fixtureStore('small-window');
+  browser = await startApp(store);
   await browser.setWindowSize(900, 600);
   await (await byId(browser, 'topic-item-events')).waitForExist({ timeout: 20000 });
 });
@@ -64,6 +67,24 @@ test('at 900x600 with the detail pane open, the payload, the raw line and the na
 
 test('the group page: members by kind of client, offsets sortable and filterable', async () => {
   await browser.setWindowSize(1280, 800);
+  // A CLI member (a separate process) joins a new group: the page names it, with host and pid.
+  const member = spawn(CLI, ['--store', store, 'consume', 'events', '--group', 'by_cli', '--follow', '--rebalance-window', '1'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    const cliItem = await browser.$('[data-testid="group-item-by_cli"] button');
+    await cliItem.waitForExist({ timeout: 15000 });
+    await cliItem.click();
+    const kind = await until(
+      browser,
+      async () => browser.execute(() => document.querySelector('[data-testid="member-client"]')?.textContent ?? ''),
+      'the member kind',
+      15000,
+      async () => browser.execute(() => document.querySelector('[data-testid="group-view"]')?.textContent?.slice(0, 400) ?? 'no group view'),
+    );
+    assert.match(kind, new RegExp(`^twainmq CLI \\S+ on \\S+, pid ${member.pid}$`));
+    await shotsBothThemes(browser, 'group-page-cli-member');
+  } finally {
+    member.kill('SIGTERM');
+  }
   const item = await browser.$('[data-testid="group-item-workers"] button');
   await item.waitForExist({ timeout: 10000 });
   await item.click();
