@@ -996,7 +996,7 @@ fn hint_of(p: u32) -> u64 {
 
 fn gen_record(s: &mut Source, op: u8) -> Record {
     match op & 7 {
-        0 => Record::Joined { tag: s.u64() },
+        0 => Record::Joined { tag: s.u64(), client: None },
         1 => Record::AbortJoin { tag: s.u64() },
         2 | 7 => Record::Offer { own: gen_partitions(s, 6), partitions: gen_partitions(s, 10) },
         3 => Record::Confirm { partitions: gen_partitions(s, 6) },
@@ -1056,7 +1056,7 @@ pub fn group_log(data: &[u8]) {
         m.seen.insert(key);
         m.max_key = Some(m.max_key.map_or(key, |k| k.max(key)));
         let want_ev = match &record {
-            Record::Joined { tag } => {
+            Record::Joined { tag, .. } => {
                 m.joins.entry(key).or_insert((*tag, offset));
                 Event::Joined { id: key, tag: *tag }
             }

@@ -208,5 +208,10 @@ test('closes the store: demo members stop, and the welcome screen returns', asyn
   await (await byId(browser, 'welcome')).waitForDisplayed({ timeout: 10000 });
   // The demo member still running committed and left when the store closed.
   await until(browser, async () => JSON.parse(cli(store, 'groups', 'describe', 'e2e_demo', '--json')).records > before.records, 'its last records', 10000);
+  // Their last writes asked for store summaries while the close was under way: answered
+  // after it, none may bring the closed store's view back.
+  await browser.pause(1500);
+  assert.equal(await (await byId(browser, 'welcome')).isDisplayed(), true, 'the welcome screen stays');
+  assert.equal(await browser.execute(() => document.querySelector('[data-testid="store-path"] .p')?.textContent ?? ''), '', 'no store shown');
   await shot(browser, 'groups-08-closed');
 });

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
-use twainmq::group::{GroupMember, GroupOptions};
+use twainmq::group::{ClientInfo, GroupMember, GroupOptions};
 use twainmq::{Consumer, Error as EngineError, Message, StartFrom, Store, Timeline, TimelineStart};
 
 use crate::args::ConsumeArgs;
@@ -278,7 +278,13 @@ fn consume_group(store: &Store, args: ConsumeArgs) -> Result<()> {
     };
     // (A group that does not exist yet is created by the join, which refuses
     // names we never create, such as ones ending in `.twc`.)
-    let opts = GroupOptions { window: args.rebalance_window, start_from, auto_round: args.auto_round, ..GroupOptions::default() };
+    let opts = GroupOptions {
+        window: args.rebalance_window,
+        start_from,
+        auto_round: args.auto_round,
+        client: Some(ClientInfo::this_process("twainmq-cli", env!("CARGO_PKG_VERSION"))),
+        ..GroupOptions::default()
+    };
     let stop = stop_flag();
     let limits = limits(&args);
     let member = GroupMember::join(store, &args.topic, &group, opts)?;

@@ -462,9 +462,15 @@ impl Text for GroupView {
         }
         writeln!(out, "state: {}: {} (inferred from the group log)", d.state.as_str(), d.state_reason)?;
         for m in &d.members {
-            // Members that do not follow resets speak 0.2.3's protocol only (0.2.3 itself, or an older twainmq-rs).
-            let kind = if m.follows_resets { "twainmq-rs" } else { "0.2.3" };
-            writeln!(out, "member {} [{kind}]: partitions {:?}, {}: {}", m.id, m.partitions, m.status.as_str(), m.status_reason)?;
+            writeln!(
+                out,
+                "member {} [{}]: partitions {:?}, {}: {}",
+                m.id,
+                m.client_label(),
+                m.partitions,
+                m.status.as_str(),
+                m.status_reason
+            )?;
         }
         for m in &d.former_members {
             writeln!(out, "former member {}: {}: {}", m.id, m.status.as_str(), m.status_reason)?;

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use twainmq::group::{GroupMember, GroupOptions};
+use twainmq::group::{ClientInfo, GroupMember, GroupOptions};
 use twainmq::{Consumer, KeyType, StartFrom};
 
 use crate::convert::{message_to_py, NotDelivered};
@@ -256,7 +256,13 @@ impl TwainMQConsumer {
                 let window = Duration::try_from_secs_f64(window).map_err(|e| {
                     errors::new_error(py, "TwainMQValueError", format!("REBAL_LENGTH must be a positive time span: {e}"), &[])
                 })?;
-                let opts = GroupOptions { window, start_from: from, commit_on_close: false, ..GroupOptions::default() };
+                let opts = GroupOptions {
+                    window,
+                    start_from: from,
+                    commit_on_close: false,
+                    client: Some(ClientInfo::this_process("twainmq-rs", env!("CARGO_PKG_VERSION"))),
+                    ..GroupOptions::default()
+                };
                 let member = py.detach(|| store.join_group(&topic, g, opts)).py_err(py)?;
                 let id = member.id();
                 (Reader::Group(Box::new(member)), Some(id))

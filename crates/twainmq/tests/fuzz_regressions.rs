@@ -178,7 +178,7 @@ fn finding_group_log_max_partition_does_not_overflow() {
 #[test]
 fn finding_members_survive_200_superseded_rounds() {
     let mut log = GroupLog::default();
-    log.apply(1, 0, 0.0, &Record::Joined { tag: 1 });
+    log.apply(1, 0, 0.0, &Record::Joined { tag: 1, client: None });
     log.apply(1, 1, 0.0, &Record::BeginRound { ends_at: 1.0 });
     log.apply(1, 2, 0.0, &Record::Offer { own: vec![], partitions: vec![0, 1] });
     log.apply(1, 3, 0.0, &Record::EndRound);

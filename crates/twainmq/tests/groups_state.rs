@@ -34,7 +34,7 @@ impl Log {
     }
     /// A 0.2.3 member joins at `at` (random tag, no mark), opens a round of `window` s and offers.
     fn join_023(&mut self, id: u32, at: f64, window: f64, own: &[u32]) {
-        self.put(id, at, Record::Joined { tag: 0x1234_5678_9abc_def0 ^ u64::from(id) });
+        self.put(id, at, Record::Joined { tag: 0x1234_5678_9abc_def0 ^ u64::from(id), client: None });
         self.put(id, at, Record::BeginRound { ends_at: at + window });
         self.put(id, at, Record::Offer { own: own.to_vec(), partitions: ALL.to_vec() });
     }
@@ -266,4 +266,78 @@ fn lag_thresholds_name_the_partitions_over_them_and_a_skewed_stamp_is_no_age() {
     // A reader whose clock is behind the producer's: the messages are no age at all, never negative.
     let b = d.lag_against(&LagThresholds { max_lag: None, max_age_secs: Some(0.0) }, T0 - 50.0);
     assert!(b.iter().all(|b| b.age_secs == Some(0.0) && b.over.is_empty()), "{b:?}");
+}
+
+#[test]
+fn a_member_that_stops_committing_while_messages_wait_is_stale_by_its_own_rhythm() {
+    let mut l = Log::new();
+    l.join_023(1, T0 + 1.0, 5.0, &[]);
+    l.end_and_confirm(1, T0 + 6.5);
+    // It commits every second, as a busy 0.2.3 consumer does, then is killed (kill -9).
+    for s in 0..10 {
+        l.put(1, T0 + 7.0 + f64::from(s), Record::Commit { offsets: vec![(0, i64::from(s)), (1, i64::from(s))] });
+    }
+    let last = T0 + 16.0;
+    let now = last + 13.0;
+    // Messages wait in partition 1 since just after its last commit.
+    let waiting: twainmq::group::Waiting = [(1u32, last + 0.5)].into_iter().collect();
+    let live = l.log.liveness_with_waiting(now, &waiting);
+    let m = &live.members[0];
+    assert_eq!(m.status, MemberStatus::Stale, "{m:?}");
+    assert!(m.reason.contains("no commit for 13 s, it committed every 1 s before"), "{}", m.reason);
+    assert_eq!(live.state, GroupPhase::Empty, "its partitions have no live reader: {live:?}");
+    // Judged by silence alone (no partition read), 13 s is within the live window.
+    assert_eq!(l.status(1, now).0, MemberStatus::Live);
+    // Nothing to read: a member may well not commit, and is not judged by its rhythm.
+    assert_eq!(l.log.liveness_with_waiting(now, &Default::default()).members[0].status, MemberStatus::Live);
+    // Messages that arrived a moment ago: it has not had the time to read them.
+    let fresh: twainmq::group::Waiting = [(1u32, now - 2.0)].into_iter().collect();
+    assert_eq!(l.log.liveness_with_waiting(now, &fresh).members[0].status, MemberStatus::Live);
+}
+
+#[test]
+fn rounds_opened_faster_than_their_window_are_diagnosed_not_counted_down() {
+    let mut l = Log::new();
+    // A program restarted every 5 s: each start joins with a new id and opens a 60 s round.
+    for i in 0..16u32 {
+        l.join_023(i + 1, T0 + 1.0 + 5.0 * f64::from(i), 60.0, &[]);
+    }
+    let now = T0 + 80.0;
+    let live = l.log.liveness(now);
+    assert_eq!(live.state, GroupPhase::Rebalancing);
+    let churn = live.round_churn.clone().expect("churn diagnosed");
+    assert_eq!((churn.superseded, churn.every_secs, churn.window_secs), (15, 5.0, 60.0), "{churn:?}");
+    assert_eq!(churn.by_joins, 16, "{churn:?}");
+    assert!(live.reason.starts_with("no round can end: 15 rounds in a row were replaced"), "{}", live.reason);
+    assert!(live.reason.contains("keeps restarting"), "{}", live.reason);
+    // Members started together replace each other's rounds only for a moment: no churn.
+    let mut l = Log::new();
+    for i in 0..4u32 {
+        l.join_023(i + 1, T0 + 1.0 + f64::from(i) * 0.2, 60.0, &[]);
+    }
+    let live = l.log.liveness(T0 + 30.0);
+    assert_eq!(live.round_churn, None, "{live:?}");
+    assert!(live.reason.contains("is open for offers"), "{}", live.reason);
+}
+
+#[test]
+fn our_members_say_which_program_they_are_and_where_they_run() {
+    let (_dir, store, clock) = store_at(T0);
+    let client = twainmq::group::ClientInfo::this_process("twainmq-cli", "9.9.9");
+    let opts = GroupOptions { window: Duration::from_secs(5), client: Some(client.clone()), ..Default::default() };
+    let mut a = store.join_group("t", "g", opts).expect("join");
+    clock.advance(6_000_000);
+    a.heartbeat().expect("ends the round");
+    let d = store.describe_group("g").expect("describe");
+    let m = &d.members[0];
+    assert_eq!(m.client.as_ref(), Some(&client));
+    assert_eq!(client.pid, Some(std::process::id()));
+    let host = client.host.clone().expect("a host name");
+    assert_eq!(m.client_label(), format!("twainmq CLI 9.9.9 on {host}, pid {}", std::process::id()));
+    a.close().expect("leave");
+    // A 0.2.3 member writes its tag alone: it is named as 0.2.3.
+    let mut l = Log::new();
+    l.join_023(1, T0 + 1.0, 5.0, &[]);
+    l.end_and_confirm(1, T0 + 6.5);
+    assert_eq!(l.log.liveness(T0 + 7.0).members[0].client, None);
 }

@@ -398,3 +398,72 @@ fn verbatim(p: &Path) -> PathBuf {
         p.to_path_buf()
     }
 }
+
+/// A store this user may not write says so before any write is tried: on Unix
+/// a read-only folder (or, for root, whom modes do not stop, a read-only mount),
+/// on Windows a folder with the read-only attribute. Nothing is written to ask.
+#[test]
+fn a_store_this_user_cannot_write_says_so_without_writing() {
+    let (d, s) = store();
+    s.create_topic("t", &TopicSpec::new(KeyType::U16, 1)).expect("topic");
+    assert_eq!(s.write_denied(), None, "a fresh folder is writable");
+    let listing = |p: &Path| {
+        let mut v: Vec<_> = std::fs::read_dir(p).expect("list").map(|e| e.expect("entry").file_name()).collect();
+        v.sort();
+        v
+    };
+    let before = listing(d.path());
+    #[cfg(unix)]
+    let _restore = {
+        use std::os::unix::fs::PermissionsExt;
+        // Root ignores modes: it gets a read-only mount instead.
+        let root = std::process::Command::new("id").arg("-u").output().map(|o| o.stdout == b"0\n").unwrap_or(false);
+        if root {
+            let st =
+                std::process::Command::new("mount").args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"]).arg(d.path()).status().expect("mount");
+            assert!(st.success(), "mounting a tmpfs (root here)");
+            let s2 = Store::open(d.path()).expect("open the mount");
+            s2.create_topic("t", &TopicSpec::new(KeyType::U16, 1)).expect("topic");
+            assert_eq!(s2.write_denied(), None);
+            let st = std::process::Command::new("mount").args(["-o", "remount,ro"]).arg(d.path()).status().expect("remount");
+            assert!(st.success());
+            let why = s2.write_denied().expect("a read-only mount is not writable");
+            assert!(why.contains("cannot be written by this user") && why.contains("reading only"), "{why}");
+            let st = std::process::Command::new("umount").arg(d.path()).status().expect("umount");
+            assert!(st.success());
+            return;
+        }
+        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o555)).expect("chmod");
+        scopeguard_restore(d.path())
+    };
+    #[cfg(windows)]
+    {
+        let mut p = std::fs::metadata(d.path()).expect("meta").permissions();
+        p.set_readonly(true);
+        std::fs::set_permissions(d.path(), p).expect("attribute");
+    }
+    let why = s.write_denied().expect("a read-only folder is not writable");
+    assert!(why.contains("cannot be written by this user"), "{why}");
+    assert_eq!(listing(d.path()), before, "asking wrote nothing");
+    #[cfg(windows)]
+    {
+        let mut p = std::fs::metadata(d.path()).expect("meta").permissions();
+        #[allow(clippy::permissions_set_readonly_false)]
+        p.set_readonly(false);
+        std::fs::set_permissions(d.path(), p).expect("attribute");
+    }
+}
+
+/// Gives a folder made read-only back its write permission when dropped (so
+/// that its temporary directory can be deleted).
+#[cfg(unix)]
+fn scopeguard_restore(p: &Path) -> impl Drop {
+    struct Restore(PathBuf);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&self.0, std::fs::Permissions::from_mode(0o755));
+        }
+    }
+    Restore(p.to_path_buf())
+}

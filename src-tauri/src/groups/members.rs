@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use twainmq::group::{GroupMember, GroupOptions};
+use twainmq::group::{ClientInfo, GroupMember, GroupOptions};
 use twainmq::{StartFrom, Store};
 
 use super::wire::{DemoMember, MemberStatus};
@@ -277,6 +277,7 @@ impl Members {
                     // A round every ten windows (at least 5 s) moves a dead member's
                     // partitions; any member's round resets every member's timer.
                     auto_round: Some(Duration::from_millis((u64::from(window_ms.max(100)) * 10).max(5000))),
+                    client: Some(ClientInfo::this_process("twainmq-desktop", env!("CARGO_PKG_VERSION"))),
                     ..GroupOptions::default()
                 };
                 let member = match GroupMember::join(&store, &topic_s, &group_s, opts) {

@@ -96,6 +96,9 @@ pub struct MemberDto {
     pub status_reason: String,
     /// One of ours (TwainMQ Desktop or CLI): it moves to an admin reset; a 0.2.3 member overwrites it.
     pub follows_resets: bool,
+    /// The kind of client in a few words ("twainmq 0.2.3", "twainmq CLI 0.1.0 on host, pid 42"),
+    /// as its JOINED record says (our members write their program, host and pid; 0.2.3 writes none).
+    pub client: String,
 }
 
 impl From<&group::MemberView> for MemberDto {
@@ -108,6 +111,7 @@ impl From<&group::MemberView> for MemberDto {
             status: m.status.into(),
             status_reason: m.status_reason.clone(),
             follows_resets: m.follows_resets,
+            client: m.client_label(),
         }
     }
 }
@@ -220,6 +224,9 @@ pub struct GroupDetail {
     pub former_members: Vec<MemberDto>,
     pub partitions: Vec<PartitionProgressDto>,
     pub open_round: Option<RoundDto>,
+    /// Rounds opened faster than their window lets them end (nothing is assigned): what
+    /// happens and what to do, in words. Its open round's countdown means nothing then.
+    pub round_churn: Option<String>,
     /// Newest first.
     pub rounds: Vec<RoundDto>,
     pub records: Count,
@@ -242,6 +249,7 @@ impl GroupDetail {
             former_members: d.former_members.iter().map(MemberDto::from).collect(),
             partitions: d.partitions.iter().map(PartitionProgressDto::from).collect(),
             open_round: d.open_round.as_ref().map(RoundDto::from),
+            round_churn: d.round_churn.as_ref().map(|c| c.diagnosis.clone()),
             rounds: d.rounds.iter().rev().map(RoundDto::from).collect(),
             records: d.records.into(),
             last_record_at: d.last_record_at,

@@ -19,6 +19,9 @@ pub struct StoreInfo {
     /// Names in the store that Windows cannot hold, and names equal but for case
     /// (`twainmq check`'s `windows_name`, `case_twin`): read from a listing, at each refresh.
     pub name_problems: Vec<ProblemDto>,
+    /// Why this user cannot write to the store, when it cannot (its folder is read-only to
+    /// it): the UI then offers no Produce, Import or Delete, and says this instead.
+    pub read_only: Option<String>,
 }
 
 /// Whether the open store's folder is still there.

@@ -22,6 +22,17 @@ describe('the app', () => {
     expect(getByTestId('topic-item-broken').textContent).toMatch(/config unreadable/);
   });
 
+  it('folds the sidebar away and back, and remembers it', async () => {
+    const { getByTestId } = await openDemo();
+    expect(document.querySelector('nav.sidebar')).not.toBeNull();
+    await fireEvent.click(getByTestId('sidebar-toggle'));
+    expect(document.querySelector('nav.sidebar')).toBeNull();
+    expect(localStorage.getItem('twainmq.sidebar')).toBe('collapsed');
+    await fireEvent.click(getByTestId('sidebar-expand'));
+    expect(document.querySelector('nav.sidebar')).not.toBeNull();
+    expect(localStorage.getItem('twainmq.sidebar')).toBe('shown');
+  });
+
   it('says what to do when a store cannot be opened', async () => {
     const { getAllByTestId, getByTestId, queryByTestId } = render(App);
     await until(() => getAllByTestId('recent-store').length === 5, 'recent stores');
@@ -253,6 +264,33 @@ describe('the app', () => {
     await until(() => !!document.querySelector('[data-testid=welcome]'), 'welcome');
     mock().held.clear();
     release();
+    await settle();
+    expect(app.info).toBeNull();
+    expect(document.querySelector('[data-testid=welcome]')).not.toBeNull();
+  });
+
+  it('stays closed when a summary asked for while the close was under way arrives after it', async () => {
+    // The real backend closes the store only once its demo members have stopped (their threads
+    // joined, each committing and leaving): their writes meanwhile ask for summaries, which the
+    // still-open store answers. One answered after the close brought the store's view back.
+    const { getByTestId } = await openDemo();
+    let closeAnswered!: () => void;
+    let summaryAnswered!: () => void;
+    mock().held.set('closeStore', new Promise<void>((r) => (closeAnswered = r)));
+    await fireEvent.click(getByTestId('store-path'));
+    await fireEvent.click(getByTestId('menu-close-store'));
+    await until(() => mock().calls.some((c) => c[0] === 'closeStore'), 'the close under way');
+    mock().open = true; // not closed yet: its members are still stopping
+    mock().held.set('storeInfo', new Promise<void>((r) => (summaryAnswered = r)));
+    mock().calls = [];
+    void app.refresh();
+    await until(() => mock().calls.some((c) => c[0] === 'storeInfo'), 'a summary asked for during the close');
+    await new Promise((r) => setTimeout(r, 20)); // answered (with the open store), held in flight
+    mock().open = false;
+    closeAnswered();
+    await until(() => !!document.querySelector('[data-testid=welcome]'), 'welcome');
+    summaryAnswered();
+    mock().held.clear();
     await settle();
     expect(app.info).toBeNull();
     expect(document.querySelector('[data-testid=welcome]')).not.toBeNull();

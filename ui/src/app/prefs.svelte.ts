@@ -10,6 +10,7 @@ const TZ_KEY = 'twainmq.tz';
 const LAUNCH_KEY = 'twainmq.launch';
 const FOLLOW_KEY = 'twainmq.follow';
 const LAUNCH_STORE_KEY = 'twainmq.launchStore';
+const SIDEBAR_KEY = 'twainmq.sidebar';
 
 /** At launch without a store given: the last store opened, one chosen store, or the welcome screen. */
 export type Launch = 'last' | 'store' | 'welcome';
@@ -38,6 +39,8 @@ class Prefs {
   /** The store opened at launch when `launch` is 'store'. */
   launchStore = $state<string | null>(load(LAUNCH_STORE_KEY));
   defaultFollow = $state(load(FOLLOW_KEY) === 'on');
+  /** The sidebar folded to a thin strip (a small window gives its room to the messages). */
+  sidebarCollapsed = $state(load(SIDEBAR_KEY) === 'collapsed');
 
   constructor() {
     if (typeof matchMedia !== 'undefined') {
@@ -79,6 +82,11 @@ class Prefs {
   setDefaultFollow(on: boolean): void {
     this.defaultFollow = on;
     save(FOLLOW_KEY, on ? 'on' : 'off');
+  }
+
+  setSidebarCollapsed(collapsed: boolean): void {
+    this.sidebarCollapsed = collapsed;
+    save(SIDEBAR_KEY, collapsed ? 'collapsed' : 'shown');
   }
 
   toggleTz(): void {

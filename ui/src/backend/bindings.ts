@@ -447,6 +447,11 @@ export type GroupDetail = {
 	former_members: MemberDto[],
 	partitions: PartitionProgressDto[],
 	open_round: RoundDto | null,
+	/**
+	 *  Rounds opened faster than their window lets them end (nothing is assigned): what
+	 *  happens and what to do, in words. Its open round's countdown means nothing then.
+	 */
+	round_churn: string | null,
 	/**  Newest first. */
 	rounds: RoundDto[],
 	records: Count,
@@ -668,6 +673,11 @@ export type MemberDto = {
 	status_reason: string,
 	/**  One of ours (TwainMQ Desktop or CLI): it moves to an admin reset; a 0.2.3 member overwrites it. */
 	follows_resets: boolean,
+	/**
+	 *  The kind of client in a few words ("twainmq 0.2.3", "twainmq CLI 0.1.0 on host, pid 42"),
+	 *  as its JOINED record says (our members write their program, host and pid; 0.2.3 writes none).
+	 */
+	client: string,
 };
 
 /**  What a demo member is doing. */
@@ -1243,6 +1253,11 @@ export type StoreInfo = {
 	 *  (`twainmq check`'s `windows_name`, `case_twin`): read from a listing, at each refresh.
 	 */
 	name_problems: ProblemDto[],
+	/**
+	 *  Why this user cannot write to the store, when it cannot (its folder is read-only to
+	 *  it): the UI then offers no Produce, Import or Delete, and says this instead.
+	 */
+	read_only: string | null,
 };
 
 /**

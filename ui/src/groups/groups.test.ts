@@ -73,7 +73,8 @@ describe('the group view', () => {
     }
     const legend = allById('group-member');
     expect(legend.map((m) => m.dataset.member)).toEqual(['1', '2']);
-    expect(legend[0].textContent).toMatch(/member 1\s*external\s*P 0, 2, 4/);
+    // The kind of client, host and pid, as its JOINED record says (the recording's fixed ones).
+    expect(legend[0].textContent).toMatch(/member 1\s*twainmq CLI 0\.1\.0 on build-host, pid 4242\s*P 0, 2, 4/);
     expect(legend[1].getAttribute('style')).toContain(`--h: ${memberHue(2)}`);
     // The same colours in the topic's Groups tab.
     await fireEvent.click(byId('group-topic')!);
@@ -329,7 +330,7 @@ describe('the balancing demo', () => {
   it('lists demo members with their throughput, and external members marked as such', async () => {
     await openGroup('billing');
     expect(allById('external-member').map((m) => m.dataset.member)).toEqual(['1', '2']);
-    expect(allById('external-member')[0].textContent).toMatch(/m1\s*external\s*0, 2, 4/);
+    expect(allById('external-member')[0].textContent).toMatch(/m1\s*twainmq CLI 0\.1\.0 on build-host, pid 4242\s*0, 2, 4/);
     await typeInto(byId('demo-window')!, '120');
     await typeInto(byId('demo-rate')!, '40');
     await fireEvent.click(byId('demo-add')!);

@@ -68,3 +68,42 @@ export function partitionList(ps: number[]): string {
   }
   return out.join(', ');
 }
+
+/** What the offsets table is sorted by. */
+export type OffsetsSort = 'partition' | 'lag' | 'age' | 'owner';
+
+/**
+ * The offsets table's rows: only those with lag when `laggingOnly`, sorted by
+ * `sort` (lag and age largest first, ties by partition; partition and owner
+ * ascending, partitions without an owner last). Lags compare as BigInt.
+ */
+export function offsetRows(parts: PartitionProgressDto[], sort: OffsetsSort, laggingOnly: boolean): PartitionProgressDto[] {
+  const rows = laggingOnly ? parts.filter((p) => p.lag !== '0') : [...parts];
+  const byPartition = (a: PartitionProgressDto, b: PartitionProgressDto) => a.partition - b.partition;
+  const cmp: Record<OffsetsSort, (a: PartitionProgressDto, b: PartitionProgressDto) => number> = {
+    partition: byPartition,
+    lag: (a, b) => {
+      const d = BigInt(b.lag) - BigInt(a.lag);
+      return d > 0n ? 1 : d < 0n ? -1 : byPartition(a, b);
+    },
+    // The oldest waiting message first; partitions with nothing waiting last.
+    age: (a, b) => (a.oldest_unconsumed_at ?? Infinity) - (b.oldest_unconsumed_at ?? Infinity) || byPartition(a, b),
+    owner: (a, b) => (a.owner ?? Infinity) - (b.owner ?? Infinity) || byPartition(a, b),
+  };
+  return rows.sort(cmp[sort]);
+}
+
+/** Above this many partitions the assignment map is folded to a line per member. */
+export const MAP_FOLD_AT = 96;
+
+/** Per member, how many partitions it holds and their lag; partitions held by nobody under `owner: null`, last. */
+export function holdings(d: GroupDetail): { owner: number | null; count: number; lag: bigint }[] {
+  const by = new Map<number | null, { owner: number | null; count: number; lag: bigint }>();
+  for (const c of mapCells(d)) {
+    const h = by.get(c.owner) ?? { owner: c.owner, count: 0, lag: 0n };
+    h.count++;
+    if (c.p) h.lag += BigInt(c.p.lag);
+    by.set(c.owner, h);
+  }
+  return [...by.values()].sort((a, b) => (a.owner ?? Infinity) - (b.owner ?? Infinity));
+}

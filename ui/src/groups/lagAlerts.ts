@@ -4,6 +4,7 @@
 // The reactive store and the watcher are in alerts.svelte.ts.
 
 import type { LagAlertThresholds, LagCheckDto } from '../backend';
+import { counted } from '../shared/format';
 
 /** A group's thresholds as kept in the settings: a count as decimal text (it may pass 2^53), an age in seconds. */
 export type AlertThresholds = { maxLag: string | null; maxAgeSecs: number | null };
@@ -60,7 +61,7 @@ export function fromStored(v: unknown): AlertThresholds | null {
 /** In words, for the sidebar's title and the notification. */
 export function describeThresholds(t: AlertThresholds): string {
   const parts: string[] = [];
-  if (t.maxLag !== null) parts.push(`lag above ${t.maxLag} messages in a partition`);
+  if (t.maxLag !== null) parts.push(`lag above ${counted(t.maxLag, 'message')} in a partition`);
   if (t.maxAgeSecs !== null) parts.push(`oldest unconsumed message older than ${formatDuration(t.maxAgeSecs)}`);
   return parts.join(' or ');
 }

@@ -59,7 +59,7 @@ afterEach(() => cleanup());
 describe('the sidebar over a big store', () => {
   it('renders 5,000 topics as a window of rows, filters as you type, says N of M, keeps the groups reachable', async () => {
     const store = bigStore();
-    app.info = { root: '/big', watching: true, shrunk: [], name_problems: [], ...store };
+    app.info = { root: '/big', watching: true, shrunk: [], name_problems: [], read_only: null, ...store };
     const t0 = performance.now();
     const { getByTestId, queryByTestId } = render(Sidebar);
     const renderMs = performance.now() - t0;
@@ -95,7 +95,7 @@ describe('the sidebar over a big store', () => {
   });
 
   it('collapses a section and remembers it', async () => {
-    app.info = { root: '/big', watching: true, shrunk: [], name_problems: [], ...bigStore(50) };
+    app.info = { root: '/big', watching: true, shrunk: [], name_problems: [], read_only: null, ...bigStore(50) };
     const { getByTestId, queryByTestId } = render(Sidebar);
     await fireEvent.click(getByTestId('topics-toggle'));
     expect(queryByTestId('topic-list')).toBeNull();
@@ -108,7 +108,7 @@ describe('the sidebar over a big store', () => {
   });
 
   it('groups the digits of counts as the rest of the app does (6,000, not 6000)', () => {
-    app.info = { root: '/s', watching: true, shrunk: [], name_problems: [], topics: [topic(1, { partitions: 1000, messages: '6000' }), topic(2, { messages: '12345' })], groups: [] };
+    app.info = { root: '/s', watching: true, shrunk: [], name_problems: [], read_only: null, topics: [topic(1, { partitions: 1000, messages: '6000' }), topic(2, { messages: '12345' })], groups: [] };
     const { getByTestId } = render(Sidebar);
     const item = getByTestId('topic-item-topic-0001');
     expect(item.querySelector('[data-testid=topic-count]')!.textContent).toBe('6,000');
@@ -117,19 +117,42 @@ describe('the sidebar over a big store', () => {
   });
 
   it('shows last write as the newest message’s time, not the file’s', () => {
-    app.info = { root: '/s', watching: true, shrunk: [], name_problems: [], topics: [topic(1, { last_write: NOW / 1000 - 2, last_message: NOW / 1000 - 3 * 86400 })], groups: [] };
+    app.info = { root: '/s', watching: true, shrunk: [], name_problems: [], read_only: null, topics: [topic(1, { last_write: NOW / 1000 - 2, last_message: NOW / 1000 - 3 * 86400 })], groups: [] };
     const { getByTestId } = render(Sidebar);
     expect(getByTestId('topic-last').textContent).toBe('3 d ago');
     expect(getByTestId('topic-item-topic-0001').getAttribute('title')).toMatch(/last message 2026-11-28 12:00:00\.000 \(UTC\)/);
   });
 
   it('moves through the filtered topics with the keyboard, from the filter box down', async () => {
-    app.info = { root: '/big', watching: true, shrunk: [], name_problems: [], ...bigStore(300) };
+    app.info = { root: '/big', watching: true, shrunk: [], name_problems: [], read_only: null, ...bigStore(300) };
     const { getByTestId } = render(Sidebar);
     await fireEvent.input(getByTestId('sidebar-filter'), { target: { value: 'topic-02' } });
     await fireEvent.keyDown(getByTestId('sidebar-filter'), { key: 'ArrowDown' });
     await until(() => (document.activeElement as HTMLElement | null)?.dataset.key === 'topic-0200', 'the first match focused');
     await fireEvent.keyDown(getByTestId('topic-list'), { key: 'End' });
     await until(() => app.topic === 'topic-0299', 'the last match chosen');
+  });
+});
+
+describe('the sidebar between stores', () => {
+  it('starts unfiltered in the next store opened', async () => {
+    app.info = { root: '/first', watching: true, read_only: null, topics: [topic(1), topic(2)], groups: [] };
+    const { getByTestId, queryByTestId } = render(Sidebar);
+    await fireEvent.input(getByTestId('sidebar-filter'), { target: { value: 'nothing-like-it' } });
+    expect(queryByTestId('topic-item-topic-0001')).toBeNull();
+    app.info = { root: '/second', watching: true, read_only: null, topics: [topic(7), topic(8)], groups: [] };
+    await until(() => !!queryByTestId('topic-item-topic-0007'), "the next store's topics");
+    expect((getByTestId('sidebar-filter') as HTMLInputElement).value).toBe('');
+    // A refresh of the same store keeps what was typed.
+    await fireEvent.input(getByTestId('sidebar-filter'), { target: { value: '0008' } });
+    app.info = { root: '/second', watching: true, read_only: null, topics: [topic(7), topic(8), topic(9)], groups: [] };
+    await until(() => queryByTestId('topic-item-topic-0007') === null, 'still filtered');
+    expect((getByTestId('sidebar-filter') as HTMLInputElement).value).toBe('0008');
+  });
+
+  it('names counts of one in the singular', () => {
+    app.info = { root: '/s', watching: true, read_only: null, topics: [topic(1, { partitions: 1, messages: '1' })], groups: [] };
+    const { getByTestId } = render(Sidebar);
+    expect(getByTestId('topic-item-topic-0001').getAttribute('title')).toMatch(/^topic-0001: 1 message in 1 partition, /);
   });
 });

@@ -39,6 +39,39 @@ describe('New Topic offers what the CLI and 0.2.3 make', () => {
   });
 });
 
+describe('a refusal goes once the form changes', () => {
+  it('New Topic: the refusal of one name is not shown under the next', async () => {
+    const { getByTestId, queryByTestId } = await openDemo();
+    await fireEvent.click(getByTestId('create-topic'));
+    await fireEvent.input(getByTestId('create-topic-name'), { target: { value: 'refused-name' } });
+    await fireEvent.click(getByTestId('create-topic-submit'));
+    await until(() => !!queryByTestId('create-topic-error'), 'the refusal');
+    await fireEvent.input(getByTestId('create-topic-name'), { target: { value: 'another-name' } });
+    await until(() => queryByTestId('create-topic-error') === null, 'the refusal cleared');
+  });
+});
+
+describe('a store this user cannot write', () => {
+  it('offers no Produce, Import or Delete, and says why', async () => {
+    mock().readOnly = 'this store\'s folder /s cannot be written by this user (Permission denied): it is open for reading only';
+    const r = await openDemo();
+    await fireEvent.click(r.getByTestId('topic-item-orders'));
+    await until(() => !!document.querySelector('[data-testid=import-open]'), 'orders shown');
+    for (const id of ['tab-produce', 'import-open', 'delete-topic']) {
+      const b = r.getByTestId(id) as HTMLButtonElement;
+      expect(b.disabled, id).toBe(true);
+      expect(b.title, id).toMatch(/cannot be written by this user/);
+    }
+  });
+
+  it('offers them on a store it can write', async () => {
+    const r = await openDemo();
+    await fireEvent.click(r.getByTestId('topic-item-orders'));
+    await until(() => !!document.querySelector('[data-testid=import-open]'), 'orders shown');
+    for (const id of ['tab-produce', 'import-open', 'delete-topic']) expect((r.getByTestId(id) as HTMLButtonElement).disabled, id).toBe(false);
+  });
+});
+
 describe('no false "deleted and made again"', () => {
   it('a view being replaced does not compare the next topic with its own', async () => {
     const r = await openDemo();

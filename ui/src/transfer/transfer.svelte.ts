@@ -46,6 +46,15 @@ export class TransferRun {
     this.id = null;
   }
 
+  /**
+   * Forget a refusal once the form it judged has changed: "invalid topic name con" stays
+   * no answer to a name that is no longer con. (A transfer that wrote something keeps its
+   * report: what landed is still true.)
+   */
+  forgetRefusal(): void {
+    if (this.state === 'failed' && (this.written === null || this.written === 0n)) this.reset();
+  }
+
   /** Start a transfer; resolves once it has ended (done or failed). */
   start(begin: (onEvent: (e: TransferEvent) => void) => Promise<Result<TransferId>>): Promise<void> {
     this.reset();

@@ -39,6 +39,17 @@ describe('export', () => {
     expect(call[1]).toEqual({ topic: 'events', selection: { kind: 'all', partitions: null }, format: 'jsonl', path: `${EXPORTS}/events.jsonl`, store_topic: null, overwrite: true });
   });
 
+  it('clears a refusal once the form it judged has changed', async () => {
+    const { getByTestId } = render(ExportDialog, { topic: 'events', scopes: whole, onclose: () => {} });
+    await fireEvent.click(getByTestId('export-format-store'));
+    await fireEvent.input(getByTestId('export-path-input'), { target: { value: '/home/you/new-store' } });
+    await fireEvent.input(getByTestId('export-store-topic'), { target: { value: 'con' } });
+    await fireEvent.click(getByTestId('export-submit'));
+    await until(has('export-error'), 'the refusal');
+    await fireEvent.input(getByTestId('export-store-topic'), { target: { value: 'events_copy' } });
+    await until(() => !has('export-error')(), 'the refusal cleared');
+  });
+
   it('never replaces a file unasked: "Export again" and a format switched after an export ask first', async () => {
     const { getByTestId } = render(ExportDialog, { topic: 'events', scopes: whole, onclose: () => {} });
     await fireEvent.input(getByTestId('export-path-input'), { target: { value: `${EXPORTS}/events.jsonl` } });

@@ -131,6 +131,13 @@ pub(crate) fn member_options(window_ms: u64) -> GroupOptions {
         start_from: StartFrom::Start,
         auto_round: None,
         heartbeat_every: Duration::from_secs(24 * 3600),
+        // A fixed host and pid: the recording is the same on every machine and run.
+        client: Some(group::ClientInfo {
+            program: "twainmq-cli".into(),
+            version: "0.1.0".into(),
+            host: Some("build-host".into()),
+            pid: Some(4242),
+        }),
         ..GroupOptions::default()
     }
 }

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::cache::{read_log, Groups};
-use super::liveness::{GroupPhase, MemberLiveness, MemberStatus, Thresholds};
-use super::records::Record;
+use super::liveness::{GroupPhase, MemberLiveness, MemberStatus, RoundChurn, Thresholds, Waiting};
+use super::records::{ClientInfo, Record};
 use super::setup::{group_topic_of, group_topic_reader};
 use super::state::RoundView;
 use crate::error::Result;
@@ -36,6 +36,38 @@ pub struct MemberView {
     /// reset of a partition it holds. 0.2.3 members keep their own position and
     /// overwrite the reset with their next commit.
     pub follows_resets: bool,
+    /// Which program it is and where it runs, as its `JOINED` record says (our
+    /// members write it; 0.2.3 members write a tag alone).
+    pub client: Option<ClientInfo>,
+}
+
+impl MemberView {
+    /// The kind of client, in a few words: `twainmq 0.2.3` for a member
+    /// without our mark (0.2.3, or another program speaking its protocol),
+    /// else the program its `JOINED` names, with its version, host and pid.
+    pub fn client_label(&self) -> String {
+        match (&self.client, self.follows_resets) {
+            (Some(c), _) => {
+                let name = match c.program.as_str() {
+                    "twainmq-cli" => "twainmq CLI".to_string(),
+                    "twainmq-rs" => "twainmq-rs (Python)".to_string(),
+                    "twainmq-desktop" => "TwainMQ Desktop demo".to_string(),
+                    "twainmq-rust" => "Rust (twainmq crate)".to_string(),
+                    other => other.to_string(),
+                };
+                let version = if c.version.is_empty() { String::new() } else { format!(" {}", c.version) };
+                let place = match (&c.host, c.pid) {
+                    (Some(h), Some(p)) => format!(" on {h}, pid {p}"),
+                    (Some(h), None) => format!(" on {h}"),
+                    (None, Some(p)) => format!(", pid {p}"),
+                    (None, None) => String::new(),
+                };
+                format!("{name}{version}{place}")
+            }
+            (None, true) => "TwainMQ (an older build: program not recorded)".to_string(),
+            (None, false) => "twainmq 0.2.3".to_string(),
+        }
+    }
 }
 
 /// Per-partition progress.
@@ -101,6 +133,8 @@ pub struct GroupDescription {
     pub last_record_at: Option<f64>,
     /// The thresholds the statuses were inferred with.
     pub thresholds: Thresholds,
+    /// Rounds opened faster than they can end (nothing is assigned), if they are.
+    pub round_churn: Option<RoundChurn>,
 }
 
 /// Lag thresholds for alerts (`groups lag`, the app's badge): a partition is
@@ -157,20 +191,6 @@ pub(crate) fn describe_on(g: &Groups, group: &str, topic: Option<&str>) -> Resul
     let topic = topic.map(str::to_string).or(found);
     let members_map = log.members();
     let now = g.log.clock().now_micros() as f64 / 1e6;
-    let inferred = log.liveness(now);
-    let view = |m: MemberLiveness| MemberView {
-        id: m.id,
-        partitions: m.partitions,
-        joined_at: log.joins.get(&m.id).map(|j| j.1),
-        last_seen_at: log.last_seen.get(&m.id).copied(),
-        status: m.status,
-        status_reason: m.reason,
-        follows_resets: m.follows_resets,
-    };
-    let live_members = inferred.live_count();
-    let (state, state_reason, thresholds) = (inferred.state, inferred.reason, inferred.thresholds);
-    let members: Vec<MemberView> = inferred.members.into_iter().map(view).collect();
-    let former_members = inferred.former.into_iter().map(view).collect();
     let mut partitions = Vec::new();
     if let Some(t) = &topic {
         if let Ok(config) = g.log.topic_config(t) {
@@ -201,6 +221,27 @@ pub(crate) fn describe_on(g: &Groups, group: &str, topic: Option<&str>) -> Resul
             }
         }
     }
+    // What waits in each partition lets a member's own commit rhythm say it stopped.
+    let inferred = if topic.is_some() && !partitions.is_empty() {
+        let waiting: Waiting = partitions.iter().filter_map(|p| p.oldest_unconsumed_at.map(|at| (p.partition, at))).collect();
+        log.liveness_with_waiting(now, &waiting)
+    } else {
+        log.liveness(now)
+    };
+    let view = |m: MemberLiveness| MemberView {
+        id: m.id,
+        partitions: m.partitions,
+        joined_at: log.joins.get(&m.id).map(|j| j.1),
+        last_seen_at: log.last_seen.get(&m.id).copied(),
+        status: m.status,
+        status_reason: m.reason,
+        follows_resets: m.follows_resets,
+        client: m.client,
+    };
+    let live_members = inferred.live_count();
+    let (state, state_reason, thresholds, round_churn) = (inferred.state, inferred.reason, inferred.thresholds, inferred.round_churn);
+    let members: Vec<MemberView> = inferred.members.into_iter().map(view).collect();
+    let former_members = inferred.former.into_iter().map(view).collect();
     Ok(GroupDescription {
         group: group.to_string(),
         topic,
@@ -219,6 +260,7 @@ pub(crate) fn describe_on(g: &Groups, group: &str, topic: Option<&str>) -> Resul
         unreadable_records: log.unreadable,
         last_record_at: log.last_record_at,
         thresholds,
+        round_churn,
     })
 }
 

@@ -6,9 +6,11 @@
 //! reading `now` (the store's clock), and said to be inferred. The rules are
 //! written down in `docs/FORMAT.md` ("Member liveness and group state").
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
-use super::records::is_our_tag;
+use super::records::{is_our_tag, ClientInfo};
 use super::state::{GroupLog, RoundView};
 
 /// The window assumed when the log shows no round with one (0.2.3's 60 s).
@@ -27,6 +29,14 @@ const MIN_GONE_SECS: f64 = 600.0;
 pub const ROUND_GRACE_SECS: f64 = 10.0;
 /// Most members that are no longer in the group listed in a description.
 const MAX_FORMER: usize = 50;
+/// A member that commits to a rhythm is stale once it has not committed for
+/// this many of its usual intervals while messages wait in its partitions...
+const RHYTHM_INTERVALS: f64 = 10.0;
+/// ... and never sooner than this (a busy machine, a long message).
+const MIN_RHYTHM_SECS: f64 = 10.0;
+/// Rounds replaced in a row before their end, with none ended for longer than
+/// a window, that make a group's rounds "churning".
+const CHURN_ROUNDS: usize = 3;
 
 /// A member's status, inferred from the group log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -135,8 +145,15 @@ fn overdue_round(log: &GroupLog, now: f64) -> Option<&RoundView> {
     log.open_round().filter(|r| now > r.ends_at + ROUND_GRACE_SECS)
 }
 
-/// Judge a member that the log places in the group.
-pub(crate) fn judge(log: &GroupLog, id: u32, now: f64, t: &Thresholds) -> Judgement {
+/// What waits to be read in a group's partitions: for each partition with
+/// messages after its commit, when the oldest of them was written (UNIX
+/// seconds). From the partitions' files, which the group log does not know.
+pub type Waiting = BTreeMap<u32, f64>;
+
+/// Judge a member that the log places in the group, holding `partitions`;
+/// `waiting` (when the topic's partitions were read) lets its own commit
+/// rhythm tell a stopped member from a live one long before its silence does.
+pub(crate) fn judge(log: &GroupLog, id: u32, partitions: &[u32], now: f64, t: &Thresholds, waiting: Option<&Waiting>) -> Judgement {
     let follows_resets = log.joins.get(&id).is_some_and(|j| is_our_tag(j.0));
     let j = |status, reason: String| Judgement { status, reason, follows_resets };
     if let Some(began) = left_at(log, id, now) {
@@ -170,6 +187,9 @@ pub(crate) fn judge(log: &GroupLog, id: u32, now: f64, t: &Thresholds) -> Judgem
             );
         }
     }
+    if let Some(reason) = waiting.and_then(|w| stopped_by_rhythm(log, id, partitions, now, silent, w)) {
+        return j(MemberStatus::Stale, reason);
+    }
     if silent > t.live_secs {
         return j(
             MemberStatus::Stale,
@@ -180,6 +200,111 @@ pub(crate) fn judge(log: &GroupLog, id: u32, now: f64, t: &Thresholds) -> Judgem
         );
     }
     j(MemberStatus::Live, format!("wrote a record within the last {} s", secs(t.live_secs)))
+}
+
+/// Why a member that committed to a rhythm looks stopped, if it does: no
+/// record for more than [`RHYTHM_INTERVALS`] of its usual intervals between
+/// commits (at least [`MIN_RHYTHM_SECS`]), while a partition it holds has had
+/// messages waiting for as long. A member with nothing to read may well not
+/// commit; one with work that stopped committing is killed, hung or cut off
+/// from the store (0.2.3 has no heartbeat: its rhythm is the best sign there is).
+fn stopped_by_rhythm(log: &GroupLog, id: u32, partitions: &[u32], now: f64, silent: f64, waiting: &Waiting) -> Option<String> {
+    let (last_commit, every) = log.commit_rhythm(id)?;
+    let limit = (every * RHYTHM_INTERVALS).max(MIN_RHYTHM_SECS);
+    let since_commit = (now - last_commit).max(0.0);
+    let waits: Vec<(u32, f64)> = partitions.iter().filter_map(|p| waiting.get(p).map(|at| (*p, (now - at).max(0.0)))).collect();
+    let longest = waits.iter().map(|w| w.1).fold(0.0, f64::max);
+    if silent <= limit || since_commit <= limit || longest <= limit {
+        return None;
+    }
+    let parts: Vec<u32> = waits.iter().map(|w| w.0).collect();
+    Some(format!(
+        "no commit for {} s, it committed every {} s before, while messages have waited in its partitions {parts:?} for {} s: it looks stopped (killed, hung or cut off from the store); inferred from its own rhythm, as 0.2.3 writes no heartbeat",
+        secs(since_commit),
+        secs(every),
+        secs(longest)
+    ))
+}
+
+/// Rounds opened faster than they can end, as the log shows them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RoundChurn {
+    /// Rounds in a row replaced by a new round before their end (the open one not counted).
+    pub superseded: u32,
+    /// When the first of them was opened, UNIX seconds.
+    pub since: f64,
+    /// The mean time between their openings, seconds.
+    pub every_secs: f64,
+    /// The window of the open round, seconds.
+    pub window_secs: f64,
+    /// Who opened them and how many each, most first (0: from outside the group).
+    pub openers: Vec<(u32, u32)>,
+    /// How many were opened by a member that had just joined.
+    pub by_joins: u32,
+    /// What is happening and what to do, in words.
+    pub diagnosis: String,
+}
+
+/// Rounds are churning when a round is open, the [`CHURN_ROUNDS`] or more
+/// before it were each replaced before their end, and no round has ended for
+/// longer than a window: each new `BEGINREBAL` restarts the wait, so nothing is
+/// ever assigned. Members started together also replace each other's rounds,
+/// but only for a moment: the last one's round then runs its window and ends.
+fn round_churn(log: &GroupLog, now: f64) -> Option<RoundChurn> {
+    let open = log.open_round()?;
+    let replaced: Vec<&RoundView> = log.rounds.iter().rev().skip(1).take_while(|r| r.superseded && r.ended_at.is_none()).collect();
+    let first = replaced.last()?;
+    let window = (open.ends_at - open.started_at).max(0.0);
+    let span = now - first.started_at;
+    if replaced.len() < CHURN_ROUNDS || span <= window + ROUND_GRACE_SECS {
+        return None;
+    }
+    let n = replaced.len();
+    let every = (open.started_at - first.started_at).max(0.0) / n as f64;
+    let mut counts: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut by_joins = 0u32;
+    // Oldest first, with the round before each (the one it replaced).
+    let chain: Vec<&RoundView> = replaced.iter().rev().copied().chain(std::iter::once(open)).collect();
+    for (i, r) in chain.iter().enumerate() {
+        *counts.entry(r.started_by).or_default() += 1;
+        let after = if i == 0 { 0 } else { chain[i - 1].begin_offset };
+        if log.joins.get(&r.started_by).is_some_and(|j| j.2 >= after && j.2 < r.begin_offset) {
+            by_joins += 1;
+        }
+    }
+    let mut openers: Vec<(u32, u32)> = counts.into_iter().collect();
+    openers.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let rounds = u32::try_from(chain.len()).unwrap_or(u32::MAX);
+    let head = format!(
+        "no round can end: {n} rounds in a row were replaced by a new one before their {} s window ran out (a new round every {} s; none has ended for {} s), so nothing is assigned until one runs its whole window",
+        secs(window),
+        secs(every),
+        secs(span)
+    );
+    let ids = |v: &[(u32, u32)]| v.iter().take(6).map(|(id, _)| id.to_string()).collect::<Vec<_>>().join(", ");
+    let cause = if by_joins * 2 >= rounds {
+        format!(
+            "{by_joins} of the {rounds} rounds were opened by members joining (ids {}): a program that keeps restarting (each start joins with a new id and opens a round), or members started one after another more slowly than the window. Stop the restarts, or give the group a window shorter than the time between joins",
+            ids(&openers)
+        )
+    } else {
+        let again: Vec<(u32, u32)> = openers.iter().copied().filter(|o| o.1 > 1).collect();
+        format!(
+            "member{} {} opened rounds again and again, more often than the window: a member that opens rounds (0.2.3's trigger_rebal, an automatic round) must do so less often than every {} s, or use a shorter window",
+            if again.len() == 1 { "" } else { "s" },
+            ids(if again.is_empty() { &openers } else { &again }),
+            secs(window)
+        )
+    };
+    Some(RoundChurn {
+        superseded: u32::try_from(n).unwrap_or(u32::MAX),
+        since: first.started_at,
+        every_secs: every,
+        window_secs: window,
+        openers,
+        by_joins,
+        diagnosis: format!("{head}. {cause}"),
+    })
 }
 
 /// Seconds for people: whole from 10 on, one decimal below (179.99996 is
@@ -218,10 +343,13 @@ pub(crate) fn former(log: &GroupLog, now: f64) -> Vec<(u32, Judgement)> {
 }
 
 /// The group's state and why, given its members' judgements.
-pub(crate) fn phase(log: &GroupLog, members: &[(u32, Vec<u32>, Judgement)], now: f64) -> (GroupPhase, String) {
+pub(crate) fn phase(log: &GroupLog, members: &[(u32, Vec<u32>, Judgement)], now: f64, churn: Option<&RoundChurn>) -> (GroupPhase, String) {
     let live: Vec<u32> = members.iter().filter(|m| m.2.status == MemberStatus::Live).map(|m| m.0).collect();
     if let Some(r) = log.open_round() {
         if now <= r.ends_at + ROUND_GRACE_SECS {
+            if let Some(c) = churn {
+                return (GroupPhase::Rebalancing, c.diagnosis.clone());
+            }
             return (
                 GroupPhase::Rebalancing,
                 format!("a round opened by {} at offset {} is open for offers; {} so far", r.started_by, r.begin_offset, r.offers.len()),
@@ -246,7 +374,7 @@ pub(crate) fn phase(log: &GroupLog, members: &[(u32, Vec<u32>, Judgement)], now:
     } else {
         (
             GroupPhase::Stable,
-            format!("live members {live:?}; partitions {orphaned:?} are held by members not live: they move in the next round"),
+            format!("live members {live:?}; partitions {orphaned:?} are held by members not live, so nobody reads them: they move in the next round (0.2.3 members open none by themselves; `twainmq groups rebalance` opens one)"),
         )
     }
 }
@@ -264,6 +392,8 @@ pub struct MemberLiveness {
     pub reason: String,
     /// One of our members (it moves to a reset); `false`: 0.2.3's protocol only.
     pub follows_resets: bool,
+    /// What its `JOINED` record says of its program and where it runs (our members).
+    pub client: Option<ClientInfo>,
 }
 
 /// Everything inferred about a group's liveness at one moment.
@@ -279,6 +409,8 @@ pub struct Liveness {
     pub former: Vec<MemberLiveness>,
     /// The thresholds used.
     pub thresholds: Thresholds,
+    /// Rounds opened faster than they can end, if they are.
+    pub round_churn: Option<RoundChurn>,
 }
 
 impl Liveness {
@@ -290,18 +422,37 @@ impl Liveness {
 
 impl GroupLog {
     /// Member statuses and the group's state at `now` (UNIX seconds), inferred
-    /// from this log (see `docs/FORMAT.md`, "Member liveness and group state").
+    /// from this log alone (see `docs/FORMAT.md`, "Member liveness and group state").
     pub fn liveness(&self, now: f64) -> Liveness {
+        self.infer(now, None)
+    }
+
+    /// As [`GroupLog::liveness`], knowing what waits in the topic's partitions:
+    /// a member that stopped committing while messages wait for it is judged
+    /// by its own commit rhythm, not only by its silence.
+    pub fn liveness_with_waiting(&self, now: f64, waiting: &Waiting) -> Liveness {
+        self.infer(now, Some(waiting))
+    }
+
+    fn infer(&self, now: f64, waiting: Option<&Waiting>) -> Liveness {
         let thresholds = Thresholds::of(self);
-        let judged: Vec<(u32, Vec<u32>, Judgement)> =
-            self.members().into_iter().map(|(id, parts)| (id, parts, judge(self, id, now, &thresholds))).collect();
-        let (state, reason) = phase(self, &judged, now);
+        let judged: Vec<(u32, Vec<u32>, Judgement)> = self
+            .members()
+            .into_iter()
+            .map(|(id, parts)| {
+                let j = judge(self, id, &parts, now, &thresholds, waiting);
+                (id, parts, j)
+            })
+            .collect();
+        let round_churn = round_churn(self, now);
+        let (state, reason) = phase(self, &judged, now, round_churn.as_ref());
         let view = |(id, partitions, j): (u32, Vec<u32>, Judgement)| MemberLiveness {
             id,
             partitions,
             status: j.status,
             reason: j.reason,
             follows_resets: j.follows_resets,
+            client: self.clients.get(&id).cloned(),
         };
         Liveness {
             state,
@@ -309,6 +460,7 @@ impl GroupLog {
             members: judged.into_iter().map(view).collect(),
             former: former(self, now).into_iter().map(|(id, j)| view((id, Vec::new(), j))).collect(),
             thresholds,
+            round_churn,
         }
     }
 }

@@ -113,7 +113,7 @@ impl GroupMember {
                 None => (1..u32::MAX).find(|id| !log.joins.contains_key(id) && !log.last_seen.contains_key(id)).unwrap_or(u32::MAX),
             };
             let tag = super::records::our_tag(rand::random());
-            writer.send(&crate::format::key::Key::Int(id.into()), &Record::Joined { tag }.to_outgoing())?;
+            writer.send(&crate::format::key::Key::Int(id.into()), &Record::Joined { tag, client: opts.client.clone() }.to_outgoing())?;
             // The first JOINED after our position decides: ours, or someone else's (then retry).
             let deadline = Instant::now() + Duration::from_secs(30);
             let mut first_joined = None;
@@ -536,7 +536,7 @@ mod tests {
         let now = clock.now_micros() as f64 / 1e6;
         let mut p = dir.producer(&crate::format::name::group_topic("g")).expect("the group log");
         for (key, r) in [
-            (9u32, Record::Joined { tag }),
+            (9u32, Record::Joined { tag, client: None }),
             (9, Record::BeginRound { ends_at: now + 0.1 }),
             (9, Record::Offer { own: vec![], partitions: ALL.to_vec() }),
             (7, Record::EndRound),

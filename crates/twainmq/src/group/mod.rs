@@ -27,9 +27,10 @@ mod state;
 pub use crate::error::GroupError;
 pub use describe::{GroupDescription, LagBreach, LagThresholds, MemberView, PartitionProgress};
 pub use history::{LagHistory, LagMark, LagPoint, PartitionLag, MAX_BUCKETS};
-pub use liveness::{GroupPhase, Liveness, MemberLiveness, MemberStatus, Thresholds, ROUND_GRACE_SECS};
+pub use liveness::{GroupPhase, Liveness, MemberLiveness, MemberStatus, RoundChurn, Thresholds, Waiting, ROUND_GRACE_SECS};
 pub use member::GroupMember;
 pub use options::GroupOptions;
+pub use records::ClientInfo;
 pub use reset::{parse_duration_secs, parse_offsets, parse_offsets_file, OffsetsFile, ResetPlan, ResetRow, ResetTo};
 pub use state::{BadCommit, Event, GroupLog, OfferView, RoundView};
 

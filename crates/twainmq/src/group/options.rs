@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use super::records::ClientInfo;
 use crate::log::consumer::StartFrom;
 
 /// How a member behaves. The defaults are 0.2.3's.
@@ -22,6 +23,12 @@ pub struct GroupOptions {
     pub heartbeat_every: Duration,
     /// Join attempts before giving up (0.2.3: 4).
     pub join_attempts: u32,
+    /// Which program this member is, written in its `JOINED` record beside the
+    /// tag (0.2.3 reads the tag alone), so that `groups describe` and the app
+    /// can say what each member is and where it runs. The default: a Rust
+    /// program using the engine (`twainmq-rust`), this process on this host.
+    /// `None` writes the tag alone, as 0.2.3 does.
+    pub client: Option<ClientInfo>,
 }
 
 impl Default for GroupOptions {
@@ -34,6 +41,7 @@ impl Default for GroupOptions {
             rebalance_on_leave: true,
             heartbeat_every: Duration::from_millis(10),
             join_attempts: 10,
+            client: Some(ClientInfo::this_process("twainmq-rust", env!("CARGO_PKG_VERSION"))),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The seven record types of a group log, as 0.2.3's dataclasses encode them.
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::format::message::Message;
@@ -34,6 +35,62 @@ pub(crate) fn is_our_tag(tag: u64) -> bool {
     tag & OUR_TAG_MASK == OUR_TAG_MARK
 }
 
+/// Longest program name, version and host name kept from a `JOINED` record
+/// (another program may write anything there); longer ones are cut.
+const MAX_CLIENT_FIELD: usize = 255;
+
+/// Which program a member of ours is and where it runs, as its `JOINED`
+/// record says beside the tag. 0.2.3 builds its `Joined` from the `tag` field
+/// alone (`dataclass_from_dict` reads a dataclass's own fields), so the extra
+/// fields are invisible to it; 0.2.3 members write none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClientInfo {
+    /// The program: `twainmq-cli` (the `twainmq` command), `twainmq-rs` (the
+    /// Python package), `twainmq-desktop` (the app's demo members),
+    /// `twainmq-rust` (a Rust program using the engine), or another program's
+    /// own name.
+    pub program: String,
+    /// Its version.
+    pub version: String,
+    /// The host name of the machine it runs on, if known.
+    pub host: Option<String>,
+    /// Its process id on that machine, if known.
+    pub pid: Option<u32>,
+}
+
+impl ClientInfo {
+    /// `program` at `version`, running in this process on this machine.
+    pub fn this_process(program: &str, version: &str) -> ClientInfo {
+        let host = gethostname::gethostname().to_string_lossy().into_owned();
+        ClientInfo {
+            program: bounded(program),
+            version: bounded(version),
+            host: (!host.is_empty()).then(|| bounded(&host)),
+            pid: Some(std::process::id()),
+        }
+    }
+
+    /// The client fields of a `JOINED` record's JSON, if it has them.
+    fn from_fields(f: &Value) -> Option<ClientInfo> {
+        let program = f.get("client")?.as_str()?;
+        Some(ClientInfo {
+            program: bounded(program),
+            version: f.get("version").and_then(Value::as_str).map(bounded).unwrap_or_default(),
+            host: f.get("host").and_then(Value::as_str).map(bounded),
+            pid: f.get("pid").and_then(Value::as_u64).and_then(|p| u32::try_from(p).ok()),
+        })
+    }
+}
+
+/// `s` cut to at most [`MAX_CLIENT_FIELD`] bytes, at a character boundary.
+fn bounded(s: &str) -> String {
+    let mut end = s.len().min(MAX_CLIENT_FIELD);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_string()
+}
+
 /// One group record.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
@@ -42,6 +99,9 @@ pub enum Record {
         /// A random number the member chose, so that it can tell its own claim
         /// from another's for the same id (the first `JOINED` of an id wins).
         tag: u64,
+        /// Which program joined, where: extra fields our members write beside
+        /// the tag (0.2.3 reads only `tag`, and writes nothing else).
+        client: Option<ClientInfo>,
     },
     /// `ABORTJOIN`: a member gives up an id another member claimed first.
     AbortJoin {
@@ -87,7 +147,7 @@ impl Record {
         let fields = t.fields()?;
         let f = &fields;
         Some(match t.class.as_deref()? {
-            JOINED => Record::Joined { tag: f.get("tag")?.as_u64()? },
+            JOINED => Record::Joined { tag: f.get("tag")?.as_u64()?, client: ClientInfo::from_fields(f) },
             ABORTJOIN => Record::AbortJoin { tag: f.get("tag")?.as_u64()? },
             REBALOFFER => Record::Offer { own: u32_list(f.get("own")?)?, partitions: u32_list(f.get("partitions")?)? },
             REBALCONFIRM => Record::Confirm { partitions: u32_list(f.get("partitions")?)? },
@@ -111,7 +171,17 @@ impl Record {
     /// The outgoing typed message for this record.
     pub fn to_outgoing(&self) -> Outgoing {
         let (class, fields) = match self {
-            Record::Joined { tag } => (JOINED, json!({ "tag": tag })),
+            Record::Joined { tag, client: None } => (JOINED, json!({ "tag": tag })),
+            Record::Joined { tag, client: Some(c) } => {
+                let mut fields = json!({ "tag": tag, "client": c.program, "version": c.version });
+                if let Some(host) = &c.host {
+                    fields["host"] = json!(host);
+                }
+                if let Some(pid) = c.pid {
+                    fields["pid"] = json!(pid);
+                }
+                (JOINED, fields)
+            }
             Record::AbortJoin { tag } => (ABORTJOIN, json!({ "tag": tag })),
             Record::Offer { own, partitions } => (REBALOFFER, json!({ "own": own, "partitions": partitions })),
             Record::Confirm { partitions } => (REBALCONFIRM, json!({ "partitions": partitions })),

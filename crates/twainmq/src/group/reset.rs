@@ -365,7 +365,8 @@ pub(crate) fn reset_on(
     let thresholds = Thresholds::of(&log);
     let (mut live_members, mut live_holders, mut following, mut overwriting) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (id, parts) in &members {
-        let j = liveness::judge(&log, *id, now, &thresholds);
+        // Judged by silence alone: a reset warns about every holder anyway.
+        let j = liveness::judge(&log, *id, parts, now, &thresholds, None);
         if !parts.is_empty() {
             live_members.push(*id);
             if j.status == MemberStatus::Live {

@@ -5,12 +5,12 @@
 //! same assignment, whoever wrote the `ENDREBAL` (0.2.3's writer of `ENDREBAL`
 //! can disagree when an offer lands just before it; we never do).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use serde::Serialize;
 
 use super::assign::{assign, Offer};
-use super::records::Record;
+use super::records::{ClientInfo, Record};
 
 /// Most rounds kept in a fold's history (a long-lived group has many).
 const MAX_HISTORY: usize = 200;
@@ -96,6 +96,9 @@ pub(crate) struct Activity {
     pub(crate) wrote_since_began: bool,
 }
 
+/// Commits kept per member for its rhythm (the intervals between them).
+const RHYTHM_COMMITS: usize = 9;
+
 /// At most this many lines to mend are kept between a read of the log and
 /// the mending (only a member of ours mends; a read-only fold keeps a few).
 pub(crate) const MAX_TORN_KEPT: usize = 64;
@@ -147,6 +150,11 @@ pub struct GroupLog {
     pub max_key: Option<u32>,
     /// First `JOINED` per id: (tag, time, offset).
     pub joins: BTreeMap<u32, (u64, f64, u64)>,
+    /// What the first `JOINED` of an id says of its program, where it has it (our members').
+    pub clients: BTreeMap<u32, ClientInfo>,
+    /// When each member's last few commits were written (the latest last):
+    /// its rhythm, against which a silence is judged.
+    pub(crate) commit_times: BTreeMap<u32, VecDeque<f64>>,
     /// Rounds in log order: the last 200 (older ones are dropped).
     pub rounds: Vec<RoundView>,
     open: Option<usize>,
@@ -210,8 +218,13 @@ impl GroupLog {
             _ => activity.wrote_since_began = true,
         }
         match record {
-            Record::Joined { tag } => {
-                self.joins.entry(key).or_insert((*tag, at, offset));
+            Record::Joined { tag, client } => {
+                if let std::collections::btree_map::Entry::Vacant(e) = self.joins.entry(key) {
+                    e.insert((*tag, at, offset));
+                    if let Some(c) = client {
+                        self.clients.insert(key, c.clone());
+                    }
+                }
                 Event::Joined { id: key, tag: *tag }
             }
             Record::AbortJoin { .. } => Event::Other,
@@ -290,6 +303,14 @@ impl GroupLog {
                 for (p, o) in &good {
                     self.commits.insert(*p, *o);
                 }
+                // Key 0 is tools' (the group's first commit, resets): no member's rhythm.
+                if key != 0 {
+                    let times = self.commit_times.entry(key).or_default();
+                    if times.len() == RHYTHM_COMMITS {
+                        times.pop_front();
+                    }
+                    times.push_back(at);
+                }
                 for (p, o) in bad {
                     tracing::warn!(
                         key,
@@ -305,6 +326,20 @@ impl GroupLog {
                 Event::Committed { offsets: good }
             }
         }
+    }
+
+    /// When `id` last committed, and how often it committed before that: the
+    /// median of the intervals between its last commits (at least 3 of them),
+    /// in seconds. `None` for a member with fewer commits.
+    pub fn commit_rhythm(&self, id: u32) -> Option<(f64, f64)> {
+        let times = self.commit_times.get(&id)?;
+        let last = *times.back()?;
+        let mut gaps: Vec<f64> = times.iter().zip(times.iter().skip(1)).map(|(a, b)| (b - a).max(0.0)).collect();
+        if gaps.len() < 3 {
+            return None;
+        }
+        gaps.sort_by(f64::total_cmp);
+        Some((last, gaps[gaps.len() / 2]))
     }
 
     /// Members now: those in the last completed round's assignment (with their
@@ -338,7 +373,7 @@ mod tests {
         let mut log = GroupLog::default();
         let parts = vec![0, 1, 2, 3];
         log.apply(0, 0, 0.0, &Record::Commit { offsets: vec![(0, 0), (1, 0), (2, 0), (3, 0)] });
-        log.apply(1, 1, 1.0, &Record::Joined { tag: 5 });
+        log.apply(1, 1, 1.0, &Record::Joined { tag: 5, client: None });
         log.apply(1, 2, 1.0, &Record::BeginRound { ends_at: 2.0 });
         log.apply(1, 3, 1.0, &Record::Offer { own: vec![], partitions: parts.clone() });
         let ev = log.apply(1, 4, 2.0, &Record::EndRound);

@@ -127,6 +127,16 @@ impl Store {
         self.log.root()
     }
 
+    /// Why this process cannot write to the store, if it cannot: its folder is
+    /// read-only to it (permissions, a read-only mount). Asked of the system,
+    /// nothing written; `None` when it may write, or cannot tell (Windows ACLs
+    /// show only at the first write, whose own error then says so).
+    pub fn write_denied(&self) -> Option<String> {
+        crate::sys::dir_writable(self.root()).err().map(|e| {
+            format!("this store's folder {} cannot be written by this user ({e}): it is open for reading only", self.root().display())
+        })
+    }
+
     /// Keep the line index (line counts and seek marks of every partition
     /// file) between runs, in a file in `dir` named after the store's path, so
     /// opening a large store again reads only what was appended since. `dir`

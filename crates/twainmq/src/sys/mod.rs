@@ -45,6 +45,13 @@ pub(crate) fn under_wine() -> bool {
     imp::under_wine()
 }
 
+/// Whether this process may make and delete files in the folder `dir`,
+/// asked without writing anything (Windows answers for the folder's
+/// read-only attribute only: see `windows.rs`).
+pub(crate) fn dir_writable(dir: &std::path::Path) -> std::io::Result<()> {
+    imp::dir_writable(dir)
+}
+
 /// Whether this platform opens a file named `CON`, `NUL`, `COM1`, ... (with
 /// any extension) as a device wherever it is (Windows): such store entries
 /// are reported, never opened.

@@ -392,3 +392,10 @@ pub(crate) fn reserve(file: &File, end: Option<u64>, len: usize) -> io::Result<(
         Ok(())
     }
 }
+
+/// Whether this process may make and delete files in the folder `dir`:
+/// `access(2)` for write and search, which also answers `EROFS` on a
+/// read-only mount. Asks, writes nothing (a probe file would wake watchers).
+pub(crate) fn dir_writable(dir: &Path) -> io::Result<()> {
+    rustix::fs::access(dir, rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK).map_err(io::Error::from)
+}

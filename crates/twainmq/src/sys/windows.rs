@@ -493,3 +493,15 @@ pub(crate) fn under_wine() -> bool {
 pub(crate) fn reserve(_file: &File, _end: Option<u64>, _len: usize) -> io::Result<()> {
     Ok(())
 }
+
+/// Whether this process may make and delete files in the folder `dir`, as far
+/// as Windows tells without writing: the folder's read-only attribute. Windows
+/// does not apply that attribute to folders' contents, and an ACL that denies
+/// writing shows only at the first write (a probe file would wake watchers), so
+/// this answers `Ok` there and the write's own error says it. (docs/PLATFORMS.md)
+pub(crate) fn dir_writable(dir: &Path) -> io::Result<()> {
+    if std::fs::metadata(dir)?.permissions().readonly() {
+        return Err(io::Error::new(io::ErrorKind::PermissionDenied, "the folder is marked read-only"));
+    }
+    Ok(())
+}

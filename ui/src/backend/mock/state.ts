@@ -22,6 +22,8 @@ export class MockState {
   groups = new Map<string, GroupState>();
   /** Whether the pretend watcher is on: when off, no storeChanged events are sent. */
   watching: boolean;
+  /** Why the pretend store cannot be written (tests set it; `seed` clears it). */
+  readOnly: string | null = null;
   /** Milliseconds now (tests may pin it). A group's `now` runs on from the recorded clock by it. */
   clock: () => number = () => Date.now();
   recent: string[] = [...new Set([recording.root, ...Object.keys(recording.other_stores), ...Object.keys(recording.open_errors)])];
@@ -156,6 +158,7 @@ export class MockState {
     if (this.savedPayloads) this.savedPayloads.length = 0;
     this.stopTimers();
     this.root = recording.root;
+    this.readOnly = null;
     this.topics.clear();
     this.groups.clear();
     const info = recording.info.status === 'ok' ? recording.info.data : null;
@@ -246,6 +249,7 @@ export class MockState {
       watching: this.watching,
       shrunk: copy(this.shrunk),
       name_problems: copy(this.nameProblems),
+      read_only: this.readOnly,
     };
   }
 
