@@ -53,6 +53,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
             "take_retention_notices",
         ],
     ),
+    ("cluster", &["test_connection", "connect_cluster", "saved_connections", "forget_connection", "cluster_info"]),
     ("shell", &["about", "index_cache_info", "clear_index_cache", "launch_error", "new_window", "view_state"]),
 ];
 

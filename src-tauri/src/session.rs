@@ -16,6 +16,7 @@ use tauri::ipc::{CommandArg, CommandItem, InvokeError};
 use tauri::{AppHandle, Manager, Runtime};
 use twainmq::{Store, StoreWatcher};
 
+use crate::cluster::service::ClusterSource;
 use crate::groups::members::Members;
 use crate::search::service::Searches;
 use crate::shell::wire::LaunchError;
@@ -44,6 +45,10 @@ pub struct AppState {
     pub retention_notices: Mutex<Vec<RetentionPlanDto>>,
     /// Why the store this window was started with did not open (taken once by its page).
     pub launch_error: Mutex<Option<LaunchError>>,
+    /// The Kafka cluster this window shows, instead of a store.
+    pub cluster: Mutex<Option<Arc<ClusterSource>>>,
+    /// Where the saved Kafka connections are kept (None in tests).
+    pub connections_file: Option<PathBuf>,
 }
 
 /// A poisoned lock (a panic while it was held) leaves the data usable for our purposes.
@@ -53,6 +58,12 @@ pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl AppState {
     pub fn store(&self) -> Result<Store, ErrorDto> {
+        if lock(&self.cluster).is_some() {
+            return Err(ErrorDto::new(
+                ErrorCode::NotOnCluster,
+                "this window shows a Kafka cluster, not a store folder: this works on a store only",
+            ));
+        }
         lock(&self.open)
             .as_ref()
             .map(|o| o.store.clone())
@@ -62,7 +73,20 @@ impl AppState {
     /// What the topics, messages and groups commands read and write: the open store today
     /// (see [`crate::source`]).
     pub fn source(&self) -> Result<Arc<dyn Source>, ErrorDto> {
+        if let Some(c) = lock(&self.cluster).as_ref() {
+            return Ok(c.clone());
+        }
         Ok(Arc::new(self.store()?))
+    }
+
+    /// The Kafka cluster this window shows.
+    pub fn cluster(&self) -> Result<Arc<ClusterSource>, ErrorDto> {
+        lock(&self.cluster).clone().ok_or_else(|| ErrorDto::new(ErrorCode::NoStore, "this window shows no Kafka cluster"))
+    }
+
+    /// Show `cluster` in this window (a window made for it: it has no store).
+    pub fn set_cluster(&self, cluster: Arc<ClusterSource>) {
+        *lock(&self.cluster) = Some(cluster);
     }
 
     /// The store at `path`, with its line index kept between runs when there is a place for it.
@@ -101,6 +125,7 @@ impl AppState {
     }
 
     pub fn close(&self) {
+        lock(&self.cluster).take();
         self.searches.drop_all();
         self.members.stop_all();
         self.members.clear_stopped();
@@ -135,6 +160,7 @@ pub struct Places {
     pub recent_file: Option<PathBuf>,
     pub demo_dir: Option<PathBuf>,
     pub index_cache_dir: Option<PathBuf>,
+    pub connections_file: Option<PathBuf>,
 }
 
 /// What the app's frame does when a window's store opens, given the window's label and the
@@ -168,6 +194,7 @@ impl Sessions {
                     recent_file: self.places.recent_file.clone(),
                     demo_dir: self.places.demo_dir.clone(),
                     index_cache_dir: self.places.index_cache_dir.clone(),
+                    connections_file: self.places.connections_file.clone(),
                     ..Default::default()
                 })
             })

@@ -258,6 +258,12 @@ pub enum ErrorCode {
     TargetExists,
     /// A demo member asked for in a group that members this app did not start are in (not confirmed).
     GroupInUse,
+    /// Something this app does not do on a Kafka cluster yet (the message says what).
+    NotOnCluster,
+    /// A Kafka cluster's error (the message names the broker and the call).
+    Kafka,
+    /// Connection settings that cannot be used (the message says which and why).
+    InvalidConnection,
     Internal,
     // An engine error this version of the app has no name for (the message says what).
     Other,

@@ -389,7 +389,7 @@ impl Browser {
             let mut partitions = Vec::with_capacity(ps.len());
             for p in ps {
                 let tp = TopicPartition::new(name.as_str(), p as i32);
-                let mut get = |m: &mut HashMap<TopicPartition, krafka::Result<krafka::admin::ListedOffset>>| -> Result<u64> {
+                let get = |m: &mut HashMap<TopicPartition, krafka::Result<krafka::admin::ListedOffset>>| -> Result<u64> {
                     match m.remove(&tp) {
                         Some(Ok(o)) => Ok(u64_of(o.offset)),
                         Some(Err(e)) => Err(c.error(format!("list offsets of {name}/{p}"), &e)),

@@ -146,7 +146,7 @@ pub fn produce(ep: &Endpoint, topic: &str, partitions: u32, records: &[TestRecor
             for (k, v) in &r.headers {
                 rec = rec.header(k.clone(), v.clone());
             }
-            producer.send(rec).await.expect("send");
+            let _delivered = producer.send(rec).await.expect("send");
         }
         producer.flush().await.expect("flush");
         let _ = producer.close().await;
