@@ -150,6 +150,9 @@ describe('a cluster window', () => {
     expect(v.info?.topics.map((t) => t.name)).toEqual(['orders', 'audit']);
     await v.pick('orders');
     expect(calls.at(-1)).toEqual(['readPage', 'orders', 0, '0', 100]);
+    await v.pick('audit');
+    expect(calls.at(-1)).toEqual(['readPage', 'audit', 0, '0', 100]);
+    await v.pick('orders');
     expect(v.rows.length).toBe(100);
     await v.read(v.next);
     expect(v.from).toBe('100');
@@ -171,6 +174,16 @@ describe('a cluster window', () => {
     expect(keyText(row('1', { key: '', kafka: { key_null: true, key_binary: false, key_size: 0, value_null: false, headers: [] } }))).toBe('(null)');
     expect(valueText(row('1', { kind: 'bytes', text: null, hex: null, size: 0, kafka: { key_null: false, key_binary: false, key_size: 1, value_null: true, headers: [] } }))).toMatch(/tombstone/);
     expect(valueText(row('1', { kind: 'bytes', text: null, hex: 'ff00' }))).toBe('0xff00');
+  });
+
+  it('picks the first partition that holds records', async () => {
+    answers.clusterInfo = ok({ ...info, topics: [{ name: 'sparse', messages: '5', partitions: [{ partition: 0, low: '0', high: '0', messages: '0' }, { partition: 1, low: '7', high: '12', messages: '5' }] }] });
+    answers.readPage = ok(page(7, 5, 12));
+    const v = new ClusterView();
+    await v.load();
+    await v.pick('sparse');
+    expect(calls.at(-1)).toEqual(['readPage', 'sparse', 1, '7', 100]);
+    expect(v.partition).toBe(1);
   });
 
   it('shows the topics and records, and offers no write: it says what is not there yet', async () => {

@@ -62,11 +62,13 @@ export class ClusterView {
     if (this.topic && !r.data.topics.some((t) => t.name === this.topic)) this.topic = null;
   }
 
+  /** Pick a topic: its first partition that holds records (else its first), from its first offset. */
   async pick(topic: string): Promise<void> {
     this.topic = topic;
-    this.partition = 0;
     const t = this.info?.topics.find((x) => x.name === topic);
-    await this.read(t?.partitions[0]?.low ?? '0');
+    const p = t?.partitions.find((x) => x.messages !== '0') ?? t?.partitions[0];
+    this.partition = p?.partition ?? 0;
+    await this.read(p?.low ?? '0');
   }
 
   async pickPartition(p: number): Promise<void> {
