@@ -114,11 +114,10 @@ fn classify(e: &KrafkaError) -> FailureKind {
         _ => None,
     };
     match e {
-        KrafkaError::Broker { code, .. }
-            if matches!(code, ErrorCode::SaslAuthenticationFailed | ErrorCode::IllegalSaslState | ErrorCode::UnsupportedSaslMechanism) =>
-        {
-            FailureKind::Authentication
-        }
+        KrafkaError::Broker {
+            code: ErrorCode::SaslAuthenticationFailed | ErrorCode::IllegalSaslState | ErrorCode::UnsupportedSaslMechanism,
+            ..
+        } => FailureKind::Authentication,
         KrafkaError::Auth { .. } if tls && !has(&["sasl", "scram"]) => FailureKind::Tls,
         KrafkaError::Auth { .. } => FailureKind::Authentication,
         KrafkaError::Config { .. } => FailureKind::Settings,
