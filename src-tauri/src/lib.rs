@@ -63,6 +63,13 @@ pub mod store {
     pub mod wire;
 }
 
+/// A Kafka cluster in a window: connect, saved connections, the cluster as a source.
+pub mod cluster {
+    pub mod commands;
+    pub mod service;
+    pub mod wire;
+}
+
 /// The app's frame: windows, the menu bar, About and Settings.
 pub mod shell {
     pub mod about;
@@ -110,6 +117,7 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
                 index_cache_dir: app.path().app_cache_dir().ok().map(|d| d.join("line-index")),
                 settings_file: app.path().app_config_dir().ok().map(|d| d.join("store-settings.json")),
                 retention_log_file: app.path().app_local_data_dir().ok().map(|d| d.join("retention-log.jsonl")),
+                connections_file: app.path().app_config_dir().ok().map(|d| d.join("kafka-connections.json")),
             };
             // When a window's store opens: the menu's Open Recent follows, and the app applies
             // that store's retention.

@@ -16,6 +16,7 @@ use tauri::ipc::{CommandArg, CommandItem, InvokeError};
 use tauri::{AppHandle, Manager, Runtime};
 use twainmq::{Store, StoreWatcher};
 
+use crate::cluster::service::ClusterSource;
 use crate::groups::members::Members;
 use crate::search::service::Searches;
 use crate::shell::wire::LaunchError;
@@ -56,6 +57,10 @@ pub struct AppState {
     pub retention_due: Mutex<Vec<RetentionPlanDto>>,
     /// Why the store this window was started with did not open (taken once by its page).
     pub launch_error: Mutex<Option<LaunchError>>,
+    /// The Kafka cluster this window shows, instead of a store.
+    pub cluster: Mutex<Option<Arc<ClusterSource>>>,
+    /// Where the saved Kafka connections are kept (None in tests).
+    pub connections_file: Option<PathBuf>,
 }
 
 /// A poisoned lock (a panic while it was held) leaves the data usable for our purposes.
@@ -74,6 +79,12 @@ impl AppState {
     }
 
     pub fn store(&self) -> Result<Store, ErrorDto> {
+        if lock(&self.cluster).is_some() {
+            return Err(ErrorDto::new(
+                ErrorCode::NotOnCluster,
+                "this window shows a Kafka cluster, not a store folder: this works on a store only",
+            ));
+        }
         lock(&self.open)
             .as_ref()
             .map(|o| o.store.clone())
@@ -83,7 +94,20 @@ impl AppState {
     /// What the topics, messages and groups commands read and write: the open store today
     /// (see [`crate::source`]).
     pub fn source(&self) -> Result<Arc<dyn Source>, ErrorDto> {
+        if let Some(c) = lock(&self.cluster).as_ref() {
+            return Ok(c.clone());
+        }
         Ok(Arc::new(self.store()?))
+    }
+
+    /// The Kafka cluster this window shows.
+    pub fn cluster(&self) -> Result<Arc<ClusterSource>, ErrorDto> {
+        lock(&self.cluster).clone().ok_or_else(|| ErrorDto::new(ErrorCode::NoStore, "this window shows no Kafka cluster"))
+    }
+
+    /// Show `cluster` in this window (a window made for it: it has no store).
+    pub fn set_cluster(&self, cluster: Arc<ClusterSource>) {
+        *lock(&self.cluster) = Some(cluster);
     }
 
     /// The store at `path`, with its line index kept between runs when there is a place for it.
@@ -124,6 +148,7 @@ impl AppState {
     pub fn close(&self) {
         self.store_opening.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         *lock(&self.presence) = None;
+        lock(&self.cluster).take();
         self.searches.drop_all();
         self.members.stop_all();
         self.members.clear_stopped();
@@ -160,6 +185,7 @@ pub struct Places {
     pub index_cache_dir: Option<PathBuf>,
     pub settings_file: Option<PathBuf>,
     pub retention_log_file: Option<PathBuf>,
+    pub connections_file: Option<PathBuf>,
 }
 
 /// What the app's frame does when a window's store opens, given the window's label and the
@@ -195,6 +221,7 @@ impl Sessions {
                     index_cache_dir: self.places.index_cache_dir.clone(),
                     settings_file: self.places.settings_file.clone(),
                     retention_log_file: self.places.retention_log_file.clone(),
+                    connections_file: self.places.connections_file.clone(),
                     ..Default::default()
                 })
             })

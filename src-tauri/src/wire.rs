@@ -266,6 +266,12 @@ pub enum ErrorCode {
     MembersLive,
     /// The open store's folder is gone (deleted, moved, its share disconnected).
     StoreGone,
+    /// Something this app does not do on a Kafka cluster yet (the message says what).
+    NotOnCluster,
+    /// A Kafka cluster's error (the message names the broker and the call).
+    Kafka,
+    /// Connection settings that cannot be used (the message says which and why).
+    InvalidConnection,
     Internal,
     // An engine error this version of the app has no name for (the message says what).
     Other,

@@ -101,6 +101,9 @@ fn every_window_label_the_app_makes_is_covered() {
     for n in [1u64, 2, 9, 10, 123_456] {
         let label = format!("{}{n}", twainmq_desktop::shell::windows::EXTRA_PREFIX);
         assert!(covered(&label), "{label}");
+        // A Kafka cluster's window (cluster/commands.rs).
+        let label = format!("{}{n}", twainmq_desktop::cluster::commands::CLUSTER_PREFIX);
+        assert!(covered(&label), "{label}");
     }
     assert!(!covered("evil") && !covered("main2"), "no other label");
 }

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The domains, lowest first.
-const DOMAINS: &[&str] = &["topics", "messages", "search", "groups", "transfer", "store", "shell"];
+const DOMAINS: &[&str] = &["topics", "messages", "search", "groups", "transfer", "store", "cluster", "shell"];
 
 /// A file's role, lowest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const ui = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(ui, 'src');
-const ORDER = ['backend', 'shared', 'app-state', 'search', 'transfer', 'groups', 'messages', 'topics', 'store', 'app-frame', 'main'];
+const ORDER = ['backend', 'shared', 'app-state', 'search', 'transfer', 'groups', 'messages', 'topics', 'cluster', 'store', 'app-frame', 'main'];
 const DOOR = ['backend/index.ts', 'backend/api.ts', 'backend/limits.ts'];
 
 function files(dir) {

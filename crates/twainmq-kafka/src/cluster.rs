@@ -41,12 +41,25 @@ impl SaslMechanism {
 }
 
 /// Where a secret is read from: never the command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum Secret {
     /// The first line of a file.
     File(PathBuf),
     /// An environment variable.
     Env(String),
+    /// The secret itself, held in memory only (the app's, read from the OS keychain).
+    /// Its `Debug` shows no character of it.
+    Text(String),
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Secret::File(p) => f.debug_tuple("File").field(p).finish(),
+            Secret::Env(v) => f.debug_tuple("Env").field(v).finish(),
+            Secret::Text(_) => f.write_str("Text(<hidden>)"),
+        }
+    }
 }
 
 impl Secret {
@@ -59,6 +72,7 @@ impl Secret {
                 what: format!("the environment variable {name}"),
                 problem: "it is not set (or not UTF-8): it should hold the secret".into(),
             }),
+            Secret::Text(s) => Ok(s.clone()),
         }
     }
 }
@@ -119,7 +133,7 @@ impl Endpoint {
         Ok(Endpoint { bootstrap: rest.to_string(), tls: None, sasl: None, request_timeout: Duration::from_secs(10) })
     }
 
-    fn auth(&self) -> Result<AuthConfig> {
+    pub(crate) fn auth(&self) -> Result<AuthConfig> {
         let tls = self.tls.as_ref().map(|t| {
             let mut c = TlsConfig::new();
             if let Some(ca) = &t.ca {

@@ -14,7 +14,9 @@
 //!      |
 //!   to_kafka, from_kafka, groups   the two directions, group offsets
 //!      |
-//!   lease, journal, cluster        one mirror per target; where each record went; the client
+//!   lease, journal, browse         one mirror per target; where each record went; the app's reads
+//!      |
+//!   cluster                        the client
 //!      |
 //!   mapping, error, report         pure: message <-> record; errors; progress and summary
 //! ```
@@ -22,6 +24,7 @@
 #![deny(missing_docs)]
 
 pub mod bench;
+pub mod browse;
 mod cluster;
 mod error;
 mod from_kafka;
@@ -30,6 +33,8 @@ pub mod journal;
 mod lease;
 pub mod mapping;
 mod report;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod to_kafka;
 
 use std::sync::atomic::{AtomicBool, Ordering};

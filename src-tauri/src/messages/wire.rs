@@ -68,6 +68,34 @@ pub struct MessageRow {
     /// [`ROW_PREVIEW_BYTES`]; text cut at a character): the payload is over
     /// [`ROW_WHOLE_BYTES`]. Its whole is read with `message_payload` or saved.
     pub truncated: bool,
+    /// What only a Kafka record has (a row of a cluster window); absent for a store's message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[specta(optional)]
+    pub kafka: Option<KafkaExtras>,
+}
+
+/// What a Kafka record has beyond a store message: its key may be null or
+/// binary, its value null (a tombstone), and it has headers.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct KafkaExtras {
+    /// The null key (the row's `key` is then empty).
+    pub key_null: bool,
+    /// The key's bytes are not UTF-8: the row's `key` is `0x` and their hex.
+    pub key_binary: bool,
+    pub key_size: u32,
+    /// A tombstone: no value at all (not an empty one).
+    pub value_null: bool,
+    /// In wire order, duplicates kept.
+    pub headers: Vec<RecordHeader>,
+}
+
+/// A record's header: its value as text when UTF-8, always as hex, or null.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct RecordHeader {
+    pub name: String,
+    pub text: Option<String>,
+    pub hex: Option<String>,
+    pub null: bool,
 }
 
 /// The first `max` bytes of `s`, cut where a character starts.
@@ -122,6 +150,7 @@ impl From<&Message> for MessageRow {
             fields_pretty,
             size: u32::try_from(size).unwrap_or(u32::MAX),
             truncated,
+            kafka: None,
         }
     }
 }

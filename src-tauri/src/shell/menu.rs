@@ -63,6 +63,7 @@ pub fn build<R: Runtime>(app: &AppHandle<R>, recent: &[String]) -> tauri::Result
     let file = SubmenuBuilder::new(app, "File")
         .item(&item(app, MenuId::OpenStore)?)
         .item(&recent_menu(app, recent)?)
+        .item(&item(app, MenuId::ConnectKafka)?)
         .item(&MenuItem::with_id(app, NEW_WINDOW, "New Window", true, Some("CmdOrCtrl+N"))?)
         .item(&MenuItem::with_id(app, CLOSE_WINDOW, "Close Window", true, Some("CmdOrCtrl+W"))?)
         .separator()

@@ -43,6 +43,7 @@ pub struct IndexCacheInfo {
 pub enum MenuId {
     OpenStore,
     OpenRecent,
+    ConnectKafka,
     NewTopic,
     Import,
     Export,
@@ -82,6 +83,7 @@ pub struct MenuChecks {
 /// would take the key from text fields (`/`, `?`, `G` are the UI's own).
 pub const ITEMS: &[(MenuId, &str, Option<&str>)] = &[
     (MenuId::OpenStore, "Open Store…", Some("CmdOrCtrl+O")),
+    (MenuId::ConnectKafka, "Connect to Kafka…", None),
     (MenuId::NewTopic, "New Topic…", Some("CmdOrCtrl+Shift+N")),
     (MenuId::Import, "Import…", Some("CmdOrCtrl+I")),
     (MenuId::Export, "Export…", Some("CmdOrCtrl+E")),

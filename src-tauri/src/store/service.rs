@@ -76,7 +76,15 @@ pub fn store_info(store: &Store) -> Result<StoreInfo, ErrorDto> {
     let groups = store.group_summaries()?.into_iter().map(Into::into).collect();
     let shrunk = store.shrunk_files().iter().filter_map(|s| ShrinkDto::of(store.root(), s)).collect();
     let name_problems = twainmq::check::check_names(store)?.iter().map(ProblemDto::from).collect();
-    Ok(StoreInfo { root: store.root().display().to_string(), topics, groups, watching: false, shrunk, name_problems, read_only: store.write_denied() })
+    Ok(StoreInfo {
+        root: store.root().display().to_string(),
+        topics,
+        groups,
+        watching: false,
+        shrunk,
+        name_problems,
+        read_only: store.write_denied(),
+    })
 }
 
 /// Everything `twainmq check` finds in the store: every topic's and group's files and lines.

@@ -69,6 +69,7 @@ export type ShortcutGroup = { title: string; keys: { keys: string; what: string 
 const ACTION_NAMES: Record<MenuId, string> = {
   'open-store': 'Open a store',
   'open-recent': 'Open a recent store',
+  'connect-kafka': 'Connect to a Kafka cluster',
   'new-topic': 'New topic',
   import: 'Import messages into the topic',
   export: 'Export the topic or the selection',

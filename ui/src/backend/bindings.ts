@@ -154,6 +154,20 @@ export const commands = {
 	takeRetentionDue: () => typedError<RetentionPlanDto[], ErrorDto>(__TAURI_INVOKE("take_retention_due")),
 	/**  The app's retention log for the open store: what its retention deleted, newest first. */
 	retentionLog: () => typedError<RetentionLog, ErrorDto>(__TAURI_INVOKE("retention_log")),
+	/**  Try the connection: the cluster's overview, or what failed, in words. */
+	testConnection: (request: ConnectRequest) => typedError<ConnectionTest, ErrorDto>(__TAURI_INVOKE("test_connection", { request })),
+	/**
+	 *  Connect, and open the cluster in a new window. Saved first when asked (the
+	 *  password only in the OS keychain). A connection that fails opens nothing
+	 *  and answers what failed.
+	 */
+	connectCluster: (request: ConnectRequest) => typedError<ConnectionTest, ErrorDto>(__TAURI_INVOKE("connect_cluster", { request })),
+	/**  The saved connections, newest first. */
+	savedConnections: () => typedError<SavedConnection[], ErrorDto>(__TAURI_INVOKE("saved_connections")),
+	/**  Forget a saved connection and its keychain password. */
+	forgetConnection: (id: string) => typedError<SavedConnection[], ErrorDto>(__TAURI_INVOKE("forget_connection", { id })),
+	/**  The cluster this window shows, with its topics and their watermarks. */
+	clusterInfo: () => typedError<ClusterInfo, ErrorDto>(__TAURI_INVOKE("cluster_info")),
 	/**  The app's, the engine's version and the 0.2.3 compatibility (Help → About). */
 	about: () => typedError<About, ErrorDto>(__TAURI_INVOKE("about")),
 	/**  Where the line-index cache is and how much it holds. */
@@ -243,11 +257,89 @@ export type BadLine = {
 /**  A size in bytes. */
 export type Bytes = string;
 
+/**  What a cluster window shows: the cluster and its topics. */
+export type ClusterInfo = {
+	/**  The connection's name (or its bootstrap servers). */
+	name: string,
+	bootstrap: string,
+	cluster_id: string,
+	topics: ClusterTopic[],
+};
+
+/**  What a working connection showed. */
+export type ClusterOverviewDto = {
+	cluster_id: string,
+	brokers: number,
+	topics: number,
+};
+
+/**  One partition of a cluster's topic. */
+export type ClusterPartition = {
+	partition: number,
+	/**  The first offset still on the cluster. */
+	low: Offset,
+	/**  The end: the offset the next record gets (high watermark). */
+	high: Offset,
+	/**  `high - low`: records between the watermarks (fewer on a compacted topic). */
+	messages: Count,
+};
+
+/**  A cluster's topic, as the cluster window's list shows it. */
+export type ClusterTopic = {
+	name: string,
+	partitions: ClusterPartition[],
+	messages: Count,
+};
+
 /**
  *  A committed offset as the group log holds it: `-1` is 0.2.3's "the end
  *  when a member takes the partition".
  */
 export type Commit = string;
+
+/**  A failed connection, classified. */
+export type ConnectFailureDto = {
+	/**  `name_not_found`, `refused`, `tls`, `authentication`, `timeout`, `closed`, `settings`, `other`. */
+	kind: string,
+	/**  What failed, in words. */
+	words: string,
+	/**  The client's or broker's own message. */
+	detail: string,
+	broker: string,
+};
+
+/**
+ *  A connection to test or open: its settings, the password typed (if any), and
+ *  whether to save it. `saved` names a saved connection whose keychain
+ *  password is used when `password` is none.
+ */
+export type ConnectRequest = {
+	settings: ConnectionSettings,
+	password: string | null,
+	save: boolean,
+	saved: string | null,
+};
+
+/**  How to reach a cluster: what is saved of a connection (no secret in it). */
+export type ConnectionSettings = {
+	/**  What the user calls it (the window's title); empty: the bootstrap servers. */
+	name: string,
+	/**  `HOST:PORT[,HOST:PORT...]`. */
+	bootstrap: string,
+	tls: TlsSettings | null,
+	sasl: SaslSettings | null,
+};
+
+/**  A connection test's answer, or a connect's: one of the two is set. */
+export type ConnectionTest = {
+	overview: ClusterOverviewDto | null,
+	failure: ConnectFailureDto | null,
+	/**
+	 *  Saving was asked for but the password could not go to the keychain
+	 *  (none on this system): the settings were saved without it, and this says why.
+	 */
+	keychain_problem: string | null,
+};
 
 export type CopyRequest = {
 	topic: string,
@@ -360,7 +452,13 @@ export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_k
 /**  A group deleted while its log shows live members, not said to be stopped. */
 "members_live" | 
 /**  The open store's folder is gone (deleted, moved, its share disconnected). */
-"store_gone" | "internal" | "other" | "ipc" | "no_backend" | "preview";
+"store_gone" | 
+/**  Something this app does not do on a Kafka cluster yet (the message says what). */
+"not_on_cluster" | 
+/**  A Kafka cluster's error (the message names the broker and the call). */
+"kafka" | 
+/**  Connection settings that cannot be used (the message says which and why). */
+"invalid_connection" | "internal" | "other" | "ipc" | "no_backend" | "preview";
 
 /**  Every command error: a stable code to branch on and a message to show. */
 export type ErrorDto = {
@@ -552,6 +650,22 @@ export type IndexCacheInfo = {
 	bytes: Bytes,
 };
 
+/**
+ *  What a Kafka record has beyond a store message: its key may be null or
+ *  binary, its value null (a tombstone), and it has headers.
+ */
+export type KafkaExtras = {
+	/**  The null key (the row's `key` is then empty). */
+	key_null: boolean,
+	/**  The key's bytes are not UTF-8: the row's `key` is `0x` and their hex. */
+	key_binary: boolean,
+	key_size: number,
+	/**  A tombstone: no value at all (not an empty one). */
+	value_null: boolean,
+	/**  In wire order, duplicates kept. */
+	headers: RecordHeader[],
+};
+
 /**  The key the person gives in the Produce tab. */
 export type KeyInput = 
 /**  As text: an integer topic's number, a string topic's text (a `bytes` topic takes its UTF-8). */
@@ -705,7 +819,7 @@ export type MenuChecks = {
 };
 
 /**  The menu items the UI acts on. */
-export type MenuId = "open-store" | "open-recent" | "new-topic" | "import" | "export" | "settings" | "copy-message" | "copy-json" | "copy-raw-line" | "find" | "theme" | "time-zone" | "follow-tail" | "detail-pane" | "topic-list" | "jump-offset" | "jump-time" | "shortcuts" | "about";
+export type MenuId = "open-store" | "open-recent" | "connect-kafka" | "new-topic" | "import" | "export" | "settings" | "copy-message" | "copy-json" | "copy-raw-line" | "find" | "theme" | "time-zone" | "follow-tail" | "detail-pane" | "topic-list" | "jump-offset" | "jump-time" | "shortcuts" | "about";
 
 /**  One message, by its place. */
 export type MessageRef = {
@@ -738,6 +852,8 @@ export type MessageRow = {
 	 *  [`ROW_WHOLE_BYTES`]. Its whole is read with `message_payload` or saved.
 	 */
 	truncated: boolean,
+	/**  What only a Kafka record has (a row of a cluster window); absent for a store's message. */
+	kafka?: KafkaExtras | null,
 };
 
 /**
@@ -964,6 +1080,14 @@ export type RawLine = {
 	raw: string,
 };
 
+/**  A record's header: its value as text when UTF-8, always as hex, or null. */
+export type RecordHeader = {
+	name: string,
+	text: string | null,
+	hex: string | null,
+	null: boolean,
+};
+
 export type ResetPlanDto = {
 	group: string,
 	topic: string,
@@ -1149,6 +1273,24 @@ export type Row = {
 	row: "part",
 } & PartRow;
 
+/**  A SASL mechanism. */
+export type SaslMechanismDto = "PLAIN" | "SCRAM-SHA-256" | "SCRAM-SHA-512";
+
+/**  SASL: the mechanism and the user (the password travels apart, never saved in a file). */
+export type SaslSettings = {
+	mechanism: SaslMechanismDto,
+	username: string,
+};
+
+/**  A saved connection. */
+export type SavedConnection = {
+	/**  Its id (the keychain entry's user name is `connection-<id>`). */
+	id: string,
+	settings: ConnectionSettings,
+	/**  A password for it is in the OS keychain. */
+	password_saved: boolean,
+};
+
 /**  A payload saved to a file. */
 export type SavedPayload = {
 	path: string,
@@ -1308,6 +1450,16 @@ export type TimelinePageDto = {
 	/**  Lines on the timeline when read, from `first` to each partition's end. */
 	total: Count,
 	incarnation: Incarnation | null,
+};
+
+/**  TLS: the files to use (all optional: without a CA, the usual web roots are trusted). */
+export type TlsSettings = {
+	/**  A PEM file of the CA certificates to trust. */
+	ca_file: string | null,
+	/**  A client certificate (PEM), with `key_file`, for mutual TLS. */
+	cert_file: string | null,
+	/**  The client certificate's key (PEM). */
+	key_file: string | null,
 };
 
 export type TopicDetail = {

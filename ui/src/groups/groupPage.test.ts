@@ -15,7 +15,7 @@ const NOW = 1_800_000_000;
 function bigGroup(): PartitionProgressDto[] {
   return Array.from({ length: 1000 }, (_, p) => {
     const lag = p % 97 === 5 ? String(p * 10) : '0';
-    return { partition: p, committed: '100', end: String(100 + Number(lag)), lag, oldest_unconsumed_at: lag === '0' ? null : NOW - p, owner: p < 990 ? (p % 3) + 1 : null };
+    return { partition: p, committed: '100', end: String(100 + Number(lag)), lag, oldest_unconsumed_at: lag === '0' ? null : NOW - p, past_end: null, owner: p < 990 ? (p % 3) + 1 : null };
   });
 }
 

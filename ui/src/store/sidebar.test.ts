@@ -136,22 +136,22 @@ describe('the sidebar over a big store', () => {
 
 describe('the sidebar between stores', () => {
   it('starts unfiltered in the next store opened', async () => {
-    app.info = { root: '/first', watching: true, read_only: null, topics: [topic(1), topic(2)], groups: [] };
+    app.info = { root: '/first', watching: true, shrunk: [], name_problems: [], read_only: null, topics: [topic(1), topic(2)], groups: [] };
     const { getByTestId, queryByTestId } = render(Sidebar);
     await fireEvent.input(getByTestId('sidebar-filter'), { target: { value: 'nothing-like-it' } });
     expect(queryByTestId('topic-item-topic-0001')).toBeNull();
-    app.info = { root: '/second', watching: true, read_only: null, topics: [topic(7), topic(8)], groups: [] };
+    app.info = { root: '/second', watching: true, shrunk: [], name_problems: [], read_only: null, topics: [topic(7), topic(8)], groups: [] };
     await until(() => !!queryByTestId('topic-item-topic-0007'), "the next store's topics");
     expect((getByTestId('sidebar-filter') as HTMLInputElement).value).toBe('');
     // A refresh of the same store keeps what was typed.
     await fireEvent.input(getByTestId('sidebar-filter'), { target: { value: '0008' } });
-    app.info = { root: '/second', watching: true, read_only: null, topics: [topic(7), topic(8), topic(9)], groups: [] };
+    app.info = { root: '/second', watching: true, shrunk: [], name_problems: [], read_only: null, topics: [topic(7), topic(8), topic(9)], groups: [] };
     await until(() => queryByTestId('topic-item-topic-0007') === null, 'still filtered');
     expect((getByTestId('sidebar-filter') as HTMLInputElement).value).toBe('0008');
   });
 
   it('names counts of one in the singular', () => {
-    app.info = { root: '/s', watching: true, read_only: null, topics: [topic(1, { partitions: 1, messages: '1' })], groups: [] };
+    app.info = { root: '/s', watching: true, shrunk: [], name_problems: [], read_only: null, topics: [topic(1, { partitions: 1, messages: '1' })], groups: [] };
     const { getByTestId } = render(Sidebar);
     expect(getByTestId('topic-item-topic-0001').getAttribute('title')).toMatch(/^topic-0001: 1 message in 1 partition, /);
   });

@@ -63,6 +63,8 @@ export function mockCommands(store: MockState): Backend {
     }),
     pickFolder: call('pickFolder', () => ok(store.pickResult)),
     recentStores: call('recentStores', () => ok([...store.recent])),
+    // No Kafka cluster in the recording: none saved (connecting answers "preview").
+    savedConnections: call('savedConnections', () => ok([])),
     openDemoStore: call('openDemoStore', () => {
       if (store.root !== recording.root) store.seed();
       store.open = true;

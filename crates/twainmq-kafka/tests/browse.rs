@@ -1,0 +1,258 @@
+//! The app's view of a cluster (`browse`), against a real broker (nisshi,
+//! started here on a free port; the test is skipped, saying so, only when
+//! nisshi is not built): topics and watermarks, records with keys, values,
+//! headers and timestamps, offset for time, and each connection failure named.
+
+use std::io::Read;
+use std::net::TcpListener;
+use std::time::Duration;
+
+use twainmq_kafka::browse::{test_connection, Browser, FailureKind};
+use twainmq_kafka::testing::{free_port, produce, Broker, TestRecord};
+use twainmq_kafka::{Endpoint, Sasl, SaslMechanism, Secret, Tls};
+
+const T0: i64 = 1_765_000_000_000;
+
+fn records() -> Vec<TestRecord> {
+    let mut out = Vec::new();
+    for i in 0..30u32 {
+        out.push(TestRecord {
+            partition: i % 3,
+            key: Some(format!("k{i}").into_bytes()),
+            value: Some(format!("value {i}").into_bytes()),
+            headers: vec![("trace".into(), format!("t{i}").into_bytes())],
+            timestamp_ms: T0 + i64::from(i) * 1000,
+        });
+    }
+    // The odd ones: a null key, binary bytes, a tombstone, two headers of one name.
+    out.push(TestRecord { partition: 0, key: None, value: Some(vec![0, 159, 146, 150]), headers: vec![], timestamp_ms: T0 + 40_000 });
+    out.push(TestRecord {
+        partition: 0,
+        key: Some(b"gone".to_vec()),
+        value: None,
+        headers: vec![("h".into(), b"1".to_vec()), ("h".into(), b"2".to_vec())],
+        timestamp_ms: T0 + 41_000,
+    });
+    out
+}
+
+#[test]
+fn topics_records_and_offsets_for_times_come_from_a_real_broker() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = Broker::start(&dir.path().join("broker"), &[]) else { return };
+    let ep = broker.endpoint();
+    produce(&ep, "orders", 3, &records());
+    produce(&ep, "empty", 2, &[]);
+
+    let overview = test_connection(&ep).expect("the connection works");
+    assert_eq!(overview.cluster_id, "twainmq-test");
+    assert!(overview.brokers >= 1);
+    assert!(overview.topics >= 2, "{overview:?}");
+
+    let (browser, _) = Browser::connect(&ep).expect("connect");
+    let topics = browser.topics().expect("topics");
+    let orders = topics.iter().find(|t| t.name == "orders").expect("orders listed");
+    assert_eq!(orders.partitions.len(), 3);
+    let highs: Vec<u64> = orders.partitions.iter().map(|p| p.high).collect();
+    assert_eq!(highs, vec![12, 10, 10], "partition 0 has 10 + the two odd records");
+    assert!(orders.partitions.iter().all(|p| p.low == 0));
+    assert_eq!(orders.messages(), 32);
+    let empty = topics.iter().find(|t| t.name == "empty").expect("empty listed");
+    assert_eq!(empty.messages(), 0);
+    assert_eq!(browser.topic("no-such-topic").expect("asked"), None);
+
+    // A page from an offset, and the next page from where it ended.
+    let read = browser.read("orders", 0, 2, 5).expect("read");
+    assert_eq!(read.watermarks.high, 12);
+    assert_eq!(read.next, 7);
+    let page = read.records;
+    assert_eq!(page.iter().map(|r| r.offset).collect::<Vec<_>>(), vec![2, 3, 4, 5, 6]);
+    let r = &page[0];
+    assert_eq!(r.key.as_deref(), Some(&b"k6"[..]), "partition 0's third record is i = 6");
+    assert_eq!(r.value.as_deref(), Some(&b"value 6"[..]));
+    assert_eq!(r.headers, vec![("trace".to_string(), Some(b"t6".to_vec()))]);
+    assert_eq!(r.timestamp_ms, T0 + 6000);
+    let read = browser.read("orders", 0, 9, 100).expect("read the tail");
+    assert_eq!(read.next, 12, "the end");
+    let tail = read.records;
+    assert_eq!(tail.iter().map(|r| r.offset).collect::<Vec<_>>(), vec![9, 10, 11], "up to the end, no more");
+    assert_eq!(tail[1].key, None, "the null key stays null");
+    assert_eq!(tail[1].value.as_deref(), Some(&[0u8, 159, 146, 150][..]));
+    assert_eq!(tail[2].value, None, "a tombstone is no value, not an empty one");
+    assert_eq!(tail[2].headers, vec![("h".to_string(), Some(b"1".to_vec())), ("h".to_string(), Some(b"2".to_vec()))]);
+    let other = browser.read("orders", 1, 0, 3).expect("another partition after the first").records;
+    assert_eq!(
+        other.iter().map(|r| r.key.clone().unwrap_or_default()).collect::<Vec<_>>(),
+        vec![b"k1".to_vec(), b"k4".to_vec(), b"k7".to_vec()]
+    );
+    let none = browser.read("orders", 1, 10, 50).expect("at the end");
+    assert!(none.records.is_empty());
+    assert_eq!(none.next, 10);
+    let err = browser.read("orders", 7, 0, 5).expect_err("no partition 7");
+    assert!(err.to_string().contains("3 partitions"), "{err}");
+
+    // Offset for time: partition 1 holds i = 1, 4, 7, ... at T0 + i s.
+    assert_eq!(browser.offset_for_time("orders", 1, T0).expect("oft"), Some(0));
+    assert_eq!(browser.offset_for_time("orders", 1, T0 + 4000).expect("oft"), Some(1), "exactly a record's time");
+    assert_eq!(browser.offset_for_time("orders", 1, T0 + 4001).expect("oft"), Some(2), "just after it: the next");
+    assert_eq!(browser.offset_for_time("orders", 1, T0 + 3_600_000).expect("oft"), None, "newer than every record");
+}
+
+fn kind_of(ep: &Endpoint) -> FailureKind {
+    match test_connection(ep) {
+        Ok(o) => panic!("connected to {o:?}"),
+        Err(f) => {
+            assert!(f.to_string().contains(&ep.bootstrap), "the broker is named: {f}");
+            eprintln!("{:?}: {f}", f.kind);
+            f.kind
+        }
+    }
+}
+
+fn endpoint(bootstrap: &str) -> Endpoint {
+    Endpoint { bootstrap: bootstrap.into(), tls: None, sasl: None, request_timeout: Duration::from_secs(2) }
+}
+
+#[test]
+fn each_connection_failure_is_named() {
+    assert_eq!(kind_of(&endpoint("no-such-broker.invalid:9092")), FailureKind::NameNotFound);
+    assert_eq!(kind_of(&endpoint(&format!("127.0.0.1:{}", free_port()))), FailureKind::Refused);
+
+    // A listener that takes the connection and never answers.
+    let silent = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = silent.local_addr().expect("addr");
+    let hold = std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        for s in silent.incoming().take(4).flatten() {
+            kept.push(s);
+        }
+        std::thread::sleep(Duration::from_secs(8));
+    });
+    let started = std::time::Instant::now();
+    assert_eq!(kind_of(&endpoint(&addr.to_string())), FailureKind::Timeout);
+    assert!(started.elapsed() < Duration::from_secs(10), "named within the timeout's few multiples");
+    drop(hold);
+
+    // A listener that closes each connection at once.
+    let closer = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = closer.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for mut s in closer.incoming().take(20).flatten() {
+            let mut b = [0u8; 64];
+            let _ = s.read(&mut b);
+        }
+    });
+    let k = kind_of(&endpoint(&addr.to_string()));
+    assert!(matches!(k, FailureKind::Closed | FailureKind::Timeout), "{k:?}");
+
+    // A CA file that is not there: a setting.
+    let mut ep = endpoint(&format!("127.0.0.1:{}", free_port()));
+    ep.tls = Some(Tls { ca: Some("/no/such/ca.pem".into()), client: None });
+    let k = kind_of(&ep);
+    assert!(matches!(k, FailureKind::Settings | FailureKind::Tls), "{k:?}");
+}
+
+fn openssl(dir: &std::path::Path, args: &[&str]) -> bool {
+    std::process::Command::new("openssl").args(args).current_dir(dir).output().is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn tls_and_sasl_failures_are_named_against_a_real_broker() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let d = dir.path();
+    let made =
+        openssl(
+            d,
+            &[
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.pem",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=twainmq test CA",
+            ],
+        ) && openssl(d, &["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"])
+            && std::fs::write(d.join("san.ext"), "subjectAltName=IP:127.0.0.1\n").is_ok()
+            && openssl(
+                d,
+                &[
+                    "x509",
+                    "-req",
+                    "-in",
+                    "server.csr",
+                    "-CA",
+                    "ca.pem",
+                    "-CAkey",
+                    "ca.key",
+                    "-CAcreateserial",
+                    "-out",
+                    "server.pem",
+                    "-days",
+                    "2",
+                    "-extfile",
+                    "san.ext",
+                ],
+            )
+            && openssl(
+                d,
+                &[
+                    "req",
+                    "-x509",
+                    "-newkey",
+                    "rsa:2048",
+                    "-nodes",
+                    "-keyout",
+                    "other.key",
+                    "-out",
+                    "other.pem",
+                    "-days",
+                    "2",
+                    "-subj",
+                    "/CN=other CA",
+                ],
+            );
+    assert!(made, "openssl makes the test certificates");
+    let Some(plain) = Broker::start(&d.join("users"), &[]) else { return };
+    let port = plain.port;
+    let nisshi = twainmq_kafka::testing::nisshi_binary().expect("built");
+    let made = std::process::Command::new(&nisshi)
+        .args(["user", "create", "--broker", &format!("tcp://{}", plain.address()), "--mechanism", "scram256", "alice", "alice-pw"])
+        .output()
+        .expect("nisshi user create");
+    assert!(made.status.success(), "{made:?}");
+    drop(plain);
+    // The same database, now behind TLS and SASL.
+    let (cert, key) = (d.join("server.pem"), d.join("server.key"));
+    let secured = Broker::start_on(
+        &d.join("users"),
+        port,
+        &["--cert", cert.to_str().expect("utf8"), "--key", key.to_str().expect("utf8"), "--authentication"],
+    );
+    let Some(secured) = secured else { return };
+    let good_tls = Tls { ca: Some(d.join("ca.pem")), client: None };
+    let alice = |pw: &str, m: SaslMechanism| Sasl { mechanism: m, username: "alice".into(), password: Secret::Text(pw.into()) };
+    let mut ep = secured.endpoint();
+    ep.tls = Some(good_tls.clone());
+    ep.sasl = Some(alice("alice-pw", SaslMechanism::ScramSha256));
+    test_connection(&ep).expect("TLS with the right CA and the right password");
+
+    ep.sasl = Some(alice("wrong", SaslMechanism::ScramSha256));
+    assert_eq!(kind_of(&ep), FailureKind::Authentication, "a wrong password");
+    ep.sasl = Some(alice("alice-pw", SaslMechanism::Plain));
+    assert_eq!(kind_of(&ep), FailureKind::Authentication, "a mechanism the broker does not offer");
+
+    ep.sasl = Some(alice("alice-pw", SaslMechanism::ScramSha256));
+    ep.tls = Some(Tls { ca: Some(d.join("other.pem")), client: None });
+    assert_eq!(kind_of(&ep), FailureKind::Tls, "a CA that did not sign the broker's certificate");
+
+    ep.tls = None;
+    let k = kind_of(&ep);
+    assert!(matches!(k, FailureKind::Tls | FailureKind::Closed | FailureKind::Timeout), "plaintext to a TLS listener: {k:?}");
+}

@@ -1,0 +1,92 @@
+//! The cluster's commands: test a connection, connect (the cluster opens in a
+//! window of its own, as a store does), saved connections, and what a cluster
+//! window shows. Each a few lines over `service.rs`. The topics and messages
+//! of a cluster window come through the usual commands, from the window's
+//! source (`crate::source`).
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindowBuilder};
+
+use super::service::{self, OsKeychain};
+use super::wire::{ClusterInfo, ConnectRequest, ConnectionTest, SavedConnection};
+use crate::ipc::blocking;
+use crate::session::{Session, Sessions};
+use crate::wire::{ErrorCode, ErrorDto};
+
+/// Labels of cluster windows: `store-cluster-1`, ... (under the capability's `store-*`, so a
+/// cluster window may call the same commands as a store's).
+pub const CLUSTER_PREFIX: &str = "store-cluster-";
+
+static NEXT: AtomicU32 = AtomicU32::new(1);
+
+/// Try the connection: the cluster's overview, or what failed, in words.
+#[tauri::command]
+#[specta::specta]
+pub async fn test_connection(request: ConnectRequest) -> Result<ConnectionTest, ErrorDto> {
+    blocking(move || service::test(&request, &OsKeychain)).await
+}
+
+/// Connect, and open the cluster in a new window. Saved first when asked (the
+/// password only in the OS keychain). A connection that fails opens nothing
+/// and answers what failed.
+#[tauri::command]
+#[specta::specta]
+pub async fn connect_cluster(app: AppHandle, state: Session, request: ConnectRequest) -> Result<ConnectionTest, ErrorDto> {
+    let file = state.connections_file.clone();
+    blocking(move || {
+        let (source, overview) = match service::connect(&request, &OsKeychain)? {
+            Ok(s) => s,
+            Err(failed) => return Ok(failed),
+        };
+        let mut keychain_problem = None;
+        if let (true, Some(file)) = (request.save, file.as_deref()) {
+            let password = service::password_for(&request, &OsKeychain)?;
+            keychain_problem = service::save(file, &OsKeychain, &request.settings, password.as_deref())?.1;
+        }
+        let title = format!("{} — Kafka — TwainMQ Desktop", source.name);
+        let label = loop {
+            let l = format!("{CLUSTER_PREFIX}{}", NEXT.fetch_add(1, Ordering::Relaxed));
+            if app.get_webview_window(&l).is_none() {
+                break l;
+            }
+        };
+        app.state::<Sessions>().get(&label).set_cluster(Arc::new(source));
+        WebviewWindowBuilder::new(&app, &label, WebviewUrl::App("index.html#cluster".into()))
+            .title(title)
+            .inner_size(1280.0, 800.0)
+            .min_inner_size(900.0, 560.0)
+            .build()
+            .map_err(|e| ErrorDto::new(ErrorCode::Internal, format!("could not open the cluster's window: {e}")))?;
+        Ok(ConnectionTest { overview: Some(overview), failure: None, keychain_problem })
+    })
+    .await
+}
+
+/// The saved connections, newest first.
+#[tauri::command]
+#[specta::specta]
+pub async fn saved_connections(state: Session) -> Result<Vec<SavedConnection>, ErrorDto> {
+    Ok(service::saved(state.connections_file.as_deref()))
+}
+
+/// Forget a saved connection and its keychain password.
+#[tauri::command]
+#[specta::specta]
+pub async fn forget_connection(state: Session, id: String) -> Result<Vec<SavedConnection>, ErrorDto> {
+    let file = state.connections_file.clone().ok_or_else(|| ErrorDto::new(ErrorCode::Io, "no place for saved connections"))?;
+    blocking(move || {
+        service::forget(&file, &OsKeychain, &id)?;
+        Ok(service::saved(Some(&file)))
+    })
+    .await
+}
+
+/// The cluster this window shows, with its topics and their watermarks.
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_info(state: Session) -> Result<ClusterInfo, ErrorDto> {
+    let cluster = state.cluster()?;
+    blocking(move || cluster.info()).await
+}

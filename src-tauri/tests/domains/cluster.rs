@@ -1,0 +1,240 @@
+//! A Kafka cluster as a window's source, against a real broker (nisshi, started here; skipped,
+//! saying so, only when it is not built): the topics and messages services answer through the
+//! `Source` seam; what a cluster cannot do yet is refused with `not_on_cluster`; saved
+//! connections keep their passwords in the keychain (keyring's mock store here), never in a file.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use twainmq_desktop::cluster::service::{self, ClusterSource, Secrets};
+use twainmq_desktop::cluster::wire::{ConnectRequest, ConnectionSettings, SaslMechanismDto, SaslSettings, TlsSettings};
+use twainmq_desktop::messages::wire::{PayloadKind, Row};
+use twainmq_desktop::session::AppState;
+use twainmq_desktop::wire::{ErrorCode, KeyText, Offset};
+use twainmq_kafka::testing::{produce, Broker, TestRecord};
+
+const T0: i64 = 1_765_000_000_000;
+
+fn settings(bootstrap: &str) -> ConnectionSettings {
+    ConnectionSettings { name: "local".into(), bootstrap: bootstrap.into(), tls: None, sasl: None }
+}
+
+fn request(bootstrap: &str) -> ConnectRequest {
+    ConnectRequest { settings: settings(bootstrap), password: None, save: false, saved: None }
+}
+
+/// An in-memory keychain (keyring's mock keeps a secret only in the entry that set it).
+#[derive(Default)]
+struct Memory(Mutex<HashMap<String, String>>);
+
+impl Secrets for Memory {
+    fn set(&self, account: &str, secret: &str) -> Result<(), String> {
+        self.0.lock().expect("lock").insert(account.into(), secret.into());
+        Ok(())
+    }
+    fn get(&self, account: &str) -> Result<Option<String>, String> {
+        Ok(self.0.lock().expect("lock").get(account).cloned())
+    }
+    fn delete(&self, account: &str) -> Result<(), String> {
+        self.0.lock().expect("lock").remove(account);
+        Ok(())
+    }
+}
+
+fn connected(broker: &Broker) -> ClusterSource {
+    match service::connect(&request(&broker.address()), &Memory::default()).expect("a usable request") {
+        Ok((source, overview)) => {
+            assert_eq!(overview.cluster_id, "twainmq-test");
+            source
+        }
+        Err(t) => panic!("did not connect: {t:?}"),
+    }
+}
+
+#[test]
+fn a_cluster_window_reads_topics_and_records_through_the_source_seam() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = Broker::start(&dir.path().join("broker"), &[]) else { return };
+    let records: Vec<TestRecord> = (0..25u32)
+        .map(|i| TestRecord {
+            partition: i % 2,
+            key: if i == 3 { None } else { Some(format!("user-{i}").into_bytes()) },
+            value: Some(if i == 5 { vec![0xff, 0x00] } else { format!("{{\"n\":{i}}}").into_bytes() }),
+            headers: vec![("source".into(), b"test".to_vec())],
+            timestamp_ms: T0 + i64::from(i) * 1000,
+        })
+        .collect();
+    produce(&broker.endpoint(), "clicks", 2, &records);
+
+    let source = connected(&broker);
+    let info = source.info().expect("info");
+    assert_eq!(info.name, "local");
+    let clicks = info.topics.iter().find(|t| t.name == "clicks").expect("listed");
+    assert_eq!(clicks.messages.0, 25);
+    assert_eq!(clicks.partitions.iter().map(|p| (p.low.0, p.high.0)).collect::<Vec<_>>(), vec![(0, 13), (0, 12)]);
+
+    // The window's state hands the cluster out as its source; a store's commands are refused.
+    let state = AppState::default();
+    state.set_cluster(Arc::new(source));
+    let src = state.source().expect("the cluster is the window's source");
+    assert_eq!(state.store().expect_err("no store").code, ErrorCode::NotOnCluster);
+
+    let detail = src.describe_topic("clicks").expect("describe");
+    assert_eq!(detail.partitions.len(), 2);
+    assert_eq!(detail.partitions[0].end.0, 13);
+    assert!(detail.partitions.iter().all(|p| p.files.is_empty()), "a Kafka partition has no files to show");
+    assert_eq!(src.describe_topic("nope").expect_err("missing").code, ErrorCode::TopicNotFound);
+
+    let page = src.read_page("clicks", 1, Offset(0), 4).expect("page");
+    assert_eq!((page.next.0, page.end.0), (4, 12));
+    let rows: Vec<_> = page
+        .rows
+        .iter()
+        .map(|r| match r {
+            Row::Message(m) => m.clone(),
+            Row::Damaged(d) => panic!("a damaged row from Kafka: {d:?}"),
+        })
+        .collect();
+    // Partition 1 holds i = 1, 3, 5, 7: i = 3 has the null key, i = 5 binary bytes.
+    assert_eq!(rows[0].key, KeyText("user-1".into()));
+    assert_eq!(rows[0].text.as_deref(), Some("{\"n\":1}"));
+    assert_eq!(rows[0].timestamp, (T0 + 1000) as f64 / 1000.0);
+    let extras = rows[0].kafka.as_ref().expect("a Kafka row says so");
+    assert_eq!(extras.headers.len(), 1);
+    assert_eq!((extras.headers[0].name.as_str(), extras.headers[0].text.as_deref()), ("source", Some("test")));
+    assert_eq!(extras.key_size, 6);
+    assert!(rows[1].kafka.as_ref().expect("extras").key_null);
+    assert_eq!(rows[2].kind, PayloadKind::Bytes);
+    assert_eq!(rows[2].hex.as_deref(), Some("ff00"));
+    assert_eq!(rows[2].size, 2);
+    let json = serde_json::to_value(&rows[0]).expect("json");
+    assert!(json.get("kafka").is_some(), "the extras cross to the webview");
+
+    // Offset for time: partition 0 holds i = 0, 2, 4, ... at T0 + i s.
+    assert_eq!(src.offset_at_time("clicks", 0, (T0 + 4000) as f64 / 1000.0).expect("oft"), Some(Offset(2)));
+    assert_eq!(
+        src.offset_at_time("clicks", 0, (T0 + 4000) as f64 / 1000.0 + 0.0005).expect("oft"),
+        Some(Offset(3)),
+        "a moment after: the next"
+    );
+    assert_eq!(src.offset_at_time("clicks", 0, (T0 / 1000 + 3600) as f64).expect("oft"), None);
+
+    // What a cluster does not do yet is refused, saying so: never half done.
+    let no = |e: twainmq_desktop::wire::ErrorDto| {
+        assert_eq!(e.code, ErrorCode::NotOnCluster, "{}", e.message);
+        assert!(e.message.contains("Kafka cluster"), "{}", e.message);
+    };
+    no(src
+        .produce(
+            "clicks",
+            &KeyText("k".into()),
+            &twainmq_desktop::messages::wire::ProducePayload {
+                kind: twainmq_desktop::messages::wire::ProduceKind::Text,
+                body: "x".into(),
+                class: None,
+            },
+        )
+        .expect_err("no produce"));
+    no(src.delete_topic("clicks", "clicks").expect_err("no delete"));
+    no(src.describe_group("g", None).expect_err("no groups"));
+    no(src.raw_line("clicks", 0, Offset(0)).expect_err("no raw lines"));
+    // Nothing was written: the topic is as it was.
+    assert_eq!(src.describe_topic("clicks").expect("describe").summary.messages.0, 25);
+    state.close();
+    assert!(state.source().is_err(), "closing the window lets the cluster go");
+}
+
+#[test]
+fn a_failed_connection_says_what_failed() {
+    let port = twainmq_kafka::testing::free_port();
+    let t = service::test(&request(&format!("127.0.0.1:{port}")), &Memory::default()).expect("a usable request");
+    let f = t.failure.expect("it failed");
+    assert_eq!(f.kind, "refused");
+    assert!(f.words.contains("refused"), "{}", f.words);
+    let t = service::test(&request("no-such-broker.invalid:9092"), &Memory::default()).expect("usable");
+    assert_eq!(t.failure.expect("it failed").kind, "name_not_found");
+    for bad in ["", "host", "host:0", "host:70000", ":9092"] {
+        let e = service::test(&request(bad), &Memory::default()).expect_err(bad);
+        assert_eq!(e.code, ErrorCode::InvalidConnection, "{bad}: {}", e.message);
+    }
+    let mut r = request("h:1");
+    r.settings.sasl = Some(SaslSettings { mechanism: SaslMechanismDto::ScramSha256, username: "u".into() });
+    assert_eq!(service::test(&r, &Memory::default()).expect_err("no password").code, ErrorCode::InvalidConnection);
+}
+
+fn every_file(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("dir").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            every_file(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn saved_connections_keep_passwords_in_the_keychain_only() {
+    keyring::set_default_credential_builder(keyring::mock::default_credential_builder());
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("config/kafka-connections.json");
+    let password = "s3cret-Pa55word-for-the-test";
+    let mut s = settings("broker.example:9093");
+    s.tls = Some(TlsSettings { ca_file: Some("/etc/ca.pem".into()), cert_file: None, key_file: None });
+    s.sasl = Some(SaslSettings { mechanism: SaslMechanismDto::ScramSha512, username: "alice".into() });
+
+    // Through the OS keychain's code path, on keyring's mock store.
+    let (saved, problem) = service::save(&file, &service::OsKeychain, &s, Some(password)).expect("saved");
+    assert_eq!(problem, None);
+    assert!(saved.password_saved);
+    // Saved again (same servers and user): one entry, same id.
+    let (again, _) = service::save(&file, &service::OsKeychain, &s, Some(password)).expect("saved");
+    assert_eq!(again.id, saved.id);
+    let listed = service::saved(Some(&file));
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].settings, s);
+
+    // A keychain that is not there: the settings are saved, the password is not, and that is said.
+    struct NoKeychain;
+    impl Secrets for NoKeychain {
+        fn set(&self, _: &str, _: &str) -> Result<(), String> {
+            Err("no keychain is available on this system".into())
+        }
+        fn get(&self, _: &str) -> Result<Option<String>, String> {
+            Err("no keychain is available on this system".into())
+        }
+        fn delete(&self, _: &str) -> Result<(), String> {
+            Ok(())
+        }
+    }
+    let mut other = s.clone();
+    other.bootstrap = "other.example:9093".into();
+    let (o, problem) = service::save(&file, &NoKeychain, &other, Some(password)).expect("saved without the password");
+    assert!(!o.password_saved);
+    assert!(problem.expect("said").contains("no keychain"));
+
+    // A saved connection's password comes from the keychain when none is typed.
+    let memory = Memory::default();
+    let (m, _) = service::save(&file, &memory, &s, Some(password)).expect("saved");
+    let req = ConnectRequest { settings: s.clone(), password: None, save: false, saved: Some(m.id.clone()) };
+    assert_eq!(service::password_for(&req, &memory).expect("read").as_deref(), Some(password));
+
+    // Every file written holds no trace of the password (nor its hex).
+    let mut files = Vec::new();
+    every_file(dir.path(), &mut files);
+    assert!(!files.is_empty());
+    let hex: String = password.bytes().map(|b| format!("{b:02x}")).collect();
+    for f in &files {
+        let bytes = std::fs::read(f).expect("read");
+        let text = String::from_utf8_lossy(&bytes).to_lowercase();
+        for needle in [password.to_lowercase(), hex.clone()] {
+            assert!(!text.contains(&needle), "{} holds the password ({needle})", f.display());
+        }
+    }
+
+    // Forgetting removes it from the list and the keychain.
+    service::forget(&file, &memory, &m.id).expect("forget");
+    assert_eq!(memory.get(&service::account(&m.id)).expect("get"), None);
+    assert!(service::saved(Some(&file)).iter().all(|c| c.id != m.id));
+}

@@ -1,0 +1,133 @@
+// A cluster window's state: the cluster and its topics (with their partitions'
+// watermarks), the topic picked, and a page of one partition's records read
+// from an offset, or from a time (the broker's offset for that time).
+// Nothing here writes to the cluster.
+
+import { backend } from '../backend';
+import type { ClusterInfo, ClusterTopic, MessageRow, Page } from '../backend';
+
+export const PAGE = 100;
+
+/** What a cluster window does not offer yet, and why: shown, never offered and then refused. */
+export const NOT_YET: { what: string; why: string }[] = [
+  { what: 'Produce, republish, import', why: 'writing to a cluster is not built yet: this window only reads' },
+  { what: 'Create, delete or purge topics', why: 'not built yet for a cluster' },
+  { what: 'Consumer groups', why: 'listing and resetting a cluster’s groups is not built yet' },
+  { what: 'Search, export', why: 'they scan a store’s files; the cluster versions are not built yet' },
+];
+
+/** A row's message as one line for the table. */
+export function valueText(r: MessageRow): string {
+  if (r.kafka?.value_null) return '(tombstone: no value)';
+  if (r.text !== null) return r.text;
+  if (r.hex !== null) return `0x${r.hex}`;
+  return '';
+}
+
+export function keyText(r: MessageRow): string {
+  if (r.kafka?.key_null) return '(null)';
+  return r.key;
+}
+
+export class ClusterView {
+  info = $state<ClusterInfo | null>(null);
+  error = $state<string | null>(null);
+  loading = $state(false);
+  topic = $state<string | null>(null);
+  partition = $state(0);
+  rows = $state<MessageRow[]>([]);
+  /** The offset the page was read from, the one after it, and the partition's end. */
+  from = $state('0');
+  next = $state('0');
+  end = $state('0');
+  pageError = $state<string | null>(null);
+  selected = $state<MessageRow | null>(null);
+  filter = $state('');
+
+  current = $derived<ClusterTopic | null>(this.info?.topics.find((t) => t.name === this.topic) ?? null);
+  shown = $derived<ClusterTopic[]>(
+    (this.info?.topics ?? []).filter((t) => this.filter.trim() === '' || t.name.toLowerCase().includes(this.filter.trim().toLowerCase())),
+  );
+
+  async load(): Promise<void> {
+    this.loading = true;
+    const r = await backend.clusterInfo();
+    this.loading = false;
+    if (r.status === 'error') {
+      this.error = r.error.message;
+      return;
+    }
+    this.error = null;
+    this.info = r.data;
+    if (this.topic && !r.data.topics.some((t) => t.name === this.topic)) this.topic = null;
+  }
+
+  /** Pick a topic: its first partition that holds records (else its first), from its first offset. */
+  async pick(topic: string): Promise<void> {
+    this.topic = topic;
+    const t = this.info?.topics.find((x) => x.name === topic);
+    const p = t?.partitions.find((x) => x.messages !== '0') ?? t?.partitions[0];
+    this.partition = p?.partition ?? 0;
+    await this.read(p?.low ?? '0');
+  }
+
+  async pickPartition(p: number): Promise<void> {
+    this.partition = p;
+    const part = this.current?.partitions.find((x) => x.partition === p);
+    await this.read(part?.low ?? '0');
+  }
+
+  /** Read a page of the picked partition from `offset` (a decimal string: offsets are u64). */
+  async read(offset: string): Promise<void> {
+    if (!this.topic) return;
+    if (!/^\d+$/.test(offset.trim())) {
+      this.pageError = `${offset} is not an offset (a whole number of 0 or more)`;
+      return;
+    }
+    const r = await backend.readPage(this.topic, this.partition, offset.trim(), PAGE);
+    if (r.status === 'error') {
+      this.pageError = r.error.message;
+      return;
+    }
+    this.show(r.data, offset.trim());
+  }
+
+  private show(page: Page, from: string): void {
+    this.pageError = null;
+    this.from = from;
+    this.rows = page.rows.flatMap((row) => (row.row === 'message' ? [row as MessageRow & { row: 'message' }] : []));
+    this.next = page.next;
+    this.end = page.end;
+    this.selected = this.rows[0] ?? null;
+  }
+
+  /** The page before this one (offsets need not be dense: this is an offset range, not a row count). */
+  async previous(): Promise<void> {
+    const from = BigInt(this.from);
+    const low = BigInt(this.current?.partitions.find((p) => p.partition === this.partition)?.low ?? '0');
+    const back = from - BigInt(PAGE) < low ? low : from - BigInt(PAGE);
+    await this.read(back.toString());
+  }
+
+  /** Jump to the first record at or after `unix` seconds (the broker's offset for time). */
+  async jumpToTime(unix: number): Promise<void> {
+    if (!this.topic) return;
+    const r = await backend.offsetAtTime(this.topic, this.partition, unix);
+    if (r.status === 'error') {
+      this.pageError = r.error.message;
+      return;
+    }
+    if (r.data === null) {
+      this.pageError = 'No record of this partition is that recent: showing the end.';
+      const end = this.current?.partitions.find((p) => p.partition === this.partition)?.high ?? '0';
+      const back = BigInt(end) > BigInt(PAGE) ? BigInt(end) - BigInt(PAGE) : 0n;
+      const msg = this.pageError;
+      await this.read(back.toString());
+      this.pageError = msg;
+      return;
+    }
+    await this.read(r.data);
+  }
+}
+
+export const clusterView = new ClusterView();
