@@ -94,6 +94,7 @@ fn a_cluster_window_reads_topics_and_records_through_the_source_seam() {
         .map(|r| match r {
             Row::Message(m) => m.clone(),
             Row::Damaged(d) => panic!("a damaged row from Kafka: {d:?}"),
+            Row::Part(p) => panic!("a part row from Kafka: {p:?}"),
         })
         .collect();
     // Partition 1 holds i = 1, 3, 5, 7: i = 3 has the null key, i = 5 binary bytes.
@@ -128,11 +129,12 @@ fn a_cluster_window_reads_topics_and_records_through_the_source_seam() {
     no(src
         .produce(
             "clicks",
-            &KeyText("k".into()),
+            &twainmq_desktop::messages::wire::KeyInput::Text { text: "k".into() },
             &twainmq_desktop::messages::wire::ProducePayload {
                 kind: twainmq_desktop::messages::wire::ProduceKind::Text,
                 body: "x".into(),
                 class: None,
+                file: None,
             },
         )
         .expect_err("no produce"));

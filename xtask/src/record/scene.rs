@@ -361,7 +361,8 @@ fn blobs(rng: &mut Rng) -> Vec<(Key, Outgoing)> {
         report.push_str(&format!("line {line:04}:"));
         for _ in 0..6 {
             report.push(' ');
-            report.push_str(*rng.pick(&words));
+            let word: &&str = rng.pick(&words);
+            report.push_str(word);
             report.push_str(&(rng.next() % 1000).to_string());
         }
         report.push('\n');

@@ -350,10 +350,8 @@ mod tests {
         let (d, store, out_dir) = store_with(1);
         let out = out_dir.path().join("payload.bin");
         let body = vec![0xFFu8; 300_000];
-        assert!(write_file(&store, &out, &AtomicBool::new(false), &mut |w| Ok(w
-            .write_all(&body)
-            .map_err(|e| Error::io("write", &out, e))?))
-        .expect("write"));
+        assert!(write_file(&store, &out, &AtomicBool::new(false), &mut |w| w.write_all(&body).map_err(|e| Error::io("write", &out, e)))
+            .expect("write"));
         assert_eq!(std::fs::read(&out).expect("read"), body);
         std::fs::write(&out, "old").expect("write");
         let e = write_file(&store, &out, &AtomicBool::new(false), &mut |w| {
