@@ -93,3 +93,13 @@ export async function openDemo() {
   await until(() => !!document.querySelector('[data-testid=topic-list]'), 'topic list');
   return r;
 }
+
+/** Node's process, as far as the tests use it (the UI's own types know no Node). */
+declare const process: { cpuUsage(): { user: number; system: number } };
+
+/** This test process's CPU time (user and system), in milliseconds: what work costs, whatever
+ * else the machine is doing (wall time on a loaded CI machine says more about the machine). */
+export function cpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}

@@ -12,7 +12,7 @@ import { nextSort, sortPartitions, summarize } from '../topics/partitions';
 import { clampDetail, MIN_DETAIL } from '../messages/paneWidth';
 import { rowWindow } from '../shared/virtual';
 import type { GroupSummary, PartitionDetail, Row, TopicDetail, TopicSummary } from '../backend';
-import { describe_, mock, recordedMessage, rows, until } from '../../tests/helpers';
+import { cpuMs, describe_, mock, recordedMessage, rows, until } from '../../tests/helpers';
 
 vi.mock('../backend', async () => (await import('../backend/mock')).mockModule());
 
@@ -60,9 +60,9 @@ describe('the sidebar over a big store', () => {
   it('renders 5,000 topics as a window of rows, filters as you type, says N of M, keeps the groups reachable', async () => {
     const store = bigStore();
     app.info = { root: '/big', watching: true, shrunk: [], name_problems: [], read_only: null, ...store };
-    const t0 = performance.now();
+    const t0 = cpuMs();
     const { getByTestId, queryByTestId } = render(Sidebar);
-    const renderMs = performance.now() - t0;
+    const renderMs = cpuMs() - t0;
     const rendered = () => document.querySelectorAll('[data-testid=topic-list] [role=option]').length;
     expect(rendered()).toBeGreaterThan(10);
     expect(rendered()).toBeLessThan(100); // not 5,000
@@ -71,9 +71,9 @@ describe('the sidebar over a big store', () => {
     expect(getByTestId('group-item-group-0')).toBeTruthy();
     expect(getByTestId('groups-count').textContent).toBe('40');
 
-    const t1 = performance.now();
+    const t1 = cpuMs();
     await fireEvent.input(getByTestId('sidebar-filter'), { target: { value: 'topic-12' } });
-    const filterMs = performance.now() - t1;
+    const filterMs = cpuMs() - t1;
     // topic-1200..1299.
     expect(getByTestId('topics-count').textContent).toBe('100 of 5,000');
     expect(getByTestId('topic-item-topic-1210')).toBeTruthy();
@@ -88,8 +88,9 @@ describe('the sidebar over a big store', () => {
     await fireEvent.keyDown(getByTestId('sidebar-filter'), { key: 'Escape' });
     expect(getByTestId('topics-count').textContent).toBe('5,000');
     expect(queryByTestId('filter-empty')).toBeNull();
-    // Measured in jsdom (no layout, so an upper bound on the real thing's script time).
-    console.info(`sidebar, 5,000 topics: first render ${renderMs.toFixed(0)} ms, one filter keystroke ${filterMs.toFixed(0)} ms`);
+    // Measured in jsdom (no layout, so an upper bound on the real thing's script time), in CPU
+    // time: what the work costs, not how long a loaded machine took to give it the CPU.
+    console.info(`sidebar, 5,000 topics: first render ${renderMs.toFixed(0)} ms, one filter keystroke ${filterMs.toFixed(0)} ms of CPU`);
     expect(renderMs).toBeLessThan(1500);
     expect(filterMs).toBeLessThan(500);
   });
