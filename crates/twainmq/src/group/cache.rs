@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use super::open::group_topic_reader;
 use super::records::Record;
-use super::setup::group_topic_reader;
 use super::state::{Event, GroupLog, TornLine, MAX_TORN_KEPT};
 use crate::error::{Error, Result};
 use crate::format::name;

@@ -6,8 +6,9 @@ use serde::Serialize;
 
 use super::cache::{read_log, Groups};
 use super::liveness::{GroupPhase, MemberLiveness, MemberStatus, RoundChurn, Thresholds, Waiting};
+use super::open::group_topic_reader;
 use super::records::{ClientInfo, Record};
-use super::setup::{group_topic_of, group_topic_reader};
+use super::setup::group_topic_of;
 use super::state::RoundView;
 use crate::error::Result;
 use crate::format::name;

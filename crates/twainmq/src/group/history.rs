@@ -17,8 +17,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::cache::Groups;
+use super::open::group_topic_reader;
 use super::records::Record;
-use super::setup::{checked_topic, group_topic_of, group_topic_reader};
+use super::setup::{checked_topic, group_topic_of};
 use super::state::GroupLog;
 use super::GroupError;
 use crate::error::Result;

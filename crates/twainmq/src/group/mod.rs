@@ -18,6 +18,7 @@ mod describe;
 mod history;
 mod liveness;
 mod member;
+mod open;
 mod options;
 pub(crate) mod records;
 mod reset;

@@ -2,7 +2,7 @@
 //! group reads.
 
 use super::cache::{read_log, Groups};
-use super::records::{self, Record, TYPES};
+use super::records::{Record, TYPES};
 use super::state::GroupLog;
 use super::GroupError;
 use crate::error::{Error, Result};
@@ -10,19 +10,6 @@ use crate::format::key::KeyType;
 use crate::format::name;
 use crate::log::consumer::StartFrom;
 use crate::log::dir::{LogDir, TopicSpec};
-use crate::log::reader::PartitionReader;
-
-pub(crate) fn group_topic_reader(log: &LogDir, group: &str) -> Result<PartitionReader> {
-    let gtopic = name::group_topic(group);
-    let config = crate::format::config::TopicConfig::load(&gtopic, &log.config_path(&gtopic)).map_err(|e| match e {
-        Error::TopicNotFound { path, .. } => Error::GroupNotFound { group: group.to_string(), path },
-        e => e,
-    })?;
-    if config.type_id(records::COMMIT).is_none() || config.type_id(records::BEGINREBAL).is_none() {
-        return Err(GroupError::NotAGroup { topic: gtopic }.into());
-    }
-    PartitionReader::open(log, &gtopic, &config, 0, StartFrom::Start)
-}
 
 /// Create the group for `topic` if it does not exist; check it fits `topic` if it does.
 pub(crate) fn ensure_group(log: &LogDir, topic: &str, group: &str, partitions: u32, start: StartFrom) -> Result<()> {
