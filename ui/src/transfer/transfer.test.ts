@@ -41,13 +41,20 @@ describe('export', () => {
 
   it('clears a refusal once the form it judged has changed', async () => {
     const { getByTestId } = render(ExportDialog, { topic: 'events', scopes: whole, onclose: () => {} });
+    // A refusal only the backend can give (the path is a folder): shown, then gone once the path changes.
+    await fireEvent.input(getByTestId('export-path-input'), { target: { value: EXPORTS } });
+    await fireEvent.click(getByTestId('export-submit'));
+    await until(has('export-error'), 'the refusal');
+    await fireEvent.input(getByTestId('export-path-input'), { target: { value: `${EXPORTS}/events.jsonl` } });
+    await until(() => !has('export-error')(), 'the refusal cleared');
+    // A name a new topic cannot have is said before anything is sent, and goes with the name.
     await fireEvent.click(getByTestId('export-format-store'));
     await fireEvent.input(getByTestId('export-path-input'), { target: { value: '/home/you/new-store' } });
     await fireEvent.input(getByTestId('export-store-topic'), { target: { value: 'con' } });
-    await fireEvent.click(getByTestId('export-submit'));
-    await until(has('export-error'), 'the refusal');
+    await until(has('export-store-topic-problem'), 'the name problem');
+    expect((getByTestId('export-submit') as HTMLButtonElement).disabled).toBe(true);
     await fireEvent.input(getByTestId('export-store-topic'), { target: { value: 'events_copy' } });
-    await until(() => !has('export-error')(), 'the refusal cleared');
+    await until(() => !has('export-store-topic-problem')(), 'the name problem cleared');
   });
 
   it('never replaces a file unasked: "Export again" and a format switched after an export ask first', async () => {
