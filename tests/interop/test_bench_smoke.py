@@ -88,11 +88,13 @@ def test_bench_leaves_nothing_in_the_store_whatever_stops_it(cli, store, tmp_pat
         ("bench-large", ["bench-large", "--messages", "1", "--size", "70000", "--step", "produce"]),
     ],
 )
-def test_the_bench_steps_never_replace_a_topic_of_the_user(cli, store, topic, args):
-    """The development benches `make bench` runs in a store of their own refuse a topic of
-    their name already there; they deleted it and made their own."""
+def test_the_bench_steps_never_replace_a_topic_of_the_user(cli, twainmq_dev_bin, store, topic, args):
+    """The development benches (`twainmq-dev`) `make bench` runs in a store of their own refuse
+    a topic of their name already there; they deleted it and made their own."""
+    from conftest import run_cli
+
     cli(store, "topics", "create", topic, "--partitions", 1)
     cli(store, "produce", topic, "--key", 1, "mine")
-    r = cli(store, *args, check=False)
+    r = run_cli(store, *args, check=False, binary=twainmq_dev_bin)
     assert r.returncode != 0 and "nothing deleted" in r.stderr, r.stderr
     assert [json.loads(line)["payload"]["value"] for line in cli(store, "consume", topic, "--json").stdout.splitlines()] == ["mine"]
