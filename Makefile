@@ -65,7 +65,7 @@ torture: cli
 # The Kafka bridge (`twainmq mirror`) against a real Kafka-protocol broker, nisshi, started on
 # 127.0.0.1 by the suite (scripts/kafka-test.sh). The broker is built once from crates.io into
 # ~/.cache/twainmq-dev by scripts/nisshi.sh, which `make deps` starts in the background.
-kafka-test: cli
+kafka-test: cli app
 	TWAINMQ_BIN=$(CURDIR)/$(BIN) bash scripts/kafka-test.sh
 
 # The Debian package of the release build (app and `twainmq` command): target/release/bundle/deb/.

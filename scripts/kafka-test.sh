@@ -15,3 +15,6 @@ export TWAINMQ_BIN=${TWAINMQ_BIN:-$PWD/target/debug/twainmq}
 cargo test -q -p twainmq-kafka --test browse
 cargo test -q -p twainmq-desktop --test domains cluster::
 .venv/bin/python -m pytest tests/kafka -q -p no:cacheprovider -W ignore::DeprecationWarning "$@"
+# The cluster window in the real app (connect, browse, no password in any file it wrote), against
+# a broker of its own: after the bridge's suites, since it needs the broker built ($NISSHI).
+bash scripts/e2e.sh cluster.test.mjs

@@ -66,10 +66,11 @@ export function columnTemplate(d: TopicDetail): string {
   const keyCh = !kt || kt.kind === 'free' ? 14 : kt.kind === 'int' ? { 8: 4, 16: 6, 32: 11, 64: 21 }[kt.bits] : Math.min(Math.max(kt.width, 6), 18) + 1;
   const pCh = Math.max(2, String(Math.max(0, d.partitions.length - 1)).length + 1);
   // Kind ("bytes", "typed") and size ("1023.9 KB") between the key and the payload. In a narrow
-  // table (a small window with the detail pane open) the time gives way to the payload, never the
-  // payload to the time: the payload keeps 14 characters, the time at least 10 (its whole text is
-  // in its title and in the detail pane).
-  return `${pCh + 1}ch ${offsetCh}ch minmax(10ch, 24ch) ${keyCh}ch 5ch 9ch minmax(14ch, 1fr)`;
+  // table (a small window with the detail pane open: 360 px) the time, the kind and the size give
+  // way to the payload, never the payload to them: the payload keeps 12 characters, the time at
+  // least 6, kind and size none (each cell's whole text is in its title and in the detail pane).
+  // Folding the sidebar gives those columns their room back before the payload grows.
+  return `${pCh + 1}ch ${offsetCh}ch minmax(6ch, 24ch) ${keyCh}ch minmax(0, 5ch) minmax(0, 9ch) minmax(12ch, 1fr)`;
 }
 
 /** A message picked for export or copy, by its place. */
