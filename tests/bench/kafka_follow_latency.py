@@ -12,6 +12,7 @@ object: p50, p99 and max in milliseconds for both.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -93,6 +94,7 @@ def main():
     finally:
         mirror.terminate()
         mirror.wait(30)
+        shutil.rmtree(store, ignore_errors=True)
     direct_topic = f"direct-{os.getpid()}"
     admin = AdminClient({"bootstrap.servers": address})
     for f in admin.create_topics([NewTopic(direct_topic, 1, 1)]).values():
