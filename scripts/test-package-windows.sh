@@ -209,16 +209,16 @@ if grep -il twainmq "$WINEPREFIX"/*.reg; then fail "the registry still names twa
 # 4. Without the option (/NOPATH), into a folder already on the user's PATH in another spelling:
 # PATH is not touched by the install nor by the uninstall.
 nopath_win='C:\TwainMQ NoPath'
-wine reg add 'HKCU\Environment' /v Path /t REG_EXPAND_SZ /d "$user_path;c:\twainmq nopath\" /f >/dev/null
+wine reg add 'HKCU\Environment' /v Path /t REG_EXPAND_SZ /d "$user_path;c:\twainmq nopath" /f >/dev/null
 settle
 cp "$installer" "$drive_c/setup.exe"
 wine cmd /c "C:\setup.exe /S /NOPATH /D=$nopath_win" || fail "the silent install with /NOPATH exited $?"
 settle
-[ "$(path_value)" = "$user_path;c:\twainmq nopath\" ] || fail "the install with /NOPATH changed the user's PATH to [$(path_value)]"
+[ "$(path_value)" = "$user_path;c:\twainmq nopath" ] || fail "the install with /NOPATH changed the user's PATH to [$(path_value)]"
 if reg_value 'HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\TwainMQDesktop' AddedToPath >/dev/null; then fail "the install with /NOPATH says it added to PATH"; fi
 wine "$(unix_path "$nopath_win")/uninstall.exe" /S || fail "the silent uninstall exited $?"
 settle
 rm "$drive_c/setup.exe"
-[ "$(path_value)" = "$user_path;c:\twainmq nopath\" ] || fail "the uninstall took out a PATH entry it had not put in: [$(path_value)]"
+[ "$(path_value)" = "$user_path;c:\twainmq nopath" ] || fail "the uninstall took out a PATH entry it had not put in: [$(path_value)]"
 step "install and uninstall with /NOPATH leave PATH alone"
 echo "test-package-windows: installed, ran and uninstalled without a trace ($(stat -c %s "$installer") bytes installer, $((SECONDS - t0)) s)"
