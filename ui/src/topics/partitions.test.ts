@@ -13,39 +13,9 @@ import { clampDetail, MIN_DETAIL } from '../messages/paneWidth';
 import { rowWindow } from '../shared/virtual';
 import type { GroupSummary, PartitionDetail, Row, TopicDetail, TopicSummary } from '../backend';
 import { describe_, mock, recordedMessage, rows, until } from '../../tests/helpers';
+import { NOW, bigStore, topic } from '../../tests/stores';
 
 vi.mock('../backend', async () => (await import('../backend/mock')).mockModule());
-
-const NOW = Date.UTC(2026, 11, 1, 12, 0, 0);
-
-function topic(i: number, over: Partial<TopicSummary> = {}): TopicSummary {
-  return {
-    name: `topic-${String(i).padStart(4, '0')}`,
-    key_type: 'u32',
-    partitions: 4,
-    message_types: [],
-    max_message_bytes: null,
-    messages: String(i * 10),
-    bytes: String(i * 1000),
-    last_write: NOW / 1000,
-    last_message: NOW / 1000 - 3600 * 5,
-    error: null,
-    ...over,
-  };
-}
-
-function bigStore(n = 5000): { topics: TopicSummary[]; groups: GroupSummary[] } {
-  const topics = Array.from({ length: n }, (_, i) => topic(i));
-  const groups: GroupSummary[] = Array.from({ length: 40 }, (_, i) => ({
-    name: `group-${i}`,
-    topic: topics[(i * 37) % n].name,
-    members: 1,
-    live_members: 1,
-    state: 'stable',
-    lag: '0',
-  }));
-  return { topics, groups };
-}
 
 beforeEach(() => {
   localStorage.clear();
