@@ -192,3 +192,35 @@ fn a_torn_line_left_by_another_writer_does_not_swallow_a_live_producers_next_mes
     assert_eq!(texts, vec!["first", "live-1", "live-3", "live-2"]);
     assert_eq!(damaged, 1, "the glued line is one damaged line");
 }
+
+#[test]
+fn a_batch_landing_after_another_writers_torn_line_stores_each_message_once() {
+    let (_d, store, file) = setup();
+    let clock = twainmq::ManualClock::new(1_796_083_200_123_456);
+    let store = store.with_clock(std::sync::Arc::new(clock));
+    let mut p = store.producer("t").expect("producer");
+    let batch = |texts: &[&str]| -> Vec<(twainmq::Key, twainmq::Outgoing)> {
+        texts.iter().map(|t| (twainmq::Key::from(1u8), twainmq::Outgoing::Text((*t).to_string()))).collect()
+    };
+    p.send_batch(&batch(&["a-1", "a-2"])).expect("first batch");
+    // Another writer killed inside its write: part of a line, no newline.
+    append(&file, &line_for("half a line")[..9]);
+    // Only the batch's first line is glued to that fragment; the others are
+    // whole. The first is written again, the others not (they were once
+    // written twice: every message of the write after the first).
+    p.send_batch(&batch(&["b-1", "b-2", "b-3", "b-4"])).expect("second batch");
+    p.flush().expect("flush");
+    let mut r = store.partition_reader("t", 0, StartFrom::Start).expect("reader");
+    let mut texts = Vec::new();
+    let mut damaged = 0;
+    loop {
+        match r.poll() {
+            Ok(Some(m)) => texts.push(m.text().unwrap_or_default().to_string()),
+            Ok(None) => break,
+            Err(Error::CorruptLine { .. }) => damaged += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(texts, vec!["first", "a-1", "a-2", "b-2", "b-3", "b-4", "b-1"]);
+    assert_eq!(damaged, 1, "the glued line is one damaged line");
+}

@@ -368,14 +368,17 @@ impl Appender {
             active.window.clear();
             if start > 0 && active.our_end != Some(start) {
                 // Someone else wrote in between (or this is our first write): if they
-                // left a torn line, ours was glued to it, and our newline ended that
-                // line. Write ours again, now on a line of its own; readers skip the
-                // glued line as damaged.
+                // left a torn line, our first line was glued to it, and its newline
+                // ended that line. Write that line again, on a line of its own; readers
+                // skip the glued line as damaged. Only the first: the lines after it in
+                // this write (a batch's) follow our own newline and are whole, so
+                // writing them again would store them twice.
                 if !newline::is_line_end(active.byte_at(start - 1).map_err(|e| Error::io("read", active.path.to_path_buf(), e))?) {
                     tracing::warn!(file = %active.path.display(), "a message landed after a line torn by another writer; writing it again on a line of its own");
-                    active.file.write_all(bytes).map_err(|e| Error::io("append to", active.path.to_path_buf(), e))?;
+                    let first_line = memchr::memchr(b'\n', bytes).map_or(bytes, |nl| &bytes[..=nl]);
+                    active.file.write_all(first_line).map_err(|e| Error::io("append to", active.path.to_path_buf(), e))?;
                     end = active.file.stream_position().map_err(|e| Error::io("locate a write in", active.path.to_path_buf(), e))?;
-                    start = end.saturating_sub(bytes.len() as u64);
+                    start = end.saturating_sub(first_line.len() as u64);
                 }
             }
             if rewrote {
