@@ -108,7 +108,15 @@ fn classify(e: &KrafkaError) -> FailureKind {
         "name resolution",
         "no address associated",
         "dns resolution",
+        // Windows: WSAHOST_NOT_FOUND ("No such host is known.", Wine: "Host not
+        // found.") and WSANO_DATA, by number as the words are translated.
+        "host not found",
+        "os error 11001",
+        "os error 11004",
     ]);
+    // Windows' WSAECONNREFUSED ("...the target machine actively refused it") and WSAETIMEDOUT.
+    let refused = has(&["connection refused", "actively refused", "os error 10061"]);
+    let timed_out = has(&["timed out", "os error 10060"]);
     let io_kind = match e {
         KrafkaError::Network(io) => Some(io.kind()),
         _ => None,
@@ -122,10 +130,10 @@ fn classify(e: &KrafkaError) -> FailureKind {
         KrafkaError::Auth { .. } => FailureKind::Authentication,
         KrafkaError::Config { .. } => FailureKind::Settings,
         _ if dns => FailureKind::NameNotFound,
-        _ if io_kind == Some(std::io::ErrorKind::ConnectionRefused) || has(&["connection refused"]) => FailureKind::Refused,
+        _ if io_kind == Some(std::io::ErrorKind::ConnectionRefused) || refused => FailureKind::Refused,
         _ if tls => FailureKind::Tls,
         KrafkaError::Timeout { .. } => FailureKind::Timeout,
-        _ if io_kind == Some(std::io::ErrorKind::TimedOut) || has(&["timed out"]) => FailureKind::Timeout,
+        _ if io_kind == Some(std::io::ErrorKind::TimedOut) || timed_out => FailureKind::Timeout,
         _ if has(&["connection reset", "broken pipe", "unexpected eof", "early eof", "connection aborted", "closed"]) => {
             FailureKind::Closed
         }
@@ -486,5 +494,38 @@ impl Browser {
                 }),
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn network(text: &str) -> KrafkaError {
+        KrafkaError::Network(std::sync::Arc::new(std::io::Error::other(text.to_string())))
+    }
+
+    /// The words each platform's socket errors come in, as krafka wraps them
+    /// (Linux, macOS, Windows and Wine spell them differently; the Windows
+    /// suite under Wine meets its own, the others are quoted from the systems).
+    #[test]
+    fn each_platforms_socket_errors_are_named() {
+        let last = |e: &str| format!("could not connect to any of [b:9092]; last error: network error: {e}");
+        let cases = [
+            ("failed to lookup address information: Name or service not known", FailureKind::NameNotFound),
+            ("failed to lookup address information: nodename nor servname provided, or not known", FailureKind::NameNotFound),
+            ("No such host is known. (os error 11001)", FailureKind::NameNotFound),
+            ("Host not found. (os error 11001)", FailureKind::NameNotFound),
+            ("Connection refused (os error 111)", FailureKind::Refused),
+            ("No connection could be made because the target machine actively refused it. (os error 10061)", FailureKind::Refused),
+            (
+                "A connection attempt failed because the connected party did not properly respond after a period of time (os error 10060)",
+                FailureKind::Timeout,
+            ),
+            ("An existing connection was forcibly closed by the remote host. (os error 10054)", FailureKind::Closed),
+        ];
+        for (text, kind) in cases {
+            assert_eq!(classify(&network(&last(text))), kind, "{text}");
+        }
     }
 }

@@ -158,6 +158,12 @@ fn openssl(dir: &std::path::Path, args: &[&str]) -> bool {
 
 #[test]
 fn tls_and_sasl_failures_are_named_against_a_real_broker() {
+    // Skipped, saying so, only where nisshi is not built (the Windows run):
+    // before the certificates, whose openssl that run has not got either.
+    if twainmq_kafka::testing::nisshi_binary().is_none() {
+        eprintln!("SKIPPED: nisshi is not built (scripts/nisshi.sh start builds it; or set NISSHI to its path)");
+        return;
+    }
     let dir = tempfile::tempdir().expect("tmp");
     let d = dir.path();
     let made =
