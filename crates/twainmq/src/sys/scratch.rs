@@ -81,11 +81,13 @@ fn sweep(parent: &Path, prefix: &str) -> usize {
         }
         let lock_path = e.path().join(LOCK_NAME);
         let Ok(file) = super::open::open_regular(&lock_path, false) else { continue };
-        // Held while we delete, so no one takes the folder for theirs meanwhile.
-        if let Ok(Some(_held)) = super::lock::try_lock_owned(file, super::lock::Mode::Exclusive) {
-            if std::fs::remove_dir_all(e.path()).is_ok() {
-                gone += 1;
-            }
+        // A lock we can take is one no process holds: the folder is a dead
+        // one's. It is let go before the delete, as Windows deletes no folder
+        // holding an open file (folders are never reused: each is made new, so
+        // nobody takes this one for theirs in between).
+        let free = matches!(super::lock::try_lock_owned(file, super::lock::Mode::Exclusive), Ok(Some(_)));
+        if free && std::fs::remove_dir_all(e.path()).is_ok() {
+            gone += 1;
         }
     }
     gone

@@ -494,14 +494,38 @@ pub(crate) fn reserve(_file: &File, _end: Option<u64>, _len: usize) -> io::Resul
     Ok(())
 }
 
-/// Whether this process may make and delete files in the folder `dir`, as far
-/// as Windows tells without writing: the folder's read-only attribute. Windows
-/// does not apply that attribute to folders' contents, and an ACL that denies
-/// writing shows only at the first write (a probe file would wake watchers), so
-/// this answers `Ok` there and the write's own error says it. (docs/PLATFORMS.md)
+/// Whether this process may make and delete files in the folder `dir`, as
+/// Windows answers without writing (a probe file would wake watchers): a
+/// handle to the folder with the rights to add files and folders and to
+/// delete its children is granted by the folder's ACL for this user, and the
+/// volume is not read-only. The folder's read-only attribute is not asked:
+/// Windows does not apply it to a folder's contents (Explorer sets it on
+/// folders it customises), so such a folder is writable. (docs/PLATFORMS.md)
 pub(crate) fn dir_writable(dir: &Path) -> io::Result<()> {
-    if std::fs::metadata(dir)?.permissions().readonly() {
-        return Err(io::Error::new(io::ErrorKind::PermissionDenied, "the folder is marked read-only"));
+    // winnt.h's flag (in windows-sys behind a feature this crate needs nothing else from).
+    const FILE_READ_ONLY_VOLUME: u32 = 0x0008_0000;
+    let folder = OpenOptions::new()
+        .access_mode(fs::FILE_ADD_FILE | fs::FILE_ADD_SUBDIRECTORY | fs::FILE_DELETE_CHILD)
+        .share_mode(SHARE_ALL)
+        .custom_flags(fs::FILE_FLAG_BACKUP_SEMANTICS)
+        .open(dir)?;
+    let mut flags = 0u32;
+    // SAFETY: a handle we own; no name buffers are asked for (null, size 0);
+    // `flags` outlives the call.
+    let ok = unsafe {
+        fs::GetVolumeInformationByHandleW(
+            folder.as_raw_handle() as HANDLE,
+            std::ptr::null_mut(),
+            0,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            &mut flags,
+            std::ptr::null_mut(),
+            0,
+        )
+    };
+    if ok != 0 && flags & FILE_READ_ONLY_VOLUME != 0 {
+        return Err(io::Error::new(io::ErrorKind::PermissionDenied, "the volume is read-only"));
     }
     Ok(())
 }
