@@ -54,6 +54,12 @@ export class TimelineWindow {
     return this.last > this.lo ? this.last - this.lo : 0n;
   }
 
+  /** Damaged lines at the timeline's end (found once its end is read; none when the range
+   *  ends earlier): counted in the topic's line count, shown as no row. */
+  get damagedAtEnd(): bigint {
+    return this.hi === null ? this.tailGap : 0n;
+  }
+
   get atStart(): boolean {
     return this.rows.length > 0 && this.base <= this.lo;
   }

@@ -41,6 +41,11 @@ export class TimelineView {
     void this.version;
     return this.tl.count;
   });
+  /** Damaged lines at the end, not rows: the footer names them, so its count and the topic's add up. */
+  readonly damagedAtEnd = $derived.by(() => {
+    void this.version;
+    return this.tl.damagedAtEnd;
+  });
   private seq = 0;
   private key = '';
   private catchingUp = false;
