@@ -8,6 +8,14 @@ use crate::log::consumer::StartFrom;
 use crate::log::files::{self, PartitionFile};
 use crate::store::Store;
 
+mod commits;
+mod config;
+mod names;
+use commits::check_commits;
+use config::config_compat;
+pub use names::check_names;
+use names::name_problems;
+
 /// One thing wrong in a store.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Problem {
@@ -87,109 +95,6 @@ pub fn check_store(store: &Store) -> Result<Vec<Problem>> {
     Ok(out)
 }
 
-/// The problems of the store's names alone (`windows_name`, `case_twin`): a
-/// listing, no file read, so cheap enough for every refresh of a view.
-///
-/// # Errors
-/// I/O errors listing the store.
-pub fn check_names(store: &Store) -> Result<Vec<Problem>> {
-    Ok(name_problems(&store.list_topics()?, &store.list_groups()?))
-}
-
-/// Names in the store that Windows cannot hold (stores move between machines
-/// on NTFS disks): device names and trailing dots, and names equal but for case.
-fn name_problems(topics: &[String], groups: &[String]) -> Vec<Problem> {
-    let mut out = Vec::new();
-    let problem = |topic: String, kind: &'static str, message: String| Problem {
-        topic,
-        partition: None,
-        file: None,
-        line: None,
-        offset: None,
-        kind,
-        message,
-    };
-    let named: Vec<(String, String)> = topics
-        .iter()
-        .map(|t| (t.clone(), format!("topic {t:?}")))
-        .chain(groups.iter().map(|g| (crate::format::name::group_topic(g), format!("group {g:?}"))))
-        .collect();
-    for (topic, what) in &named {
-        // A group's folder and config are named `--group--NAME`: that is what Windows must hold.
-        if let Some(p) = crate::format::name::windows_problem(topic) {
-            let there = if crate::sys::DEVICE_NAMES_ARE_DEVICES {
-                "so it is not opened here"
-            } else {
-                "so this store cannot be used on Windows as it is"
-            };
-            out.push(problem(
-                topic.clone(),
-                "windows_name",
-                format!("{what}: {p}; {there}. Copy it to a topic with another name (twainmq copy) and delete it"),
-            ));
-        }
-    }
-    let mut lower: std::collections::BTreeMap<String, Vec<&str>> = std::collections::BTreeMap::new();
-    for (topic, _) in &named {
-        lower.entry(topic.to_ascii_lowercase()).or_default().push(topic);
-    }
-    for twins in lower.values().filter(|v| v.len() > 1) {
-        for t in twins {
-            out.push(problem(
-                (*t).to_string(),
-                "case_twin",
-                format!("{twins:?} differ only in case: copied to a disk that ignores case (NTFS, macOS) they become one folder and one config. Rename all but one (copy, then delete)"),
-            ));
-        }
-    }
-    out
-}
-
-/// What in a config we read, but 0.2.3 cannot use as it is (it takes the
-/// values as they are: a string for a count raises, two types with one id
-/// decode as one), and group configs whose recorded topic is no topic name.
-fn config_compat(store: &Store, topic: &str, config: &crate::format::config::TopicConfig) -> Vec<String> {
-    let mut out = Vec::new();
-    // Read as the config was: a regular file, never through a link, bounded (it was just loaded).
-    let Ok(mut file) = crate::sys::open::open_regular(&store.config_path(topic), false) else { return out };
-    let mut bytes = Vec::new();
-    if std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, 4 << 20), &mut bytes).is_err() {
-        return out;
-    }
-    let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(&bytes) else { return out };
-    for key in ["key_width", "partitions"] {
-        if !map.get(key).is_some_and(|v| v.is_i64()) {
-            out.push(format!(
-                "\"{key}\" is {}, not a JSON integer: we read it, but 0.2.3 fails on it; write it as a number",
-                map.get(key).map_or("missing".to_string(), |v| v.to_string())
-            ));
-        }
-    }
-    if let Some(serde_json::Value::Object(types)) = map.get("message_types") {
-        let mut seen = std::collections::BTreeMap::new();
-        for (name, id) in types {
-            if !id.is_u64() {
-                out.push(format!("message type {name:?} has id {id}, not a JSON integer: 0.2.3 fails on it"));
-            }
-            if let Some(other) = seen.insert(id.to_string(), name.clone()) {
-                out.push(format!(
-                    "message types {other:?} and {name:?} share id {id}: their messages cannot be told apart; give each its own id"
-                ));
-            }
-        }
-    }
-    if topic.starts_with(crate::format::name::GROUP_PREFIX) {
-        match config.extra.get("topic") {
-            None => {}
-            Some(serde_json::Value::String(t)) if crate::format::name::validate_topic(t).is_ok() => {}
-            Some(v) => out.push(format!(
-                "the group's recorded \"topic\" is {v}, which is no topic name: the group cannot be used until it is fixed or removed"
-            )),
-        }
-    }
-    out
-}
-
 fn unreadable(topic: &str, e: &Error) -> Problem {
     Problem {
         topic: topic.to_string(),
@@ -199,70 +104,6 @@ fn unreadable(topic: &str, e: &Error) -> Problem {
         offset: None,
         kind: if topic.starts_with(crate::format::name::GROUP_PREFIX) { "unreadable_group" } else { "unreadable_topic" },
         message: e.to_string(),
-    }
-}
-
-/// Commits past a partition's end: left by a topic deleted and made again
-/// under the same name (before deletes took their groups along), or written
-/// by hand. Members taking such a partition would skip every message up to
-/// the committed offset.
-fn check_commits(store: &Store, group: &str, out: &mut Vec<Problem>) {
-    let Ok(log) = store.group_log(group) else { return };
-    let gtopic = crate::format::name::group_topic(group);
-    let mut push = |partition: Option<u32>, offset: Option<u64>, kind: &'static str, message: String| {
-        out.push(Problem { topic: gtopic.clone(), partition, file: None, line: None, offset, kind, message });
-    };
-    if log.unreadable > 0 {
-        push(
-            None,
-            None,
-            "unreadable_group_records",
-            format!("{} records of group {group:?} are damaged or of an unknown shape and were skipped (twainmq check lists damaged lines above; other shapes were written by another tool)", log.unreadable),
-        );
-    }
-    for b in &log.bad_commits {
-        push(
-            Some(b.partition),
-            Some(b.at),
-            "bad_commit",
-            format!(
-                "group {group:?} has a commit of offset {} for partition {} (under key {}): no offset (-1 is the only negative one the protocol has). 0.2.3 members raise taking the partition; ours keep the commit before it. Commit a real position: twainmq groups reset {group} --to offset:N --partition {}",
-                b.offset, b.partition, b.key, b.partition
-            ),
-        );
-    }
-    let Ok((Some(topic), _)) = store.group_topic_of(group, &log) else { return };
-    let Ok(ends) = store.end_offsets(&topic) else { return };
-    for (&p, &committed) in &log.commits {
-        let end = ends.get(p as usize).copied();
-        if end.is_none() {
-            push(
-                Some(p),
-                None,
-                "commit_unknown_partition",
-                format!("group {group:?} has a commit for partition {p}, which topic {topic:?} does not have ({} partitions)", ends.len()),
-            );
-            continue;
-        }
-        if committed < -1 {
-            push(Some(p), None, "commit_out_of_range", format!("group {group:?} committed offset {committed} for partition {p}: offsets are 0 or more (-1 means the end): reset the group"));
-            continue;
-        }
-        let past = match (end, u64::try_from(committed)) {
-            (Some(end), Ok(c)) => c > end,
-            _ => false,
-        };
-        if past {
-            push(
-                Some(p),
-                u64::try_from(committed).ok(),
-                "commit_past_end",
-                format!(
-                    "group {group:?} committed offset {committed} for partition {p} of topic {topic:?}, which ends at {}: a member taking it would skip the messages written until then. Reset the group (twainmq groups reset {group} --to earliest) or delete it",
-                    end.unwrap_or(0)
-                ),
-            );
-        }
     }
 }
 

@@ -21,7 +21,13 @@ use crate::sys::identity::FileIdentity;
 pub use crate::log::heads::STRIDE;
 
 mod cache;
+mod chunk;
+mod shrink;
+pub(crate) use cache::fnv1a;
 use cache::{head_hash, tail_hash, Cache, Cached};
+pub(crate) use chunk::read_chunk;
+use chunk::CHUNK;
+pub use shrink::Shrink;
 
 #[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct FileIndex {
@@ -77,94 +83,21 @@ const HEAD_CHECK: u64 = 64;
 /// for files holding a lone `\r` are wrong.
 const CACHE_VERSION: u32 = 2;
 
-/// A partition file found shorter than its lines counted before: cut short in
-/// place (truncated by a tool, a disk or a sync gone wrong), same file, so the
-/// messages past its new end are gone. Never a file deleted or replaced (a
-/// topic made again), never a torn tail cut off (those bytes were no line yet).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Shrink {
-    /// The file.
-    pub path: PathBuf,
-    /// Complete lines it had when last counted (in this run, or by the index
-    /// cache in an earlier one).
-    pub lines_before: u64,
-    /// Complete lines it has now.
-    pub lines_after: u64,
-    /// Its bytes of complete lines then, and its length now.
-    pub bytes_before: u64,
-    /// Its length when found shorter.
-    pub bytes_after: u64,
-}
-
-/// Shrinks kept per index: the latest (a file cut again and again is one each time).
-const MAX_SHRINKS: usize = 1000;
-
 /// Shared by every clone of a [`crate::Store`].
 #[derive(Debug, Default, Clone)]
 pub struct LineIndex {
     files: Arc<Mutex<HashMap<PathBuf, FileIndex>>>,
     cache: Option<Arc<Cache>>,
-    /// Files found cut short, oldest first (at most [`MAX_SHRINKS`]).
+    /// Files found cut short, oldest first (at most [`shrink::MAX_SHRINKS`]).
     shrinks: Arc<Mutex<Vec<Shrink>>>,
     /// Bytes read to count lines, over the index's life (diagnostics, tests).
     scanned_bytes: Arc<std::sync::atomic::AtomicU64>,
-}
-
-/// FNV-1a, 64 bits: stable across builds (std's hasher is not promised to be).
-pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
-}
-
-/// Bytes read at a time to count lines.
-const CHUNK: usize = 1 << 18;
-
-/// Read the next bytes of `f` into `buf` (up to all but its last byte), made
-/// whole for splitting into lines (`format/newline.rs`): when they end in a
-/// `\r` and the file's next byte is its `\n`, that byte is read too, so a last
-/// `\r` ends a line on its own (or the file, for now). 0 at the end of the file.
-///
-/// # Errors
-/// Read errors (interrupted reads are retried).
-pub(crate) fn read_chunk(f: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
-    let Some(room) = buf.len().checked_sub(1) else { return Ok(0) };
-    let n = loop {
-        match f.read(&mut buf[..room]) {
-            Ok(n) => break n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        }
-    };
-    if n == 0 || buf[n - 1] != b'\r' {
-        return Ok(n);
-    }
-    loop {
-        match f.read(&mut buf[n..=n]) {
-            Ok(1) if buf[n] == b'\n' => return Ok(n + 1),
-            // Another byte (read again with the next chunk: the caller seeks to where it goes on), or the end.
-            Ok(_) => return Ok(n),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        }
-    }
 }
 
 impl LineIndex {
     /// Bytes read to count lines so far.
     pub fn scanned_bytes(&self) -> u64 {
         self.scanned_bytes.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// The files found cut short since this index was made, oldest first.
-    pub fn shrinks(&self) -> Vec<Shrink> {
-        self.shrinks.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-
-    fn note_shrink(&self, shrink: Shrink) {
-        let mut all = self.shrinks.lock().unwrap_or_else(|p| p.into_inner());
-        if all.len() >= MAX_SHRINKS {
-            all.remove(0);
-        }
-        all.push(shrink);
     }
 
     pub(super) fn with<T>(&self, path: &Path, f: impl FnOnce(&mut FileIndex) -> T) -> T {
@@ -358,107 +291,6 @@ mod tests {
         // Replaced by a shorter file: rebuilt.
         std::fs::write(&p, b"a\nb\n").expect("write");
         assert_eq!(idx.count(&p).expect("count").complete, 2);
-    }
-
-    fn lines(f: &mut std::fs::File, range: std::ops::Range<u64>) {
-        let text: String = range.map(|i| format!("line {i}\n")).collect();
-        f.write_all(text.as_bytes()).expect("write");
-    }
-
-    #[test]
-    fn a_cached_index_is_taken_when_current_and_extended_by_what_was_appended() {
-        let dir = tempfile::tempdir().expect("tmp");
-        let (p, cache) = (dir.path().join("f"), dir.path().join("cache").join("index.json"));
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&p).expect("open");
-        lines(&mut f, 0..5000);
-        let first = LineIndex::with_cache_file(cache.clone());
-        assert_eq!(first.count(&p).expect("count").complete, 5000);
-        first.save().expect("save");
-        let len = std::fs::metadata(&p).expect("meta").len();
-        assert_eq!(first.scanned_bytes(), len);
-
-        // A new run: nothing read again.
-        let second = LineIndex::with_cache_file(cache.clone());
-        assert_eq!(second.count(&p).expect("count").complete, 5000);
-        assert_eq!(second.scanned_bytes(), 0);
-        assert_eq!(second.locate(&p, 4100).expect("locate"), first.locate(&p, 4100).expect("locate"));
-
-        // Appended since: only the new bytes are read.
-        lines(&mut f, 5000..5100);
-        let third = LineIndex::with_cache_file(cache.clone());
-        assert_eq!(third.count(&p).expect("count").complete, 5100);
-        assert_eq!(third.scanned_bytes(), std::fs::metadata(&p).expect("meta").len() - len);
-    }
-
-    #[test]
-    fn a_cached_index_is_dropped_for_a_file_that_changed_under_it() {
-        let dir = tempfile::tempdir().expect("tmp");
-        let (p, cache) = (dir.path().join("f"), dir.path().join("index.json"));
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&p).expect("open");
-        lines(&mut f, 0..3000);
-        let idx = LineIndex::with_cache_file(cache.clone());
-        idx.count(&p).expect("count");
-        idx.save().expect("save");
-
-        // Rewritten in place (same file): longer lines, so a stale entry would miscount.
-        let text: String = (0..2500).map(|i| format!("rewritten line {i}\n")).collect();
-        std::fs::OpenOptions::new().write(true).open(&p).expect("open").write_all(text.as_bytes()).expect("write");
-        let fresh = LineIndex::default().count(&p).expect("count").complete;
-        assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, fresh);
-
-        // Rewritten in place, longer, with the same first bytes and the same bytes
-        // before the old end (what the cache checked), its lines elsewhere between.
-        {
-            let old = std::fs::read(&p).expect("read");
-            let idx = LineIndex::with_cache_file(cache.clone());
-            let old_lines = idx.count(&p).expect("count").complete;
-            idx.save().expect("save");
-            let (head, tail) = (&old[..200], &old[old.len() - 200..]);
-            let mut new = head.to_vec();
-            while new.len() + 200 < old.len() {
-                new.extend_from_slice(b"a much longer line in the middle of the file\n");
-            }
-            new.truncate(old.len() - 200);
-            new.extend_from_slice(tail);
-            new.extend_from_slice(b"and one more line\n");
-            std::fs::OpenOptions::new().write(true).open(&p).expect("open").write_all(&new).expect("write");
-            let fresh = LineIndex::default().count(&p).expect("count").complete;
-            assert_ne!(fresh, old_lines + 1, "the middle has other lines");
-            assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, fresh);
-        }
-
-        // Changed in place without growing: one newline made a space, far from the end.
-        let idx = LineIndex::with_cache_file(cache.clone());
-        let before = idx.count(&p).expect("count").complete;
-        idx.save().expect("save");
-        std::thread::sleep(std::time::Duration::from_millis(20)); // a later modification time
-        let mut bytes = std::fs::read(&p).expect("read");
-        let nl = bytes.iter().position(|b| *b == b'\n').expect("a newline");
-        bytes[nl] = b' ';
-        std::fs::OpenOptions::new().write(true).open(&p).expect("open").write_all(&bytes).expect("write");
-        assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, before - 1);
-
-        // Deleted and made again, longer than before (the handle that wrote it
-        // closed first: Wine keeps a deleted file's name while a handle holds it).
-        drop(f);
-        // Under Wine a file's id is
-        // its inode, which ext4 hands to the next file made, and Wine keeps no
-        // creation time: the new file has the old one's identity there (NTFS
-        // ids carry a sequence number; Linux has the birth time).
-        std::fs::remove_file(&p).expect("rm");
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&p).expect("open");
-        lines(&mut f, 0..4000);
-        if !crate::sys::under_wine() {
-            assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, 4000);
-        }
-
-        // A damaged or foreign cache file counts as empty.
-        for junk in [&b"{not json"[..], br#"{"version": 99, "files": {}}"#] {
-            std::fs::write(&cache, junk).expect("write");
-            let idx = LineIndex::with_cache_file(cache.clone());
-            assert_eq!(idx.count(&p).expect("count").complete, 4000);
-            idx.save().expect("save over it");
-        }
     }
 
     /// Lines of text ending in `\n`, `\r\n` or `\r` at random, sized so

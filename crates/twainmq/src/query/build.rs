@@ -29,6 +29,9 @@ pub(crate) struct Built {
 
 type Res<T> = Result<T, Problem>;
 
+mod checks;
+mod paths;
+
 pub(crate) struct Builder<'s> {
     info: &'s SourceInfo,
     probe: cel::Context<'static, 'static>,
@@ -50,93 +53,9 @@ impl<'s> Builder<'s> {
         Err(Problem { at: self.at(e), reason: reason.into() })
     }
 
-    /// The name the interpreter cannot resolve in `e` evaluated with no
-    /// variables, if that is why it fails.
-    fn undeclared(&self, e: &IdedExpr) -> Option<String> {
-        match plan::resolve(e, &self.probe) {
-            Some(Err(cel::ExecutionError::UndeclaredReference(name))) => Some(name.to_string()),
-            _ => None,
-        }
-    }
-
-    /// Every name in `e` must be a variable, a type or a function CEL knows.
-    pub(crate) fn check_names(&self, e: &IdedExpr, bound: &mut Vec<String>) -> Res<()> {
-        match &e.expr {
-            Expr::Ident(name) => {
-                if !bound.contains(name) && Var::from_name(name).is_none() && self.undeclared(e).is_some() {
-                    return self.problem(
-                        e,
-                        format!("unknown variable `{name}`: the variables are key, partition, offset, timestamp, kind, class, text, value and size"),
-                    );
-                }
-                Ok(())
-            }
-            Expr::Call(c) if !is_operator(&c.func_name) => {
-                let root = c.target.as_deref().and_then(|t| qualified_root(t).map(|r| (t, r)));
-                if let Some((target, root)) = root.filter(|(_, r)| !bound.iter().any(|b| b == r) && Var::from_name(r).is_none()) {
-                    // `ns.f()`, where `ns` is no variable: a qualified function, or an unknown name.
-                    let probe = call(c, Some(target.clone()));
-                    match self.undeclared(&probe) {
-                        Some(n) if n == root => return self.problem(target, format!("unknown variable `{root}`")),
-                        Some(n) if n == c.func_name => return self.problem(e, format!("unknown function `{}`", c.func_name)),
-                        _ => {}
-                    }
-                    return c.args.iter().try_for_each(|a| self.check_names(a, bound));
-                }
-                let null = IdedExpr { id: 0, expr: Expr::Literal(LiteralValue::Null) };
-                let probe = call(c, c.target.as_ref().map(|_| null));
-                if self.undeclared(&probe).is_some_and(|n| n == c.func_name) {
-                    let shape = if c.target.is_some() { format!(".{}()", c.func_name) } else { format!("{}()", c.func_name) };
-                    return self.problem(e, format!("unknown function `{shape}`"));
-                }
-                children(e).into_iter().try_for_each(|x| self.check_names(x, bound))
-            }
-            Expr::Comprehension(c) => {
-                self.check_names(&c.iter_range, bound)?;
-                self.check_names(&c.accu_init, bound)?;
-                let n = bound.len();
-                bound.extend([Some(c.iter_var.clone()), c.iter_var2.clone(), Some(c.accu_var.clone())].into_iter().flatten());
-                let r = [&c.loop_cond, &c.loop_step, &c.result].into_iter().try_for_each(|x| self.check_names(x, bound));
-                bound.truncate(n);
-                r
-            }
-            _ => children(e).into_iter().try_for_each(|x| self.check_names(x, bound)),
-        }
-    }
-
     /// Evaluate a constant part with the interpreter.
     fn fold(&self, e: &IdedExpr) -> Res<cel::Value> {
         plan::interpret(e, &self.probe).or_else(|err| self.problem(e, format!("this part always fails: {err}")))
-    }
-
-    /// Every constant part of `e` must evaluate, wherever it is (a part that
-    /// fails on its own fails on every message), and a constant duration must
-    /// fit between two message times: a message's time is from 1970 to 9999,
-    /// so a longer duration takes every time it is added to or taken from out
-    /// of range. Refused here, as a constant condition that fails is, rather
-    /// than matching nothing without a word.
-    pub(crate) fn check_durations(&self, e: &IdedExpr) -> Res<()> {
-        /// 1970-01-01 to 9999-12-31T23:59:59: the span of a message's times.
-        const SPAN_SECS: i64 = 253_402_300_799;
-        if free_vars(e, &mut Vec::new()) == 0 {
-            if let cel::Value::Duration(d) = self.fold(e)? {
-                if d.num_seconds().unsigned_abs() > SPAN_SECS.unsigned_abs() {
-                    return self.problem(
-                        e,
-                        format!(
-                            "this duration is {} days, longer than the span of any message's time (1970 to 9999): every time plus or minus it is out of range",
-                            d.num_days()
-                        ),
-                    );
-                }
-            }
-            return Ok(());
-        }
-        // (Inside a macro's comprehension its own variables look constant here: not looked into.)
-        if matches!(e.expr, Expr::Comprehension(_)) {
-            return Ok(());
-        }
-        crate::query::syntax::children(e).into_iter().try_for_each(|c| self.check_durations(c))
     }
 
     /// The plan of a part used as a condition.
@@ -349,61 +268,6 @@ impl<'s> Builder<'s> {
         }
     }
 
-    fn read(&mut self, path: Vec<Seg>) -> Operand {
-        self.raw.push((path, None));
-        Operand::Path(self.raw.len() - 1)
-    }
-
-    /// The steps of a path under `value` (`value.a[0].b`), `None` for any
-    /// other expression. Fields of other variables are an error.
-    fn value_path(&self, e: &IdedExpr) -> Res<Option<Vec<Seg>>> {
-        let mut segs = Vec::new();
-        let mut at = e;
-        loop {
-            match &at.expr {
-                Expr::Select(s) if !s.test => {
-                    segs.push(Seg::Key(s.field.clone()));
-                    at = &s.operand;
-                }
-                Expr::Call(c) if c.func_name == "_[_]" && c.target.is_none() && c.args.len() == 2 => {
-                    if free_vars(&c.args[1], &mut Vec::new()) != 0 {
-                        return Ok(None);
-                    }
-                    segs.push(match self.fold(&c.args[1])? {
-                        cel::Value::Int(i) => match usize::try_from(i) {
-                            Ok(i) => Seg::Index(i),
-                            Err(_) => return Ok(None),
-                        },
-                        cel::Value::UInt(u) => match usize::try_from(u) {
-                            Ok(i) => Seg::Index(i),
-                            Err(_) => return Ok(None),
-                        },
-                        cel::Value::String(s) => Seg::Key(s.to_string()),
-                        _ => return Ok(None),
-                    });
-                    at = &c.args[0];
-                }
-                Expr::Ident(name) => {
-                    return match Var::from_name(name) {
-                        Some(Var::Value) => {
-                            segs.reverse();
-                            Ok(Some(segs))
-                        }
-                        Some(var) if !segs.is_empty() => self.problem(
-                            e,
-                            format!(
-                                "`{}` has no fields: only `value` does (the payload parsed as JSON, or a typed message's fields)",
-                                var.name()
-                            ),
-                        ),
-                        _ => Ok(None),
-                    };
-                }
-                _ => return Ok(None),
-            }
-        }
-    }
-
     fn kinds(&self, op: &Operand) -> Kinds {
         match op {
             Operand::Const(v) => v.kind(),
@@ -420,67 +284,6 @@ impl<'s> Builder<'s> {
             Operand::Path(i) => format!("`value{}`", render_path(&self.raw[*i].0, true)),
             Operand::Size(inner) => format!("the size of {}", self.name(inner)),
         }
-    }
-
-    /// Lay the value paths out for one reading pass.
-    pub(crate) fn finish(self, root: Node, vars: Vars, value_fields: Vec<String>) -> Built {
-        let mut trie = Trie::new();
-        for (path, field) in &self.raw {
-            match field {
-                None => {
-                    trie.insert(path, true);
-                }
-                Some(f) => {
-                    trie.insert(path, false);
-                    let mut child = path.clone();
-                    child.push(Seg::Key(f.clone()));
-                    trie.insert(&child, false);
-                }
-            }
-        }
-        let anchor = |path: &[Seg]| trie.route(path).into_iter().enumerate().find(|&(_, n)| trie.is_whole(n));
-        let paths = self
-            .raw
-            .iter()
-            .map(|(path, field)| match (field, anchor(path)) {
-                (None, Some((depth, node))) => PathRef::Read { anchor: node, rest: path[depth..].to_vec() },
-                (Some(f), Some((depth, node))) => PathRef::HasIn { anchor: node, rest: path[depth..].to_vec(), field: f.clone() },
-                (Some(f), None) => {
-                    let mut child = path.clone();
-                    child.push(Seg::Key(f.clone()));
-                    let parent = trie.route(path).last().copied().unwrap_or(0);
-                    let child = trie.route(&child).last().copied().unwrap_or(0);
-                    PathRef::HasAt { parent, child }
-                }
-                // A read path is inserted whole, so it always has an anchor.
-                (None, None) => PathRef::HasAt { parent: 0, child: 0 },
-            })
-            .collect();
-        let mut needles = Vec::new();
-        let spine: Vec<&Node> = match &root {
-            Node::And(nodes) => nodes.iter().collect(),
-            other => vec![other],
-        };
-        for node in spine {
-            if let Node::Leaf(Leaf { test, .. }) = node {
-                if let Some(n) = needle(test) {
-                    needles.push(Finder::new(n.as_bytes()).into_owned());
-                }
-            }
-        }
-        Built { plan: Plan { root, trie, paths, needles }, vars, value_fields }
-    }
-}
-
-/// A byte string the JSON text holds whenever `test` is true, provided the
-/// text has no backslash: then every string in it is written as it is.
-fn needle(test: &Test) -> Option<String> {
-    match test {
-        Test::Cmp(CmpOp::Eq, Operand::Path(_), Operand::Const(V::Str(s)))
-        | Test::Cmp(CmpOp::Eq, Operand::Const(V::Str(s)), Operand::Path(_)) => Some(format!("\"{s}\"")),
-        Test::Find(Operand::Path(_), f) => Some(String::from_utf8_lossy(f.needle()).into_owned()).filter(|s| !s.is_empty()),
-        Test::Str(StrOp::StartsWith | StrOp::EndsWith, Operand::Path(_), Operand::Const(V::Str(s))) if !s.is_empty() => Some(s.to_string()),
-        _ => None,
     }
 }
 

@@ -43,6 +43,11 @@ struct CacheFile {
     files: HashMap<PathBuf, FileIndex>,
 }
 
+/// FNV-1a, 64 bits: stable across builds (std's hasher is not promised to be).
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
 /// FNV-1a of the first `len` bytes of `f` (`len` at most [`HEAD_CHECK`]).
 pub(super) fn head_hash(f: &mut File, len: u64) -> std::io::Result<u64> {
     let mut buf = [0u8; 64];
@@ -157,6 +162,113 @@ impl LineIndex {
             Cached::Current(saved)
         } else {
             Cached::None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn lines(f: &mut std::fs::File, range: std::ops::Range<u64>) {
+        let text: String = range.map(|i| format!("line {i}\n")).collect();
+        f.write_all(text.as_bytes()).expect("write");
+    }
+
+    #[test]
+    fn a_cached_index_is_taken_when_current_and_extended_by_what_was_appended() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let (p, cache) = (dir.path().join("f"), dir.path().join("cache").join("index.json"));
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&p).expect("open");
+        lines(&mut f, 0..5000);
+        let first = LineIndex::with_cache_file(cache.clone());
+        assert_eq!(first.count(&p).expect("count").complete, 5000);
+        first.save().expect("save");
+        let len = std::fs::metadata(&p).expect("meta").len();
+        assert_eq!(first.scanned_bytes(), len);
+
+        // A new run: nothing read again.
+        let second = LineIndex::with_cache_file(cache.clone());
+        assert_eq!(second.count(&p).expect("count").complete, 5000);
+        assert_eq!(second.scanned_bytes(), 0);
+        assert_eq!(second.locate(&p, 4100).expect("locate"), first.locate(&p, 4100).expect("locate"));
+
+        // Appended since: only the new bytes are read.
+        lines(&mut f, 5000..5100);
+        let third = LineIndex::with_cache_file(cache.clone());
+        assert_eq!(third.count(&p).expect("count").complete, 5100);
+        assert_eq!(third.scanned_bytes(), std::fs::metadata(&p).expect("meta").len() - len);
+    }
+
+    #[test]
+    fn a_cached_index_is_dropped_for_a_file_that_changed_under_it() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let (p, cache) = (dir.path().join("f"), dir.path().join("index.json"));
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&p).expect("open");
+        lines(&mut f, 0..3000);
+        let idx = LineIndex::with_cache_file(cache.clone());
+        idx.count(&p).expect("count");
+        idx.save().expect("save");
+
+        // Rewritten in place (same file): longer lines, so a stale entry would miscount.
+        let text: String = (0..2500).map(|i| format!("rewritten line {i}\n")).collect();
+        std::fs::OpenOptions::new().write(true).open(&p).expect("open").write_all(text.as_bytes()).expect("write");
+        let fresh = LineIndex::default().count(&p).expect("count").complete;
+        assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, fresh);
+
+        // Rewritten in place, longer, with the same first bytes and the same bytes
+        // before the old end (what the cache checked), its lines elsewhere between.
+        {
+            let old = std::fs::read(&p).expect("read");
+            let idx = LineIndex::with_cache_file(cache.clone());
+            let old_lines = idx.count(&p).expect("count").complete;
+            idx.save().expect("save");
+            let (head, tail) = (&old[..200], &old[old.len() - 200..]);
+            let mut new = head.to_vec();
+            while new.len() + 200 < old.len() {
+                new.extend_from_slice(b"a much longer line in the middle of the file\n");
+            }
+            new.truncate(old.len() - 200);
+            new.extend_from_slice(tail);
+            new.extend_from_slice(b"and one more line\n");
+            std::fs::OpenOptions::new().write(true).open(&p).expect("open").write_all(&new).expect("write");
+            let fresh = LineIndex::default().count(&p).expect("count").complete;
+            assert_ne!(fresh, old_lines + 1, "the middle has other lines");
+            assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, fresh);
+        }
+
+        // Changed in place without growing: one newline made a space, far from the end.
+        let idx = LineIndex::with_cache_file(cache.clone());
+        let before = idx.count(&p).expect("count").complete;
+        idx.save().expect("save");
+        std::thread::sleep(std::time::Duration::from_millis(20)); // a later modification time
+        let mut bytes = std::fs::read(&p).expect("read");
+        let nl = bytes.iter().position(|b| *b == b'\n').expect("a newline");
+        bytes[nl] = b' ';
+        std::fs::OpenOptions::new().write(true).open(&p).expect("open").write_all(&bytes).expect("write");
+        assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, before - 1);
+
+        // Deleted and made again, longer than before (the handle that wrote it
+        // closed first: Wine keeps a deleted file's name while a handle holds it).
+        drop(f);
+        // Under Wine a file's id is
+        // its inode, which ext4 hands to the next file made, and Wine keeps no
+        // creation time: the new file has the old one's identity there (NTFS
+        // ids carry a sequence number; Linux has the birth time).
+        std::fs::remove_file(&p).expect("rm");
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&p).expect("open");
+        lines(&mut f, 0..4000);
+        if !crate::sys::under_wine() {
+            assert_eq!(LineIndex::with_cache_file(cache.clone()).count(&p).expect("count").complete, 4000);
+        }
+
+        // A damaged or foreign cache file counts as empty.
+        for junk in [&b"{not json"[..], br#"{"version": 99, "files": {}}"#] {
+            std::fs::write(&cache, junk).expect("write");
+            let idx = LineIndex::with_cache_file(cache.clone());
+            assert_eq!(idx.count(&p).expect("count").complete, 4000);
+            idx.save().expect("save over it");
         }
     }
 }
