@@ -20,6 +20,21 @@ fn append(path: &PathBuf, bytes: &[u8]) {
     OpenOptions::new().append(true).open(path).expect("open").write_all(bytes).expect("write");
 }
 
+/// Partition 0 of topic `t` read from its start: the messages' texts, and how many damaged lines were skipped.
+fn texts_and_damaged_lines(store: &Store) -> (Vec<String>, usize) {
+    let mut r = store.partition_reader("t", 0, StartFrom::Start).expect("reader");
+    let mut texts = Vec::new();
+    let mut damaged = 0;
+    loop {
+        match r.poll() {
+            Ok(Some(m)) => texts.push(m.text().unwrap_or_default().to_string()),
+            Ok(None) => return (texts, damaged),
+            Err(Error::CorruptLine { .. }) => damaged += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
 fn line_for(text: &str) -> Vec<u8> {
     let mut codec = twainmq::internals::line::Codec::default();
     let mut line = Vec::new();
@@ -176,17 +191,7 @@ fn a_torn_line_left_by_another_writer_does_not_swallow_a_live_producers_next_mes
     // 100 us on, 64 sends, or a flush, as here: the clock is fixed), and
     // writes live-2, glued to the torn line, again.
     p.flush().expect("flush");
-    let mut r = store.partition_reader("t", 0, StartFrom::Start).expect("reader");
-    let mut texts = Vec::new();
-    let mut damaged = 0;
-    loop {
-        match r.poll() {
-            Ok(Some(m)) => texts.push(m.text().unwrap_or_default().to_string()),
-            Ok(None) => break,
-            Err(Error::CorruptLine { .. }) => damaged += 1,
-            Err(e) => panic!("{e}"),
-        }
-    }
+    let (texts, damaged) = texts_and_damaged_lines(&store);
     // live-2 comes after live-3: written again at the check, after what was sent since
     // (the one case where a producer's own messages change order: else it was lost).
     assert_eq!(texts, vec!["first", "live-1", "live-3", "live-2"]);
@@ -210,17 +215,7 @@ fn a_batch_landing_after_another_writers_torn_line_stores_each_message_once() {
     // written twice: every message of the write after the first).
     p.send_batch(&batch(&["b-1", "b-2", "b-3", "b-4"])).expect("second batch");
     p.flush().expect("flush");
-    let mut r = store.partition_reader("t", 0, StartFrom::Start).expect("reader");
-    let mut texts = Vec::new();
-    let mut damaged = 0;
-    loop {
-        match r.poll() {
-            Ok(Some(m)) => texts.push(m.text().unwrap_or_default().to_string()),
-            Ok(None) => break,
-            Err(Error::CorruptLine { .. }) => damaged += 1,
-            Err(e) => panic!("{e}"),
-        }
-    }
+    let (texts, damaged) = texts_and_damaged_lines(&store);
     assert_eq!(texts, vec!["first", "a-1", "a-2", "b-2", "b-3", "b-4", "b-1"]);
     assert_eq!(damaged, 1, "the glued line is one damaged line");
 }
