@@ -92,8 +92,9 @@ package-windows: ui
 package-windows-test: ui
 	installer=$$(TWAINMQ_WINDOWS_PROFILE=installer-test bash scripts/package-windows.sh) && bash scripts/test-package-windows.sh "$$installer"
 
-# The engine's and CLI's tests built for Windows and run under Wine (scripts/windows/test.sh).
-test-windows: deps
+# The engine's, CLI's and app's tests built for Windows and run under Wine (scripts/windows/test.sh).
+# The app's embed the built web UI.
+test-windows: ui
 	bash scripts/windows/test.sh
 
 # The engine as the Python package twainmq-rs (crates/twainmq-py, PyO3 + maturin): a release

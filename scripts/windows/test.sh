@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The engine's and the CLI's test suites, built for Windows (x86_64-pc-windows-gnu) and run
-# under Wine: `make test-windows`, part of `make test`. Tests of what Wine cannot show are
+# The engine's, the CLI's, the Kafka bridge's and the app's backend's test suites, built for
+# Windows (x86_64-pc-windows-gnu) and run under Wine: `make test-windows`, part of `make test`
+# (the app's tests embed the built web UI, ui/dist, as the app does). Tests of what Wine cannot show are
 # marked `#[cfg_attr(windows, ignore = "real Windows only ...")]`, each with its reason; the
 # release workflow's Windows job runs them with --include-ignored.
 set -euo pipefail
@@ -8,27 +9,29 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=prefix.sh
 source scripts/windows/prefix.sh
 target_dir=${TWAINMQ_WINDOWS_TARGET_DIR:-$PWD/target/windows}
+packages=(-p twainmq -p twainmq-cli -p twainmq-kafka -p twainmq-desktop)
 
 started=$(date +%s)
-echo "windows: building the engine's and CLI's tests for x86_64-pc-windows-gnu"
+echo "windows: building the engine's, CLI's and app's tests for x86_64-pc-windows-gnu"
 build_log="$target_dir/test-build.log"
 mkdir -p "$target_dir"
 set +e
-scripts/windows/cargo.sh test --no-run --locked -p twainmq -p twainmq-cli -p twainmq-kafka > "$build_log" 2>&1
+scripts/windows/cargo.sh test --no-run --locked "${packages[@]}" > "$build_log" 2>&1
 status=$?
 set -e
 grep -Ev '^\s+(Compiling|Fresh|Checking)' "$build_log" || true
 [ "$status" = 0 ] || { echo "windows: the build failed (above)" >&2; exit 1; }
 # Our crates build without a warning for Windows, as clippy -D warnings holds them on Linux.
-if grep -qE '^warning: `twainmq(-cli|-kafka)?` \(' "$build_log"; then
+if grep -qE '^warning: `twainmq(-cli|-kafka|-desktop)?` \(' "$build_log"; then
   echo "windows: warnings in our crates' Windows build (above)" >&2
   exit 1
 fi
 built=$(date +%s)
 
-# Each test binary, as cargo lists it, run under Wine. The prefix's network drive N: is where
-# the network-store tests put their stores.
-mapfile -t exes < <(scripts/windows/cargo.sh test --no-run --locked -p twainmq -p twainmq-cli -p twainmq-kafka --message-format=json 2>/dev/null \
+# Each test binary, as cargo lists it, run under Wine through run.sh, which lets the app's find
+# WebView2Loader.dll (they import it, as the app does; without it they exit with 53 before their
+# first test). The prefix's network drive N: is where the network-store tests put their stores.
+mapfile -t exes < <(scripts/windows/cargo.sh test --no-run --locked "${packages[@]}" --message-format=json 2>/dev/null \
   | python3 -c 'import json,sys
 for line in sys.stdin:
     m = json.loads(line)
@@ -45,7 +48,7 @@ for exe in "${exes[@]}"; do
   name=$(basename "$exe" .exe)
   t0=$(date +%s)
   set +e
-  timeout 1200 "$WINE" "$exe" --test-threads 2 </dev/null > "$log_dir/$name.log" 2>&1
+  timeout 1200 scripts/windows/run.sh "$exe" --test-threads 2 </dev/null > "$log_dir/$name.log" 2>&1
   rc=$?
   set -e
   result=$(grep -E '^test result:' "$log_dir/$name.log" | tail -n 1 || true)

