@@ -15,8 +15,14 @@ btrfs volumes (the loop-device fixtures of test_ntfs.py and test_filesystems.py)
   to one table at once: one entry, so one id, per key, and every message
   reads back with its key.
 
+- The same with our writers the Windows build under Wine (`make test-windows`
+  runs it through scripts/windows/torture.sh): Wine's appends between
+  processes are not atomic, so acknowledged messages can be overwritten there
+  (counted, Wine's); what is read is still whole, once, in order, and check
+  names every message started and never ended.
+
 TORTURE_SCALE=short (`make torture-short`): 8 kills on ext4 and 4 on each
-volume; long (`make torture`): 60 and 20.
+volume (and under Wine); long (`make torture`): 60 and 20.
 """
 
 import base64
@@ -74,11 +80,11 @@ class Incarnation:
     """One `produce --jsonl --json` process of writer `w`, fed by a thread;
     its acknowledgements (one JSON line a message, in order) in its stdout file."""
 
-    def __init__(self, procs, store, topic, w, inc, limit=None, seed=0):
+    def __init__(self, procs, store, topic, w, inc, limit=None, seed=0, cmd=cli_cmd):
         self.w, self.inc, self.limit = w, inc, limit
         self.sizes = []
         self.error = None
-        self.proc = procs.start(f"w{w}-{inc}", cli_cmd(store, "produce", topic, "--jsonl", "--json"), stdin=subprocess.PIPE)
+        self.proc = procs.start(f"w{w}-{inc}", cmd(store, "produce", topic, "--jsonl", "--json"), stdin=subprocess.PIPE)
         self.rng = random.Random(seed)
         self.thread = threading.Thread(target=self._feed, daemon=True)
         self.thread.start()
@@ -128,7 +134,9 @@ def parts_in_files(store, topic):
     return sorted(o for mid, o in starts.items() if mid not in ends)
 
 
-def large_messages_under_kills(store_parent, capsys, kills, tag, seed):
+def large_messages_under_kills(store_parent, capsys, kills, tag, seed, writer_cmd=cli_cmd, wine=False):
+    """`writer_cmd` makes our writers' commands (the Windows build under Wine for
+    `wine`); everything else (0.2.3, the reading and the check) is the Linux side's."""
     rng = random.Random(seed)
     store = store_parent / "store"
     store.mkdir()
@@ -145,7 +153,7 @@ def large_messages_under_kills(store_parent, capsys, kills, tag, seed):
             ready, status = store_parent / f"ready{k}", store_parent / f"status{k}"
             py.append((status, procs.start(f"py{k}", [pytest_python(), PY_WRITER, store, "plain023", 100 + k, 3000, 0, 400, go, ready, status])))
         go.write_text(str(time.time()))
-        slots = [Incarnation(procs, store, topic, w, 0, seed=rng.random()) for w in range(WRITERS)]
+        slots = [Incarnation(procs, store, topic, w, 0, seed=rng.random(), cmd=writer_cmd) for w in range(WRITERS)]
         incs.extend(slots)
         next_inc = 1
         for _ in range(kills):
@@ -155,14 +163,14 @@ def large_messages_under_kills(store_parent, capsys, kills, tag, seed):
             rc = kill_group(victim.proc, signal.SIGKILL)
             assert rc == -signal.SIGKILL, f"writer {w} had exited on its own ({rc}): {victim.proc.tail()}"
             victim.thread.join(10)
-            slots[w] = Incarnation(procs, store, topic, w, next_inc, seed=rng.random())
+            slots[w] = Incarnation(procs, store, topic, w, next_inc, seed=rng.random(), cmd=writer_cmd)
             incs.append(slots[w])
             next_inc += 1
         # The last incarnations are stopped too, then each writer ends with a batch it finishes.
         for w in range(WRITERS):
             kill_group(slots[w].proc, signal.SIGKILL)
             slots[w].thread.join(10)
-            slots[w] = Incarnation(procs, store, topic, w, next_inc, limit=FINAL_BATCH, seed=rng.random())
+            slots[w] = Incarnation(procs, store, topic, w, next_inc, limit=FINAL_BATCH, seed=rng.random(), cmd=writer_cmd)
             incs.append(slots[w])
             next_inc += 1
         for s in slots:
@@ -194,11 +202,20 @@ def large_messages_under_kills(store_parent, capsys, kills, tag, seed):
         assert order.get(w, (-1, -1)) < (inc, i), f"writer {w}: {(inc, i)} after {order.get(w)}"
         order[w] = (inc, i)
     acked_total = 0
+    lost = []
     for s in incs:
         acked = s.acked()
         acked_total += acked
         for i in range(acked):
-            assert (s.w, s.inc, i) in seen, f"acknowledged message {(s.w, s.inc, i)} ({s.sizes[i]} bytes) is missing"
+            if (s.w, s.inc, i) not in seen:
+                lost.append(f"acknowledged message {(s.w, s.inc, i)} ({s.sizes[i]} bytes) is missing")
+    # Under Wine appends between processes are not atomic (docs/PLATFORMS.md: two writers land at
+    # one end and one overwrites the other), so a part can be overwritten after its writer
+    # acknowledged the message: that loss is Wine's, and counted. Everything read is still whole,
+    # once, in order, and named by check; on Windows (FILE_APPEND_DATA) and every Linux file
+    # system nothing acknowledged is lost.
+    if not wine:
+        assert not lost, lost[:5]
     # Offsets grow with the reading order (a message's offset is its end part's line).
     offsets = [m["offset"] for m in got]
     assert offsets == sorted(offsets) and len(set(offsets)) == len(offsets)
@@ -206,13 +223,21 @@ def large_messages_under_kills(store_parent, capsys, kills, tag, seed):
     kinds = {}
     for p in problems:
         kinds.setdefault(p["kind"], []).append(p)
-    assert set(kinds) <= {"torn_message", "damaged_line", "unfinished_line"}, f"unexpected problems: {problems[:5]}"
+    # Under Wine an overwritten part can also leave a message whose parts do not chain (broken).
+    allowed = {"torn_message", "damaged_line", "unfinished_line"} | ({"broken_message"} if wine else set())
+    assert set(kinds) <= allowed, f"unexpected problems: {problems[:5]}"
     torn = sorted(p["offset"] for p in kinds.get("torn_message", []))
-    assert torn == parts_in_files(store, topic), "check names exactly the messages the files hold started and never ended"
+    if not wine:
+        assert torn == parts_in_files(store, topic), "check names exactly the messages the files hold started and never ended"
+    else:
+        # Every started message the files hold without its end is named (torn, or broken when
+        # a later part of it was overwritten).
+        named = set(torn) | {p["offset"] for p in kinds.get("broken_message", [])}
+        assert set(parts_in_files(store, topic)) <= named, "check names every message the files hold started and never ended"
     plain = run_cli(store, "consume", "plain023", "--json").stdout.splitlines()
     assert len(plain) == 6000, "the 0.2.3 producers' messages, all there"
     large = sum(1 for m in got if len(m["payload"]["value"]) > 4096)
-    figures_line(tag, {"kills": kills, "messages": len(got), "large": large, "acknowledged": acked_total, "torn_messages": len(torn),
+    figures_line(tag, {"kills": kills, "messages": len(got), "large": large, "acknowledged": acked_total, "acknowledged_lost": len(lost), "torn_messages": len(torn),
                        "damaged_lines": len(kinds.get("damaged_line", [])), "lines": offsets[-1] + 1 if offsets else 0,
                        "secs": round(elapsed, 1)}, capsys)
 
@@ -235,6 +260,24 @@ def test_large_messages_under_sigkills_on_ntfs_3g(ntfs, tmp_path, twainmq, capsy
 def test_large_messages_under_sigkills_on_xfs_and_btrfs(volume, place, twainmq, capsys):  # noqa: F811
     large_messages_under_kills(place, capsys, KILLS_VOLUME, f"next-format large messages, SIGKILLs, {volume.fs}", 3)
     _fs._store_was_on(volume, place / "store")
+
+
+def test_large_messages_under_sigkills_from_windows_writers_under_wine(tmp_path, twainmq, capsys):  # noqa: F811
+    """Our writers are the Windows build, run under Wine (scripts/windows/torture.sh sets
+    TWAINMQ_WINDOWS_EXE after building it, in `make test-windows`); the 0.2.3 producers, the
+    reading and the check are the Linux side's, on the same store."""
+    import os
+
+    exe = os.environ.get("TWAINMQ_WINDOWS_EXE")
+    if not exe:
+        pytest.skip("the Windows build runs here only in make test-windows (scripts/windows/torture.sh)")
+    wine = os.environ.get("TWAINMQ_WINE", "wine64")
+
+    def windows_cmd(store, *args):
+        return [wine, exe, "--store", str(store), *[str(a) for a in args]]
+
+    large_messages_under_kills(tmp_path, capsys, KILLS_VOLUME, "next-format large messages, SIGKILLs, Windows writers under Wine", 4,
+                               writer_cmd=windows_cmd, wine=True)
 
 
 def key_table_race(store_parent, capsys, tag):
