@@ -281,7 +281,7 @@ fn interleaved_parts_come_back_whole_from_any_starting_offset() {
     }
     let all = read_partition(&store, "mix", 0, 0);
     let sent = |w: u64, i: usize| {
-        let n = if i % 3 == 0 { 40 } else { 20_000 + (i * 7919) % 60_000 };
+        let n = if i.is_multiple_of(3) { 40 } else { 20_000 + (i * 7919) % 60_000 };
         Payload::Bytes(bytes_of(n, w * 1000 + i as u64 + 1))
     };
     let wine = twainmq::internals::under_wine();
@@ -292,17 +292,24 @@ fn interleaved_parts_come_back_whole_from_any_starting_offset() {
         let mine: Vec<&Message> = all.iter().filter(|m| m.key == Key::Str(format!("w{w}"))).collect();
         if wine {
             // Wine's appends are not atomic, even between threads (docs/PLATFORMS.md):
-            // a part overwritten by another writer's loses its message there. What is
-            // read is still whole and in its writer's order: each message one the
-            // writer sent, after the one before it.
+            // a line overwritten by another writer's loses its message there, and what
+            // is left of it can even decode as a message of garbage (lines carry no
+            // checksum: the format's limit, docs/FORMAT.md "Writing"), which no Linux
+            // or Windows writer can make. So under Wine: the messages read that are
+            // ones this writer sent come in its order; the others are counted.
             let mut next = 0;
+            let mut garbled = 0;
             for m in &mine {
-                let i = (next..25)
-                    .find(|i| m.payload == sent(w, *i))
-                    .unwrap_or_else(|| panic!("writer {w}: a message not whole, or out of order"));
-                next = i + 1;
+                match (next..25).find(|i| m.payload == sent(w, *i)) {
+                    Some(i) => next = i + 1,
+                    None => {
+                        assert!((0..next).all(|i| m.payload != sent(w, i)), "writer {w}: a message read out of order");
+                        garbled += 1;
+                    }
+                }
             }
-            eprintln!("under Wine: writer {w}: {} of 25 messages read back (Wine's appends race)", mine.len());
+            assert!(garbled * 5 < mine.len().max(1), "writer {w}: {garbled} of {} messages garbled", mine.len());
+            eprintln!("under Wine: writer {w}: {} of 25 messages read back, {garbled} garbled (Wine's appends race)", mine.len());
         } else {
             assert_eq!(mine.len(), 25);
             for (i, m) in mine.iter().enumerate() {
