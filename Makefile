@@ -86,11 +86,11 @@ package-windows: ui
 	bash scripts/package-windows.sh
 
 # That installer installed, used and uninstalled under Wine (scripts/test-package-windows.sh).
-# Built from the installer-test profile (release without optimisation: Cargo.toml says why), so
-# that `make test` keeps within its time. The release installer: `make package-windows`, then
-# scripts/test-package-windows.sh (its default).
+# Packs test-windows's debug build, the app linked as the GUI program users get (scripts/
+# package-windows.sh says why), so that `make test` keeps within its time. The release installer:
+# `make package-windows`, then scripts/test-package-windows.sh (its default).
 package-windows-test: ui
-	installer=$$(TWAINMQ_WINDOWS_PROFILE=installer-test bash scripts/package-windows.sh) && bash scripts/test-package-windows.sh "$$installer"
+	installer=$$(TWAINMQ_WINDOWS_PROFILE=dev bash scripts/package-windows.sh) && bash scripts/test-package-windows.sh "$$installer"
 
 # The engine's, CLI's and app's tests built for Windows and run under Wine (scripts/windows/test.sh).
 # The app's embed the built web UI.

@@ -10,7 +10,7 @@
 #   seed-demo): fails when a string only those hold is in a binary. The hooks' names are looked
 #   for in a built twainmq-dev too, where they must be found, or this check would look for nothing.
 # The release builds are checked where they are made: scripts/package-windows.sh checks the
-# binaries it packs (in `make test`, those of the installer-test profile, which inherits release).
+# binaries it packs (in `make test`, those of the Windows debug build).
 # Usage: scripts/check-bundle.sh [--build] [--bin FILE]... [DIST]
 #   DIST defaults to ui/dist; it is built first with --build, or when it is missing.
 #   --bin names a binary to check (repeatable) instead of target/{debug,release}/{twainmq-desktop,twainmq};

@@ -6,8 +6,12 @@
 # The web UI must be built first (`make package-windows` does: it is embedded in the app).
 # Prints the installer's path on its last line:
 #   target/windows/installer/twainmq-desktop_VERSION_x64-setup.exe
-# TWAINMQ_WINDOWS_PROFILE=installer-test builds it from that profile (Cargo.toml: release
-# without optimisation, for the installer test in `make test`) into target/windows/installer/installer-test/.
+# TWAINMQ_WINDOWS_PROFILE=dev packs the debug build that `make test-windows` has just made
+# (into target/windows/installer/dev/), for the installer test in `make test`: what that test
+# checks is the installer and how the installed programs start, not their speed, and a build of
+# its own cost about 7 of make test's minutes. The debug build shares the Windows tests' std and
+# dependencies (the std built with `test`, as `cargo test` builds it), and the app is linked again
+# as a GUI-subsystem program, as users get it (a debug build is a console program: main.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -21,10 +25,28 @@ command -v x86_64-w64-mingw32-strip >/dev/null || { echo "package-windows: x86_6
 
 profile=${TWAINMQ_WINDOWS_PROFILE:-release}
 start=$SECONDS
-bash scripts/windows/cargo.sh build --profile "$profile" --locked -p twainmq-desktop -p twainmq-cli >&2
+case "$profile" in
+  release)
+    bash scripts/windows/cargo.sh build --release --locked -p twainmq-desktop -p twainmq-cli >&2
+    profile_dir=release
+    nsis_options=()
+    ;;
+  dev)
+    export TWAINMQ_WINDOWS_BUILD_STD=std,panic_abort,test
+    bash scripts/windows/cargo.sh build --locked -p twainmq-desktop -p twainmq-cli >&2
+    bash scripts/windows/cargo.sh rustc --locked -p twainmq-desktop --bin twainmq-desktop \
+      -- -C link-arg=-Wl,--subsystem,windows >&2
+    profile_dir=debug
+    nsis_options=(-DFAST)
+    ;;
+  *)
+    echo "package-windows: TWAINMQ_WINDOWS_PROFILE is release (the default) or dev, not '$profile'" >&2
+    exit 2
+    ;;
+esac
 echo "package-windows: cargo build ($profile, x86_64-pc-windows-gnu) took $((SECONDS - start)) s" >&2
 
-bin="${TWAINMQ_WINDOWS_TARGET_DIR:-$root/target/windows}/x86_64-pc-windows-gnu/$profile"
+bin="${TWAINMQ_WINDOWS_TARGET_DIR:-$root/target/windows}/x86_64-pc-windows-gnu/$profile_dir"
 out="${TWAINMQ_WINDOWS_TARGET_DIR:-$root/target/windows}/installer"
 [ "$profile" = release ] || out="$out/$profile"
 for f in twainmq-desktop.exe twainmq.exe WebView2Loader.dll; do
@@ -63,7 +85,7 @@ size_kb=$(du -sk "$stage" | cut -f1)
 installer="$out/twainmq-desktop_${version}_x64-setup.exe"
 start=$SECONDS
 makensis -V2 -INPUTCHARSET UTF8 -NOCD \
-  "-DVERSION=$version" "-DVERSION4=$version.0" "-DSTAGE=$stage" "-DOUTFILE=$installer" "-DSIZE_KB=$size_kb" \
+  "${nsis_options[@]}" "-DVERSION=$version" "-DVERSION4=$version.0" "-DSTAGE=$stage" "-DOUTFILE=$installer" "-DSIZE_KB=$size_kb" \
   packaging/windows/installer.nsi >&2
 echo "package-windows: makensis took $((SECONDS - start)) s; $(du -h "$installer" | cut -f1) installer, ${size_kb} KiB installed" >&2
 echo "$installer"

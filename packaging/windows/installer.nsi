@@ -3,6 +3,8 @@
 ;   VERSION   the workspace version, 0.1.0        STAGE    the folder of the files to install
 ;   VERSION4  the same as four numbers, 0.1.0.0   SIZE_KB  their size, for Add/Remove Programs
 ;   OUTFILE   the installer to write
+; and, for the installer test in `make test` (a debug build, three times the release's size), FAST
+; to compress with zlib instead of solid LZMA: 4 times faster, a larger installer.
 ;
 ; It installs into %LOCALAPPDATA%\Programs\TwainMQ Desktop (or /D=DIR): the app, twainmq.exe
 ; (the command-line tool), WebView2Loader.dll (the app loads it) and the icon; a Start-menu
@@ -16,7 +18,11 @@
 Unicode true
 Target amd64-unicode
 ManifestDPIAware true
-SetCompressor /SOLID lzma
+!ifdef FAST
+  SetCompressor zlib
+!else
+  SetCompressor /SOLID lzma
+!endif
 RequestExecutionLevel user
 
 !ifndef VERSION | VERSION4 | STAGE | OUTFILE | SIZE_KB
