@@ -86,8 +86,8 @@ package-windows: ui
 	bash scripts/package-windows.sh
 
 # That installer installed, used and uninstalled under Wine (scripts/test-package-windows.sh).
-# Packs test-windows's debug build, the app linked as the GUI program users get (scripts/
-# package-windows.sh says why), so that `make test` keeps within its time. The release installer:
+# Packs the programs of test-windows's build, the app linked as the GUI program users get
+# (scripts/package-windows.sh says why), so that `make test` keeps within its time. The release installer:
 # `make package-windows`, then scripts/test-package-windows.sh (its default).
 package-windows-test: ui
 	installer=$$(TWAINMQ_WINDOWS_PROFILE=dev bash scripts/package-windows.sh) && bash scripts/test-package-windows.sh "$$installer"

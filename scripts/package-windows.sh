@@ -6,12 +6,11 @@
 # The web UI must be built first (`make package-windows` does: it is embedded in the app).
 # Prints the installer's path on its last line:
 #   target/windows/installer/twainmq-desktop_VERSION_x64-setup.exe
-# TWAINMQ_WINDOWS_PROFILE=dev packs the debug build that `make test-windows` has just made
-# (into target/windows/installer/dev/), for the installer test in `make test`: what that test
-# checks is the installer and how the installed programs start, not their speed, and a build of
-# its own cost about 7 of make test's minutes. The debug build shares the Windows tests' std and
-# dependencies (the std built with `test`, as `cargo test` builds it), and the app is linked again
-# as a GUI-subsystem program, as users get it (a debug build is a console program: main.rs).
+# TWAINMQ_WINDOWS_PROFILE=dev packs the programs of the Windows test build (scripts/windows/
+# test.sh --build-only: fresh after `make test-windows`, the app linked as the GUI program a
+# release build is) into target/windows/installer/dev/, for the installer test in `make test`:
+# what that test checks is the installer and how the installed programs start, not their speed,
+# and a build of its own cost about 7 of make test's minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -32,10 +31,7 @@ case "$profile" in
     nsis_options=()
     ;;
   dev)
-    export TWAINMQ_WINDOWS_BUILD_STD=std,panic_abort,test
-    bash scripts/windows/cargo.sh build --locked -p twainmq-desktop -p twainmq-cli >&2
-    bash scripts/windows/cargo.sh rustc --locked -p twainmq-desktop --bin twainmq-desktop \
-      -- -C link-arg=-Wl,--subsystem,windows >&2
+    bash scripts/windows/test.sh --build-only >&2
     profile_dir=debug
     nsis_options=(-DFAST)
     ;;

@@ -115,6 +115,26 @@ fn main() {
     if let Err(e) = tauri_build::try_build(tauri_build::Attributes::new().app_manifest(manifest)) {
         fail(&format!("tauri build failed: {e:#}"));
     }
+    gui_subsystem_on_request();
+}
+
+/// A debug build of the app is a console program on Windows (main.rs: its output shows in the
+/// terminal that started it); `TWAINMQ_GUI_SUBSYSTEM=1` links it as the GUI program a release
+/// build is. The Windows test build sets it (scripts/windows/test.sh), so that the installer test
+/// in `make test` packs the programs that build made, as users get them, without a build of its own.
+fn gui_subsystem_on_request() {
+    println!("cargo:rerun-if-env-changed=TWAINMQ_GUI_SUBSYSTEM");
+    if std::env::var("TWAINMQ_GUI_SUBSYSTEM").as_deref() != Ok("1") || std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("windows") {
+        return;
+    }
+    match std::env::var("CARGO_CFG_TARGET_ENV").as_deref() {
+        Ok("gnu") => println!("cargo:rustc-link-arg-bin=twainmq-desktop=-Wl,--subsystem,windows"),
+        Ok("msvc") => {
+            println!("cargo:rustc-link-arg-bin=twainmq-desktop=/SUBSYSTEM:WINDOWS");
+            println!("cargo:rustc-link-arg-bin=twainmq-desktop=/ENTRY:mainCRTStartup");
+        }
+        other => fail(&format!("TWAINMQ_GUI_SUBSYSTEM=1: no GUI-subsystem link option known for the target environment {other:?}")),
+    }
 }
 
 fn fail(message: &str) -> ! {

@@ -21,9 +21,6 @@
 # - The release profile is the workspace's, without debug info (CARGO_PROFILE_RELEASE_DEBUG=0):
 #   nothing here reads DWARF from a Windows .exe, and it only makes the build slower and the
 #   .exe larger. The installer strips the symbols too.
-# - TWAINMQ_WINDOWS_BUILD_STD names the std crates to build (default std,panic_abort). `cargo test`
-#   adds `test`, which changes std's build and so every crate's: a build that should reuse the
-#   tests' crates (the installer test's, scripts/package-windows.sh) names std,panic_abort,test.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 target=x86_64-pc-windows-gnu
@@ -51,5 +48,5 @@ export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER="$root/scripts/windows/run.sh"
 export CARGO_PROFILE_RELEASE_DEBUG=0
 cd "$root"
-exec /usr/bin/cargo "$command" -Z build-std="${TWAINMQ_WINDOWS_BUILD_STD:-std,panic_abort}" --target "$target" \
+exec /usr/bin/cargo "$command" -Z build-std=std,panic_abort --target "$target" \
   --target-dir "${TWAINMQ_WINDOWS_TARGET_DIR:-$root/target/windows}" "$@"

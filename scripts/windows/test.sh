@@ -4,12 +4,17 @@
 # (the app's tests embed the built web UI, ui/dist, as the app does). Tests of what Wine cannot show are
 # marked `#[cfg_attr(windows, ignore = "real Windows only ...")]`, each with its reason; the
 # release workflow's Windows job runs them with --include-ignored.
+# `--build-only` builds them and stops: scripts/package-windows.sh packs this build's app and
+# twainmq.exe for the installer test (TWAINMQ_GUI_SUBSYSTEM below).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-# shellcheck source=prefix.sh
-source scripts/windows/prefix.sh
+build_only=0
+[ "${1:-}" = --build-only ] && build_only=1
 target_dir=${TWAINMQ_WINDOWS_TARGET_DIR:-$PWD/target/windows}
 packages=(-p twainmq -p twainmq-cli -p twainmq-kafka -p twainmq-desktop)
+# The app linked as the GUI program users get (src-tauri/build.rs), so that the installer test
+# packs this build's programs; the app's tests never start the app's own .exe.
+export TWAINMQ_GUI_SUBSYSTEM=1
 
 started=$(date +%s)
 echo "windows: building the engine's, CLI's and app's tests for x86_64-pc-windows-gnu"
@@ -27,6 +32,12 @@ if grep -qE '^warning: `twainmq(-cli|-kafka|-desktop)?` \(' "$build_log"; then
   exit 1
 fi
 built=$(date +%s)
+if [ "$build_only" = 1 ]; then
+  echo "windows: built in $((built - started)) s" >&2
+  exit 0
+fi
+# shellcheck source=prefix.sh
+source scripts/windows/prefix.sh
 
 # Each test binary, as cargo lists it, run under Wine through run.sh, which lets the app's find
 # WebView2Loader.dll (they import it, as the app does; without it they exit with 53 before their
