@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make bench-app`: the app's performance goals (issue 7) measured in the release app under Xvfb,
 # through tauri-driver over WebKitWebDriver (scripts/e2e.sh's set-up, running only
-# tests/e2e/perf.bench.mjs). Needs the release app and CLI (`make bench-app` builds them).
-# Figures: artifacts/bench-app.json.
+# tests/e2e/perf.bench.mjs, then the memory walk, tests/e2e/memory.bench.mjs). Needs the release
+# app and CLI (`make bench-app` builds them). Figures: artifacts/bench-app.json and
+# artifacts/bench-app-memory.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -14,4 +15,6 @@ for b in "$TWAINMQ_APP" "$TWAINMQ_BIN"; do
 done
 export E2E_ARTIFACTS="${BENCH_SHOTS:-$root/artifacts/bench-app}"
 export BENCH_JSON="${BENCH_JSON:-$root/artifacts/bench-app.json}"
-exec bash scripts/e2e.sh --run node perf.bench.mjs
+bash scripts/e2e.sh --run node perf.bench.mjs
+# The app's memory over a walk repeated round after round (tests/e2e/memory.bench.mjs).
+exec bash scripts/e2e.sh --run node memory.bench.mjs
