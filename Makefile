@@ -33,6 +33,8 @@ bindings: deps
 
 lint: app
 	$(CARGO) fmt --all -- --check
+	# The UI's types (svelte-check, no warning allowed) and its layers (ui/scripts/check-imports.mjs).
+	cd ui && npm run check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	# The engine's public docs: every item documented (missing_docs is denied) and every link resolving.
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc -p twainmq --no-deps --locked

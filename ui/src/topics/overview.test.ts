@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 vi.mock('../backend', async () => (await import('../backend/mock')).mockModule());
-import type { TopicSummary } from '../backend/bindings';
+import type { TopicSummary } from '../backend/api';
 import { isEmptyTopic, nextOrder, overviewRows, type OverviewRow } from './overview';
 
 function topic(name: string, messages: string, bytes: string, last: number | null, partitions = 1, error: string | null = null): TopicSummary {

@@ -1,6 +1,6 @@
 // The topics overview (the main pane while no topic is picked): every topic of the store in one
 // table, sorted by what the user picks, empty ones hidden on request. Pure, so it is tested alone.
-import type { TopicSummary } from '../backend/bindings';
+import type { TopicSummary } from '../backend/api';
 
 /** The columns the table sorts by. */
 export type OverviewSort = 'name' | 'partitions' | 'messages' | 'bytes' | 'last' | 'rate';
