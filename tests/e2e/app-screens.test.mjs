@@ -1,7 +1,7 @@
 // What each screen says, in the real app: a second window that uses the backend, the
 // truth after retention (no false banner, lag what is left to read), exports that never replace
 // a file unasked, following a busy log, the demo kept out of real groups, the group page's
-// steady layout, and a screenshot of each mended screen, dark and light
+// steady layout, the topics overview, and a screenshot of each mended screen, dark and light
 // (artifacts/e2e/screens-*-{dark,light}.png).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -84,6 +84,29 @@ async function recordInvokes() {
 }
 const invokedSince = (t0) => browser.execute((t) => window.__invokedCommands.filter(([, at]) => at >= t).map(([c]) => c), t0);
 const pageNow = () => browser.execute(() => performance.now());
+
+step('with no topic picked, the main pane lists every topic, largest first, sorts and hides empty ones, and a row opens its topic (dark and light)', async () => {
+  await (await byId(browser, 'topics-overview')).waitForDisplayed({ timeout: 10000 });
+  const names = JSON.parse(cli(store, 'topics', 'list', '--json')).map((t) => t.name);
+  const listed = () => browser.execute(() => [...document.querySelectorAll('[data-testid="overview-name"]')].map((e) => e.textContent));
+  const counts = () => browser.execute(() => [...document.querySelectorAll('[data-testid="overview-messages"]')].map((e) => BigInt(e.textContent.replace(/,/g, '')).toString()));
+  await until(browser, async () => (await listed()).length === names.length, 'every topic listed', 10000, async () => (await listed()).join(', '));
+  assert.deepEqual([...(await listed())].sort(), [...names].sort());
+  const byCount = (await counts()).map(BigInt);
+  assert.ok(byCount.every((c, i) => i === 0 || byCount[i - 1] >= c), `largest first: ${byCount.join(', ')}`);
+  assert.ok(byCount[0] > 0n, 'the fixture has messages');
+  await shotsBothThemes(browser, 'screens-topics-overview');
+  await (await byId(browser, 'overview-sort-name')).click();
+  assert.deepEqual(await listed(), [...names].sort());
+  await (await byId(browser, 'overview-hide-empty')).click();
+  const kept = await listed();
+  assert.ok(!kept.includes('empty') && kept.length === names.length - 1, `the empty topic hidden: ${kept.join(', ')}`);
+  await (await byId(browser, 'overview-hide-empty')).click();
+  const first = (await browser.$$('[data-testid="overview-row"] button'))[0];
+  await first.click();
+  await (await byId(browser, 'tab-messages')).waitForDisplayed({ timeout: 10000 });
+  assert.equal(await browser.execute(() => document.querySelector('[data-testid="topics-overview"]') === null), true, 'the topic replaced the overview');
+});
 
 step('a window made at run time lists topics and reads messages; an empty one lists recent stores', async () => {
   const second = fixtureStore('screens-second');
