@@ -6,6 +6,8 @@
 //
 // Not a test file (no *.test.mjs): `make bench-app` runs it after perf.bench.mjs.
 // Knobs: BENCH_WALK_ROUNDS (8), BENCH_WALK_MESSAGES (a topic's messages, 20000),
+// BENCH_WALK_PARTS (the parts of a round, a comma list of rows, tabs, search, groups, follow),
+// BENCH_WALK_BIG=0 (no big store after the rounds), BENCH_WALK_BIG_MESSAGES (2000000),
 // BENCH_STRICT=1 (exit 1 when the goal is missed), BENCH_WALK_JSON (where the figures go).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -187,7 +189,9 @@ async function main() {
   const appGrowth = Math.round((last.main_rss_mb - second.main_rss_mb) * 10) / 10;
   figures.growth_after_second_round_mb = { total: growth, app: appGrowth };
   if (SKIP_BIG) {
-    console.log(`rounds of ${[...PARTS].join(',')}: ${figures.rounds.map((r) => r.total_rss_mb).join(' ')} MB`);
+    fs.mkdirSync(path.dirname(JSON_OUT), { recursive: true });
+    fs.writeFileSync(JSON_OUT, JSON.stringify(figures, null, 2));
+    console.log(`rounds of ${[...PARTS].join(',')}: ${figures.rounds.map((r) => r.total_rss_mb).join(' ')} MB\nfigures: ${JSON_OUT}`);
     return;
   }
   const kept = Math.round((figures.small_after_big.main_rss_mb - figures.opened.main_rss_mb) * 10) / 10;
