@@ -1,6 +1,7 @@
 //! Browsing a cluster from the app: test a connection (and say in words what
 //! failed), list topics with their partitions' watermarks, read a partition's
-//! records from an offset, find the first offset at a time.
+//! records from an offset, find the first offset at a time, list consumer
+//! groups with their members and lag (`groups`).
 //!
 //! A [`Browser`] is synchronous: it owns a small tokio runtime of its own, so
 //! its callers (the app's services, which run on plain threads) need no async.
@@ -17,6 +18,9 @@ use krafka::{Kafka, KrafkaError};
 
 use crate::cluster::{Cluster, Endpoint};
 use crate::error::{Error, Result};
+
+mod groups;
+pub use groups::{GroupDetail, GroupMember, GroupPartition, GroupSummary};
 
 /// What went wrong while connecting, in the words the connect dialog shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

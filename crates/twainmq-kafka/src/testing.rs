@@ -158,3 +158,74 @@ pub fn produce(ep: &Endpoint, topic: &str, partitions: u32, records: &[TestRecor
         let _ = producer.close().await;
     });
 }
+
+/// Commit `offsets` (partition, next offset) of `topic` for consumer group
+/// `group` at `ep`, as a consumer that stopped would have left them (the group
+/// has no members after).
+///
+/// # Panics
+/// On any failure (a test's).
+pub fn commit(ep: &Endpoint, group: &str, topic: &str, offsets: &[(u32, i64)]) {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    rt.block_on(async {
+        let c = Cluster::connect(ep).await.expect("connect");
+        c.commit_group(group, topic, offsets).await.expect("commit");
+    });
+}
+
+/// A live member of a consumer group, subscribed to one topic, until dropped.
+pub struct Member {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Member {
+    /// Join `group` at `ep` subscribed to `topic` (client id `client`), and
+    /// return once the group has given it its partitions. It commits nothing.
+    ///
+    /// # Panics
+    /// When it is not given a place within 30 s (a test's failure).
+    pub fn join(ep: &Endpoint, group: &str, topic: &str, client: &str) -> Member {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
+        let (ep, group, topic, client, flag) = (ep.clone(), group.to_string(), topic.to_string(), client.to_string(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+            rt.block_on(async {
+                let auth = ep.auth().expect("auth");
+                let kafka = Kafka::builder(ep.bootstrap.clone()).client_id(client).security(auth).connect().await.expect("connect");
+                // A short session: nisshi's first join takes about half of it.
+                let consumer = kafka
+                    .consumer(group)
+                    .session_timeout(Duration::from_secs(6))
+                    .heartbeat_interval(Duration::from_millis(1500))
+                    .enable_auto_commit(false)
+                    .build()
+                    .await
+                    .expect("consumer");
+                consumer.subscribe([topic.as_str()]).await.expect("subscribe");
+                let mut told = false;
+                while !flag.load(Ordering::Relaxed) {
+                    let _ = consumer.poll(Duration::from_millis(200)).await;
+                    if !told && !consumer.assignment().await.is_empty() {
+                        let _ = ready_tx.send(());
+                        told = true;
+                    }
+                }
+                let _ = tokio::time::timeout(Duration::from_secs(3), consumer.close()).await;
+            });
+        });
+        ready_rx.recv_timeout(Duration::from_secs(30)).expect("the member was given its partitions");
+        Member { stop, thread: Some(thread) }
+    }
+}
+
+impl Drop for Member {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

@@ -1,14 +1,15 @@
 //! The app's view of a cluster (`browse`), against a real broker (nisshi,
 //! started here on a free port; the test is skipped, saying so, only when
 //! nisshi is not built): topics and watermarks, records with keys, values,
-//! headers and timestamps, offset for time, and each connection failure named.
+//! headers and timestamps, offset for time, consumer groups with their members
+//! and lag, and each connection failure named.
 
 use std::io::Read;
 use std::net::TcpListener;
 use std::time::Duration;
 
 use twainmq_kafka::browse::{test_connection, Browser, FailureKind};
-use twainmq_kafka::testing::{free_port, produce, Broker, TestRecord};
+use twainmq_kafka::testing::{commit, free_port, produce, Broker, Member, TestRecord};
 use twainmq_kafka::{Endpoint, Sasl, SaslMechanism, Secret, Tls};
 
 const T0: i64 = 1_765_000_000_000;
@@ -261,4 +262,61 @@ fn tls_and_sasl_failures_are_named_against_a_real_broker() {
     ep.tls = None;
     let k = kind_of(&ep);
     assert!(matches!(k, FailureKind::Tls | FailureKind::Closed | FailureKind::Timeout), "plaintext to a TLS listener: {k:?}");
+}
+
+#[test]
+fn consumer_groups_come_with_their_members_commits_and_lag() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = Broker::start(&dir.path().join("broker"), &[]) else { return };
+    let ep = broker.endpoint();
+    produce(&ep, "orders", 3, &records());
+    // Ends: 12, 10, 10. A group that stopped part way; one committed past the end of partition 0.
+    commit(&ep, "billing", "orders", &[(0, 12), (1, 4), (2, 0)]);
+    commit(&ep, "stale", "orders", &[(0, 50)]);
+    let member = Member::join(&ep, "live", "orders", "shop-worker");
+
+    let (browser, _) = Browser::connect(&ep).expect("connect");
+    let groups = browser.groups().expect("groups");
+    let ids: Vec<&str> = groups.iter().map(|g| g.id.as_str()).collect();
+    assert_eq!(ids, vec!["billing", "live", "stale"], "{groups:#?}");
+    let billing = &groups[0];
+    assert_eq!((billing.members, billing.lag, billing.uncommitted), (0, 16, 0), "{billing:?}");
+    assert_eq!(billing.topics, vec!["orders".to_string()]);
+    assert_eq!(billing.error, None);
+    let live = &groups[1];
+    assert_eq!((live.members, live.lag), (1, 0), "{live:?}");
+    assert_eq!(live.state, "Stable");
+    let stale = &groups[2];
+    assert_eq!(stale.lag, 0, "a commit past the end is no lag: {stale:?}");
+
+    let billing = browser.group("billing").expect("describe").expect("billing exists");
+    assert!(billing.members.is_empty());
+    assert_eq!(billing.state, "Empty");
+    let rows: Vec<String> =
+        billing.partitions.iter().map(|p| format!("{} committed {:?} end {:?} lag {:?}", p.partition, p.committed, p.end, p.lag)).collect();
+    assert_eq!(
+        rows,
+        [
+            "0 committed Some(12) end Some(12) lag Some(0)",
+            "1 committed Some(4) end Some(10) lag Some(6)",
+            "2 committed Some(0) end Some(10) lag Some(10)"
+        ]
+    );
+    assert_eq!(billing.lag(), 16);
+
+    let live = browser.group("live").expect("describe").expect("live exists");
+    assert_eq!(live.members.len(), 1);
+    let m = &live.members[0];
+    assert!(m.member_id.starts_with("shop-worker-"), "{m:?}");
+    // nisshi's DescribeGroups answers no client id, host or assignment (kafka-python reads the
+    // same empty fields): what a member holds is then not known, and no partition is made up.
+    // Assigned partitions become rows of their own where the broker says (unit tests of `merge`).
+    assert_eq!((m.client_id.as_str(), m.host.as_str()), ("", ""), "{m:?}");
+    assert!(live.partitions.iter().all(|p| p.committed.is_none() && p.lag.is_none()), "{live:?}");
+
+    let stale = browser.group("stale").expect("describe").expect("stale exists");
+    assert!(stale.partitions[0].past_end(), "{stale:?}");
+
+    assert_eq!(browser.group("nobody").expect("describe"), None, "a group the cluster never had");
+    drop(member);
 }
