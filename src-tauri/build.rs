@@ -83,7 +83,18 @@ const COMMANDS: &[(&str, &[&str])] = &[
             "retention_log",
         ],
     ),
-    ("cluster", &["test_connection", "connect_cluster", "saved_connections", "forget_connection", "cluster_info"]),
+    (
+        "cluster",
+        &[
+            "test_connection",
+            "connect_cluster",
+            "saved_connections",
+            "forget_connection",
+            "cluster_info",
+            "cluster_groups",
+            "cluster_group",
+        ],
+    ),
     ("shell", &["about", "index_cache_info", "clear_index_cache", "launch_error", "new_window", "view_state"]),
 ];
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindowBuilder};
 
 use super::service::{self, OsKeychain};
-use super::wire::{ClusterInfo, ConnectRequest, ConnectionTest, SavedConnection};
+use super::wire::{ClusterGroupDetail, ClusterGroupSummary, ClusterInfo, ConnectRequest, ConnectionTest, SavedConnection};
 use crate::ipc::blocking;
 use crate::session::{Session, Sessions};
 use crate::wire::{ErrorCode, ErrorDto};
@@ -89,4 +89,20 @@ pub async fn forget_connection(state: Session, id: String) -> Result<Vec<SavedCo
 pub async fn cluster_info(state: Session) -> Result<ClusterInfo, ErrorDto> {
     let cluster = state.cluster()?;
     blocking(move || cluster.info()).await
+}
+
+/// The cluster's consumer groups, with state, members and total lag.
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_groups(state: Session) -> Result<Vec<ClusterGroupSummary>, ErrorDto> {
+    let cluster = state.cluster()?;
+    blocking(move || cluster.groups()).await
+}
+
+/// One of the cluster's consumer groups: members, assignments, commits and lag.
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_group(state: Session, id: String) -> Result<ClusterGroupDetail, ErrorDto> {
+    let cluster = state.cluster()?;
+    blocking(move || cluster.group(&id)).await
 }

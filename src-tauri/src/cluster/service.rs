@@ -17,8 +17,8 @@ use twainmq_kafka::browse::{self, Browser};
 use twainmq_kafka::{Endpoint, Sasl, SaslMechanism, Secret, Tls};
 
 use super::wire::{
-    record_row, ClusterInfo, ClusterOverviewDto, ClusterTopic, ConnectFailureDto, ConnectRequest, ConnectionSettings, ConnectionTest,
-    SaslMechanismDto, SavedConnection,
+    record_row, ClusterGroupDetail, ClusterGroupSummary, ClusterInfo, ClusterOverviewDto, ClusterTopic, ConnectFailureDto, ConnectRequest,
+    ConnectionSettings, ConnectionTest, SaslMechanismDto, SavedConnection,
 };
 use crate::groups::service::Groups;
 use crate::groups::wire::{DeletedGroup, GroupDeletePreview, GroupDetail};
@@ -303,6 +303,19 @@ impl ClusterSource {
             cluster_id: self.cluster_id.clone(),
             topics: topics.iter().map(ClusterTopic::from).collect(),
         })
+    }
+
+    /// Every consumer group of the cluster, by id, with state, members and total lag.
+    pub fn groups(&self) -> Result<Vec<ClusterGroupSummary>, ErrorDto> {
+        Ok(self.browser.groups().map_err(|e| kafka_error(&e))?.iter().map(ClusterGroupSummary::from).collect())
+    }
+
+    /// One consumer group whole.
+    pub fn group(&self, id: &str) -> Result<ClusterGroupDetail, ErrorDto> {
+        let g = self.browser.group(id).map_err(|e| kafka_error(&e))?.ok_or_else(|| {
+            ErrorDto::new(ErrorCode::GroupNotFound, format!("the cluster has no consumer group {id:?} (no member, no committed offset)"))
+        })?;
+        Ok(ClusterGroupDetail::from(&g))
     }
 }
 

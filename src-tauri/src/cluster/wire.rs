@@ -1,11 +1,14 @@
 //! The cluster's wire types: a connection's settings (never its password,
 //! which goes only to the OS keychain), what a connection test found, the
-//! saved connections, and what a cluster window shows of its topics. With the
-//! conversion of a Kafka record to the messages table's row.
+//! saved connections, and what a cluster window shows of its topics and
+//! consumer groups. With the conversion of a Kafka record to the messages
+//! table's row.
 
 use serde::{Deserialize, Serialize};
 use specta::Type;
-use twainmq_kafka::browse::{ClusterOverview, ConnectFailure, PartitionWatermarks, Record, TopicWatermarks};
+use twainmq_kafka::browse::{
+    ClusterOverview, ConnectFailure, GroupDetail, GroupMember, GroupPartition, GroupSummary, PartitionWatermarks, Record, TopicWatermarks,
+};
 
 use crate::messages::wire::{KafkaExtras, KeyKind, MessageRow, PayloadKind, RecordHeader};
 use crate::wire::{Count, KeyText, Offset};
@@ -157,6 +160,173 @@ pub struct ClusterInfo {
     pub bootstrap: String,
     pub cluster_id: String,
     pub topics: Vec<ClusterTopic>,
+}
+
+/// A consumer group as the cluster's groups overview lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct ClusterGroupSummary {
+    pub id: String,
+    /// The coordinator's word for its state: `Stable`, `Empty`, `PreparingRebalance`,
+    /// `CompletingRebalance`, `Dead`; empty when it did not say.
+    pub state: String,
+    /// `consumer` for Kafka consumers; empty for a group that only commits offsets.
+    pub protocol_type: String,
+    pub members: u32,
+    /// The topics it committed offsets for or is assigned.
+    pub topics: Vec<String>,
+    /// The sum of the lags of its committed partitions.
+    pub lag: Count,
+    /// Partitions it is assigned that it never committed: their lag is unknown, not 0.
+    pub uncommitted: u32,
+    /// What could not be read of it, in words (the group is still listed).
+    pub error: Option<String>,
+    /// The bridge's own lease group of a mirror (`twainmq-mirror.<topic>`): the mirror
+    /// holds it while it runs, and commits nothing there.
+    pub mirror_lease: bool,
+}
+
+impl From<&GroupSummary> for ClusterGroupSummary {
+    fn from(g: &GroupSummary) -> Self {
+        ClusterGroupSummary {
+            id: g.id.clone(),
+            state: g.state.clone(),
+            protocol_type: g.protocol_type.clone(),
+            members: g.members,
+            topics: g.topics.clone(),
+            lag: Count(g.lag),
+            uncommitted: g.uncommitted,
+            error: g.error.clone(),
+            mirror_lease: g.id.starts_with(&twainmq_kafka::lease_group("")),
+        }
+    }
+}
+
+/// One topic's partitions assigned to a member.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct AssignedTopic {
+    pub topic: String,
+    pub partitions: Vec<u32>,
+}
+
+/// A member of a cluster's consumer group.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct ClusterGroupMember {
+    pub member_id: String,
+    /// Empty when the broker does not say.
+    pub client_id: String,
+    /// The host it connected from; empty when the broker does not say.
+    pub host: String,
+    /// Its static membership id.
+    pub instance_id: Option<String>,
+    /// What it holds, by topic; `None` when the broker's answer does not tell.
+    pub assignment: Option<Vec<AssignedTopic>>,
+}
+
+impl From<&GroupMember> for ClusterGroupMember {
+    fn from(m: &GroupMember) -> Self {
+        ClusterGroupMember {
+            member_id: m.member_id.clone(),
+            client_id: m.client_id.clone(),
+            host: m.host.clone(),
+            instance_id: m.instance_id.clone(),
+            assignment: m
+                .assignment
+                .as_ref()
+                .map(|a| a.iter().map(|(t, ps)| AssignedTopic { topic: t.clone(), partitions: ps.clone() }).collect()),
+        }
+    }
+}
+
+/// What a group's commit on a partition means, beyond its lag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum CommitStanding {
+    /// Between the partition's first offset and its end: the lag is what is left to read.
+    Within,
+    /// Never committed (assigned only): where it starts is its reset policy's choice.
+    None,
+    /// Below the first offset still on the cluster: the records between were deleted
+    /// before the group read them.
+    BehindStart,
+    /// Past the end: the partition was truncated or made again since, and the records
+    /// written up to the commit will be skipped.
+    PastEnd,
+    /// The partition's offsets could not be read (its topic deleted, say).
+    Unknown,
+}
+
+/// One partition of a cluster's consumer group.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct ClusterGroupPartition {
+    pub topic: String,
+    pub partition: u32,
+    /// The next offset the group reads; `None` when never committed.
+    pub committed: Option<Offset>,
+    pub low: Option<Offset>,
+    pub end: Option<Offset>,
+    /// `end - committed`, never below 0; `None` when either is unknown.
+    pub lag: Option<Count>,
+    pub standing: CommitStanding,
+    /// The member holding it, by member id.
+    pub member: Option<String>,
+    /// The commit's metadata, when the committer left one.
+    pub metadata: Option<String>,
+}
+
+impl From<&GroupPartition> for ClusterGroupPartition {
+    fn from(p: &GroupPartition) -> Self {
+        let standing = if p.committed.is_none() {
+            CommitStanding::None
+        } else if p.end.is_none() {
+            CommitStanding::Unknown
+        } else if p.past_end() {
+            CommitStanding::PastEnd
+        } else if p.behind_start() {
+            CommitStanding::BehindStart
+        } else {
+            CommitStanding::Within
+        };
+        ClusterGroupPartition {
+            topic: p.topic.clone(),
+            partition: p.partition,
+            committed: p.committed.map(Offset),
+            low: p.low.map(Offset),
+            end: p.end.map(Offset),
+            lag: p.lag.map(Count),
+            standing,
+            member: p.member.clone(),
+            metadata: p.metadata.clone(),
+        }
+    }
+}
+
+/// A cluster's consumer group whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct ClusterGroupDetail {
+    pub id: String,
+    pub state: String,
+    pub protocol_type: String,
+    /// The assignor its members agreed on, when the broker says.
+    pub assignor: Option<String>,
+    pub members: Vec<ClusterGroupMember>,
+    pub partitions: Vec<ClusterGroupPartition>,
+    pub lag: Count,
+    pub mirror_lease: bool,
+}
+
+impl From<&GroupDetail> for ClusterGroupDetail {
+    fn from(g: &GroupDetail) -> Self {
+        ClusterGroupDetail {
+            id: g.id.clone(),
+            state: g.state.clone(),
+            protocol_type: g.protocol_type.clone(),
+            assignor: g.assignor.clone(),
+            members: g.members.iter().map(ClusterGroupMember::from).collect(),
+            partitions: g.partitions.iter().map(ClusterGroupPartition::from).collect(),
+            lag: Count(g.lag()),
+            mirror_lease: g.id.starts_with(&twainmq_kafka::lease_group("")),
+        }
+    }
 }
 
 fn hex(b: &[u8]) -> String {

@@ -8,11 +8,11 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use twainmq_desktop::cluster::service::{self, ClusterSource, Secrets};
-use twainmq_desktop::cluster::wire::{ConnectRequest, ConnectionSettings, SaslMechanismDto, SaslSettings, TlsSettings};
+use twainmq_desktop::cluster::wire::{CommitStanding, ConnectRequest, ConnectionSettings, SaslMechanismDto, SaslSettings, TlsSettings};
 use twainmq_desktop::messages::wire::{PayloadKind, Row};
 use twainmq_desktop::session::AppState;
 use twainmq_desktop::wire::{ErrorCode, KeyText, Offset};
-use twainmq_kafka::testing::{produce, Broker, TestRecord};
+use twainmq_kafka::testing::{commit, produce, Broker, TestRecord};
 
 const T0: i64 = 1_765_000_000_000;
 
@@ -152,6 +152,45 @@ fn a_cluster_window_reads_topics_and_records_through_the_source_seam() {
     assert_eq!(src.describe_topic("clicks").expect("describe").summary.messages.0, 25);
     state.close();
     assert!(state.source().is_err(), "closing the window lets the cluster go");
+}
+
+#[test]
+fn a_cluster_windows_groups_say_state_members_commits_and_lag() {
+    if twainmq::internals::under_wine() {
+        eprintln!("SKIPPED under Wine: nisshi, a Linux program, cannot be started from a Windows test");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = Broker::start(&dir.path().join("broker"), &[]) else { return };
+    let records: Vec<TestRecord> = (0..20u32)
+        .map(|i| TestRecord { partition: i % 2, key: None, value: Some(vec![b'x']), headers: vec![], timestamp_ms: T0 + i64::from(i) })
+        .collect();
+    produce(&broker.endpoint(), "clicks", 2, &records);
+    // Ends 10 and 10: one group part way, one committed past the end of partition 1.
+    commit(&broker.endpoint(), "reports", "clicks", &[(0, 10), (1, 3)]);
+    commit(&broker.endpoint(), "ahead", "clicks", &[(0, 0), (1, 25)]);
+    // Named as the bridge's lease group of a mirror (which holds it while running, committing nothing).
+    commit(&broker.endpoint(), &twainmq_kafka::lease_group("clicks"), "clicks", &[(0, 0)]);
+
+    let source = connected(&broker);
+    let groups = source.groups().expect("groups");
+    let reports = groups.iter().find(|g| g.id == "reports").expect("listed");
+    assert_eq!((reports.lag.0, reports.members, reports.topics.clone()), (7, 0, vec!["clicks".to_string()]));
+    assert!(!reports.mirror_lease);
+    let lease = groups.iter().find(|g| g.id == "twainmq-mirror.clicks").expect("the lease group listed");
+    assert!(lease.mirror_lease, "{lease:?}");
+    let json = serde_json::to_value(reports).expect("json");
+    assert_eq!(json["lag"], serde_json::json!("7"), "counts cross as decimal strings, exact beyond 2^53");
+
+    let ahead = source.group("ahead").expect("ahead");
+    let standing: Vec<(u32, CommitStanding, Option<u64>)> =
+        ahead.partitions.iter().map(|p| (p.partition, p.standing, p.lag.map(|l| l.0))).collect();
+    assert_eq!(standing, vec![(0, CommitStanding::Within, Some(10)), (1, CommitStanding::PastEnd, Some(0))]);
+    assert_eq!(ahead.lag.0, 10);
+
+    let e = source.group("never-was").expect_err("no such group");
+    assert_eq!(e.code, ErrorCode::GroupNotFound, "{}", e.message);
+    assert!(e.message.contains("never-was"), "{}", e.message);
 }
 
 #[test]

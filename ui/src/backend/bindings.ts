@@ -168,6 +168,10 @@ export const commands = {
 	forgetConnection: (id: string) => typedError<SavedConnection[], ErrorDto>(__TAURI_INVOKE("forget_connection", { id })),
 	/**  The cluster this window shows, with its topics and their watermarks. */
 	clusterInfo: () => typedError<ClusterInfo, ErrorDto>(__TAURI_INVOKE("cluster_info")),
+	/**  The cluster's consumer groups, with state, members and total lag. */
+	clusterGroups: () => typedError<ClusterGroupSummary[], ErrorDto>(__TAURI_INVOKE("cluster_groups")),
+	/**  One of the cluster's consumer groups: members, assignments, commits and lag. */
+	clusterGroup: (id: string) => typedError<ClusterGroupDetail, ErrorDto>(__TAURI_INVOKE("cluster_group", { id })),
 	/**  The app's, the engine's version and the 0.2.3 compatibility (Help → About). */
 	about: () => typedError<About, ErrorDto>(__TAURI_INVOKE("about")),
 	/**  Where the line-index cache is and how much it holds. */
@@ -248,6 +252,12 @@ export type About = {
 	compat: string,
 };
 
+/**  One topic's partitions assigned to a member. */
+export type AssignedTopic = {
+	topic: string,
+	partitions: number[],
+};
+
 /**  A bad input line of an import: its number (from 1) and what is wrong. */
 export type BadLine = {
 	line: Count,
@@ -256,6 +266,75 @@ export type BadLine = {
 
 /**  A size in bytes. */
 export type Bytes = string;
+
+/**  A cluster's consumer group whole. */
+export type ClusterGroupDetail = {
+	id: string,
+	state: string,
+	protocol_type: string,
+	/**  The assignor its members agreed on, when the broker says. */
+	assignor: string | null,
+	members: ClusterGroupMember[],
+	partitions: ClusterGroupPartition[],
+	lag: Count,
+	mirror_lease: boolean,
+};
+
+/**  A member of a cluster's consumer group. */
+export type ClusterGroupMember = {
+	member_id: string,
+	/**  Empty when the broker does not say. */
+	client_id: string,
+	/**  The host it connected from; empty when the broker does not say. */
+	host: string,
+	/**  Its static membership id. */
+	instance_id: string | null,
+	/**  What it holds, by topic; `None` when the broker's answer does not tell. */
+	assignment: AssignedTopic[] | null,
+};
+
+/**  One partition of a cluster's consumer group. */
+export type ClusterGroupPartition = {
+	topic: string,
+	partition: number,
+	/**  The next offset the group reads; `None` when never committed. */
+	committed: Offset | null,
+	low: Offset | null,
+	end: Offset | null,
+	/**  `end - committed`, never below 0; `None` when either is unknown. */
+	lag: Count | null,
+	standing: CommitStanding,
+	/**  The member holding it, by member id. */
+	member: string | null,
+	/**  The commit's metadata, when the committer left one. */
+	metadata: string | null,
+};
+
+/**  A consumer group as the cluster's groups overview lists it. */
+export type ClusterGroupSummary = {
+	id: string,
+	/**
+	 *  The coordinator's word for its state: `Stable`, `Empty`, `PreparingRebalance`,
+	 *  `CompletingRebalance`, `Dead`; empty when it did not say.
+	 */
+	state: string,
+	/**  `consumer` for Kafka consumers; empty for a group that only commits offsets. */
+	protocol_type: string,
+	members: number,
+	/**  The topics it committed offsets for or is assigned. */
+	topics: string[],
+	/**  The sum of the lags of its committed partitions. */
+	lag: Count,
+	/**  Partitions it is assigned that it never committed: their lag is unknown, not 0. */
+	uncommitted: number,
+	/**  What could not be read of it, in words (the group is still listed). */
+	error: string | null,
+	/**
+	 *  The bridge's own lease group of a mirror (`twainmq-mirror.<topic>`): the mirror
+	 *  holds it while it runs, and commits nothing there.
+	 */
+	mirror_lease: boolean,
+};
 
 /**  What a cluster window shows: the cluster and its topics. */
 export type ClusterInfo = {
@@ -296,6 +375,25 @@ export type ClusterTopic = {
  *  when a member takes the partition".
  */
 export type Commit = string;
+
+/**  What a group's commit on a partition means, beyond its lag. */
+export type CommitStanding = 
+/**  Between the partition's first offset and its end: the lag is what is left to read. */
+"within" | 
+/**  Never committed (assigned only): where it starts is its reset policy's choice. */
+"none" | 
+/**
+ *  Below the first offset still on the cluster: the records between were deleted
+ *  before the group read them.
+ */
+"behind_start" | 
+/**
+ *  Past the end: the partition was truncated or made again since, and the records
+ *  written up to the commit will be skipped.
+ */
+"past_end" | 
+/**  The partition's offsets could not be read (its topic deleted, say). */
+"unknown";
 
 /**  A failed connection, classified. */
 export type ConnectFailureDto = {
