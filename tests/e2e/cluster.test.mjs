@@ -1,8 +1,9 @@
 // A Kafka cluster in the real app, against a real broker (nisshi, started here on a free port;
 // skipped, saying so, when it is not built): File > Connect to Kafka… names a refused
 // connection, tests and connects to the broker, the cluster opens in a window of its own that
-// lists its topics and reads a partition's records (keys, values, headers), and offers no write;
-// the connection is saved beside the recent stores. Screenshots dark and light
+// lists its topics and reads a partition's records (keys, values, headers), shows its consumer
+// groups (a store group's commits mirrored there, with their lag), and offers no write; the
+// connection is saved beside the recent stores. Screenshots dark and light
 // (artifacts/e2e/cluster-*-{dark,light}.png).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -58,7 +59,10 @@ before(async () => {
   const lines = Array.from({ length: 60 }, (_, i) => JSON.stringify({ key: `customer-${i % 7}`, payload: JSON.stringify({ order: i, total: (i * 7.25).toFixed(2), country: ['FR', 'DE', 'JP'][i % 3] }) })).join('\n') + '\n';
   execFileSync(process.env.TWAINMQ_BIN ?? path.join(root, 'target/debug/twainmq'), ['--store', store, 'produce', 'orders', '--jsonl'], { input: lines });
   cli(store, 'topics', 'create', 'audit', '--key-type', 'u32', '--partitions', '1');
-  cli(store, 'mirror', 'orders', 'audit', '--to', `kafka://127.0.0.1:${port}`, '--lease-timeout', '2');
+  // A store group that read 25 of the 60 and stopped: the mirror carries its commits to the
+  // cluster's group of the same name (35 left to read there too).
+  cli(store, 'consume', 'orders', '--group', 'billing', '--max', '25', '--rebalance-window', '1');
+  cli(store, 'mirror', 'orders', 'audit', '--to', `kafka://127.0.0.1:${port}`, '--lease-timeout', '2', '--groups');
   browser = await startApp();
 });
 
@@ -113,6 +117,25 @@ test('connect to Kafka: a refused address named, then the cluster in its own win
     assert.ok(!buttons.some((b) => /produce|delete|purge|reset/i.test(b)), buttons.join(' | '));
     assert.match(await (await byId(browser, 'cluster-not-yet')).getText(), /Produce, republish, import/);
     await shotsBothThemes(browser, 'cluster-window');
+
+    // The consumer groups: the store's group, mirrored, with what it has left to read.
+    await (await byId(browser, 'cluster-tab-groups')).click();
+    const billing = await byId(browser, 'cluster-group-billing');
+    await billing.waitForDisplayed({ timeout: 20000 });
+    const lagOf = async () => browser.execute(() => [...document.querySelectorAll('[data-testid="cluster-group-row"]')].map((r) => r.textContent ?? '').find((t) => t.includes('billing')) ?? '');
+    assert.match(await lagOf(), /billing\s*Empty\s*0\s*orders\s*35/, 'state, members, topic and lag in one row');
+    await shotsBothThemes(browser, 'cluster-groups');
+    await billing.click();
+    await (await byId(browser, 'cluster-group-partitions')).waitForDisplayed({ timeout: 20000 });
+    assert.equal(await (await byId(browser, 'cluster-group-lag')).getText(), '35');
+    assert.match(await (await byId(browser, 'cluster-group-no-members')).getText(), /No member now/);
+    const lags = await browser.execute(() => [...document.querySelectorAll('[data-testid="cluster-group-partition-lag"]')].map((c) => c.textContent));
+    assert.equal(lags[0], '35', `largest lag first: ${lags}`);
+    await shotsBothThemes(browser, 'cluster-group');
+    const written = await browser.execute(() => [...document.querySelectorAll('button')].map((b) => b.textContent ?? ''));
+    assert.ok(!written.some((b) => /reset|delete/i.test(b)), `nothing that changes a group is offered yet: ${written.join(' | ')}`);
+    await (await byId(browser, 'cluster-groups-back')).click();
+    await (await byId(browser, 'cluster-tab-topics')).click();
     // Another partition that holds records; and an empty one says so.
     const parts = await browser.execute(() => [...document.querySelectorAll('[data-testid^="cluster-partition-"]')].map((r) => [r.dataset.testid, r.lastElementChild?.textContent]));
     const empty = parts.find(([, n]) => n === '0');

@@ -12,7 +12,7 @@ export const PAGE = 100;
 export const NOT_YET: { what: string; why: string }[] = [
   { what: 'Produce, republish, import', why: 'writing to a cluster is not built yet: this window only reads' },
   { what: 'Create, delete or purge topics', why: 'not built yet for a cluster' },
-  { what: 'Consumer groups', why: 'listing and resetting a cluster’s groups is not built yet' },
+  { what: 'Reset or delete a consumer group', why: 'the groups are shown (Consumer groups); changing them is not built yet' },
   { what: 'Search, export', why: 'they scan a store’s files; the cluster versions are not built yet' },
 ];
 

@@ -1,0 +1,149 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, fireEvent, render } from '@testing-library/svelte';
+import type { ClusterGroupDetail, ClusterGroupPartition, ClusterGroupSummary } from '../backend';
+
+// A backend of this file's own: the cluster's commands answer what each test sets.
+const calls: [string, ...unknown[]][] = [];
+const answers: Record<string, unknown> = {};
+const ok = <T>(data: T) => ({ status: 'ok' as const, data });
+function answer(name: string, ...args: unknown[]) {
+  calls.push([name, ...args]);
+  const a = answers[name];
+  return Promise.resolve(typeof a === 'function' ? (a as (...x: unknown[]) => unknown)(...args) : (a ?? { status: 'error', error: { code: 'preview', message: `no answer for ${name}` } }));
+}
+vi.mock('../backend', () => ({
+  backendKind: 'mock',
+  backend: new Proxy({}, { get: (_t, name: string) => (name === 'onMenu' ? () => Promise.resolve(() => {}) : (...a: unknown[]) => answer(name, ...a)) }),
+}));
+
+import { assignmentText, groupRows, needsLook, nextSort, partitionRows, ranges, standingWords } from './groups';
+import ClusterApp from './ClusterApp.svelte';
+import { clusterGroups } from './clusterGroups.svelte';
+
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+beforeEach(() => {
+  calls.length = 0;
+  for (const k of Object.keys(answers)) delete answers[k];
+  clusterGroups.back();
+  clusterGroups.groups = null;
+  clusterGroups.filter = '';
+  clusterGroups.showLeases = false;
+  clusterGroups.order = { by: 'lag', desc: true };
+});
+afterEach(() => cleanup());
+
+function summary(id: string, lag: string, more: Partial<ClusterGroupSummary> = {}): ClusterGroupSummary {
+  return { id, state: 'Empty', protocol_type: 'consumer', members: 0, topics: ['orders'], lag, uncommitted: 0, error: null, mirror_lease: false, ...more };
+}
+
+function part(partition: number, committed: string | null, end: string | null, more: Partial<ClusterGroupPartition> = {}): ClusterGroupPartition {
+  const lag = committed !== null && end !== null ? (BigInt(end) > BigInt(committed) ? (BigInt(end) - BigInt(committed)).toString() : '0') : null;
+  return { topic: 'orders', partition, committed, low: '0', end, lag, standing: committed === null ? 'none' : 'within', member: null, metadata: null, ...more };
+}
+
+describe('the groups overview rows', () => {
+  const groups = [
+    summary('billing', '16', { topics: ['orders', 'refunds'] }),
+    // Beyond 2^53: compared exactly, never through a lossy number.
+    summary('huge', '9007199254740993'),
+    summary('huge-minus-one', '9007199254740992'),
+    summary('twainmq-mirror.orders', '0', { mirror_lease: true, members: 1, state: 'Stable' }),
+    summary('audit', '0', { topics: ['payments'] }),
+  ];
+
+  it('sort by lag exactly, largest first, ties by id; the mirror leases hidden unless asked', () => {
+    const rows = groupRows(groups, { by: 'lag', desc: true }, '', false);
+    expect(rows.map((g) => g.id)).toEqual(['huge', 'huge-minus-one', 'billing', 'audit']);
+    expect(groupRows(groups, { by: 'lag', desc: true }, '', true).map((g) => g.id)).toContain('twainmq-mirror.orders');
+  });
+
+  it('filter by the group or one of its topics, any case', () => {
+    expect(groupRows(groups, { by: 'id', desc: false }, 'PAYMENTS', false).map((g) => g.id)).toEqual(['audit']);
+    expect(groupRows(groups, { by: 'id', desc: false }, 'refund', false).map((g) => g.id)).toEqual(['billing']);
+    expect(groupRows(groups, { by: 'id', desc: false }, 'bill', false).map((g) => g.id)).toEqual(['billing']);
+  });
+
+  it('a header click sorts figures largest first and names A-Z, and again the other way', () => {
+    expect(nextSort({ by: 'lag', desc: true }, 'id', ['id', 'state', 'topics'])).toEqual({ by: 'id', desc: false });
+    expect(nextSort({ by: 'id', desc: false }, 'members', ['id', 'state', 'topics'])).toEqual({ by: 'members', desc: true });
+    expect(nextSort({ by: 'members', desc: true }, 'members', ['id', 'state', 'topics'])).toEqual({ by: 'members', desc: false });
+  });
+});
+
+describe("a group's partitions", () => {
+  const parts = [part(0, '12', '12'), part(1, '4', '10'), part(2, null, '10'), part(3, '50', '12', { standing: 'past_end', lag: '0' }), part(4, '1', '20', { standing: 'behind_start', low: '5' })];
+
+  it('sort by lag (unknown lag least) and filter to those that need a look', () => {
+    expect(partitionRows(parts, { by: 'lag', desc: true }, false).map((p) => p.partition)).toEqual([4, 1, 0, 3, 2]);
+    expect(partitionRows(parts, { by: 'lag', desc: true }, true).map((p) => p.partition)).toEqual([4, 1, 3]);
+    expect(needsLook(part(2, null, '10'))).toBe(false);
+  });
+
+  it('say what a commit outside the partition means', () => {
+    expect(standingWords('past_end', parts[3])).toMatch(/past the end \(12\).*up to 50 will be skipped/);
+    expect(standingWords('behind_start', parts[4])).toMatch(/below the first offset still there \(5\).*deleted/);
+    expect(standingWords('none', parts[2])).toMatch(/never committed/);
+    expect(standingWords('within', parts[0])).toBe('');
+  });
+
+  it('say a member’s assignment in ranges, and what the broker did not tell', () => {
+    expect(ranges([5, 0, 1, 2, 7, 8])).toBe('0-2, 5, 7-8');
+    expect(assignmentText([{ topic: 'orders', partitions: [0, 1, 2] }, { topic: 'clicks', partitions: [4] }])).toBe('orders 0-2 · clicks 4');
+    expect(assignmentText(null)).toBe('not told by the broker');
+    expect(assignmentText([])).toBe('nothing');
+  });
+});
+
+describe('the cluster window’s groups tab', () => {
+  it('lists the groups, opens one with its members and partitions, and flags a commit past the end', async () => {
+    answers.clusterInfo = ok({ name: 'local', bootstrap: 'b:9092', cluster_id: 'c1', topics: [] });
+    answers.clusterGroups = ok([summary('billing', '6', { state: 'Stable', members: 1, uncommitted: 1 }), summary('twainmq-mirror.orders', '0', { mirror_lease: true })]);
+    const detail: ClusterGroupDetail = {
+      id: 'billing',
+      state: 'Stable',
+      protocol_type: 'consumer',
+      assignor: 'range',
+      members: [{ member_id: 'm-1', client_id: 'worker', host: '10.0.0.7', instance_id: null, assignment: [{ topic: 'orders', partitions: [0, 1, 2] }] }],
+      partitions: [part(0, '12', '12', { member: 'm-1' }), part(1, '4', '10', { member: 'm-1' }), part(2, '50', '12', { standing: 'past_end', lag: '0', member: 'm-1' })],
+      lag: '6',
+      mirror_lease: false,
+    };
+    answers.clusterGroup = ok(detail);
+    const r = render(ClusterApp);
+    await settle();
+    await fireEvent.click(r.getByTestId('cluster-tab-groups'));
+    await settle();
+    await settle();
+    const rows = r.getAllByTestId('cluster-group-row');
+    expect(rows).toHaveLength(1); // the mirror's lease group hidden
+    expect(rows[0].textContent).toMatch(/billing/);
+    expect(r.getByTestId('cluster-group-row-lag').textContent).toMatch(/6 \+1 never committed/);
+    await fireEvent.click(r.getByTestId('cluster-groups-leases'));
+    expect(r.getAllByTestId('cluster-group-row')).toHaveLength(2);
+
+    await fireEvent.click(r.getByTestId('cluster-group-billing'));
+    await settle();
+    expect(calls.some(([n, id]) => n === 'clusterGroup' && id === 'billing')).toBe(true);
+    expect(r.getByTestId('cluster-group-state').textContent).toBe('Stable');
+    expect(r.getByTestId('cluster-group-members').textContent).toMatch(/worker.*10\.0\.0\.7.*orders 0-2/s);
+    const notes = r.getAllByTestId('cluster-group-partition-note').map((n) => n.textContent);
+    expect(notes.some((n) => /past the end \(12\)/.test(n ?? ''))).toBe(true);
+    await fireEvent.click(r.getByTestId('cluster-group-lagging'));
+    expect(r.getAllByTestId('cluster-group-partition').map((x) => x.textContent)).toEqual([expect.stringMatching(/orders \/ 1/), expect.stringMatching(/orders \/ 2/)]);
+    await fireEvent.click(r.getByTestId('cluster-groups-back'));
+    expect(r.getAllByTestId('cluster-group-row')).toHaveLength(2);
+  });
+
+  it('says a failed read in words and keeps the window usable', async () => {
+    answers.clusterInfo = ok({ name: 'local', bootstrap: 'b:9092', cluster_id: 'c1', topics: [] });
+    answers.clusterGroups = { status: 'error', error: { code: 'kafka', message: 'Kafka at b:9092: list consumer groups failed: GROUP_AUTHORIZATION_FAILED' } };
+    const r = render(ClusterApp);
+    await settle();
+    await fireEvent.click(r.getByTestId('cluster-tab-groups'));
+    await settle();
+    expect(r.getByTestId('cluster-groups-error').textContent).toMatch(/GROUP_AUTHORIZATION_FAILED/);
+    await fireEvent.click(r.getByTestId('cluster-tab-topics'));
+    expect(r.getByTestId('cluster-topics')).toBeTruthy();
+  });
+});
