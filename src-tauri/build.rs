@@ -93,6 +93,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
             "cluster_info",
             "cluster_groups",
             "cluster_group",
+            "cluster_produce",
         ],
     ),
     ("shell", &["about", "index_cache_info", "clear_index_cache", "launch_error", "new_window", "view_state"]),

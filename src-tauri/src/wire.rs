@@ -272,6 +272,8 @@ pub enum ErrorCode {
     Kafka,
     /// Connection settings that cannot be used (the message says which and why).
     InvalidConnection,
+    /// A write asked of a connection opened read-only (safe browse).
+    ReadOnlyConnection,
     Internal,
     // An engine error this version of the app has no name for (the message says what).
     Other,

@@ -1,11 +1,12 @@
 //! Browsing a cluster from the app: test a connection (and say in words what
 //! failed), list topics with their partitions' watermarks, read a partition's
 //! records from an offset, find the first offset at a time, list consumer
-//! groups with their members and lag (`groups`).
+//! groups with their members and lag (`groups`), and write one record
+//! (`produce`: what the app's produce and republish do).
 //!
 //! A [`Browser`] is synchronous: it owns a small tokio runtime of its own, so
 //! its callers (the app's services, which run on plain threads) need no async.
-//! Nothing here writes to the cluster.
+//! Only [`Browser::produce`] writes to the cluster.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -20,7 +21,9 @@ use crate::cluster::{Cluster, Endpoint};
 use crate::error::{Error, Result};
 
 mod groups;
+mod produce;
 pub use groups::{GroupDetail, GroupMember, GroupPartition, GroupSummary};
+pub use produce::{NewRecord, Written};
 
 /// What went wrong while connecting, in the words the connect dialog shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -230,6 +233,8 @@ pub struct Browser {
     rt: Option<tokio::runtime::Runtime>,
     cluster: Cluster,
     reader: tokio::sync::Mutex<Option<Consumer>>,
+    /// Made on the first write (a window that only reads never has one).
+    writer: tokio::sync::Mutex<Option<krafka::producer::Producer>>,
 }
 
 impl Drop for Browser {
@@ -322,7 +327,7 @@ impl Browser {
     pub fn connect(ep: &Endpoint) -> std::result::Result<(Browser, ClusterOverview), ConnectFailure> {
         let rt = runtime().map_err(|e| ConnectFailure { kind: FailureKind::Other, broker: ep.bootstrap.clone(), detail: e.to_string() })?;
         let (cluster, overview) = rt.block_on(connect(ep))?;
-        Ok((Browser { rt: Some(rt), cluster, reader: tokio::sync::Mutex::new(None) }, overview))
+        Ok((Browser { rt: Some(rt), cluster, reader: tokio::sync::Mutex::new(None), writer: tokio::sync::Mutex::new(None) }, overview))
     }
 
     /// The bootstrap address.

@@ -2,13 +2,14 @@
 //! started here on a free port; the test is skipped, saying so, only when
 //! nisshi is not built): topics and watermarks, records with keys, values,
 //! headers and timestamps, offset for time, consumer groups with their members
-//! and lag, and each connection failure named.
+//! and lag, a record written (to the key's partition as Kafka's Java client
+//! chooses it), and each connection failure named.
 
 use std::io::Read;
 use std::net::TcpListener;
 use std::time::Duration;
 
-use twainmq_kafka::browse::{test_connection, Browser, FailureKind};
+use twainmq_kafka::browse::{test_connection, Browser, FailureKind, NewRecord};
 use twainmq_kafka::testing::{commit, free_port, produce, Broker, Member, TestRecord};
 use twainmq_kafka::{Endpoint, Sasl, SaslMechanism, Secret, Tls};
 
@@ -319,4 +320,57 @@ fn consumer_groups_come_with_their_members_commits_and_lag() {
 
     assert_eq!(browser.group("nobody").expect("describe"), None, "a group the cluster never had");
     drop(member);
+}
+
+#[test]
+fn a_record_written_lands_where_kafkas_java_client_puts_its_key_with_headers_nulls_and_time() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = Broker::start(&dir.path().join("broker"), &[]) else { return };
+    let ep = broker.endpoint();
+    produce(&ep, "seven", 7, &[]);
+    let (browser, _) = Browser::connect(&ep).expect("connect");
+    let rec = |key: Option<&str>, partition: Option<u32>| NewRecord {
+        topic: "seven".into(),
+        partition,
+        key: key.map(|k| k.as_bytes().to_vec()),
+        value: Some(b"{\"a\":1}".to_vec()),
+        headers: vec![("trace".into(), Some(b"t-1".to_vec())), ("empty".into(), None), ("trace".into(), Some(b"t-2".to_vec()))],
+        timestamp_ms: Some(T0),
+    };
+    // Kafka's own murmur2 test vectors (the Java client's UtilsTest): (hash & 0x7fffffff) % 7.
+    for (key, partition) in [("21", 3), ("foobar", 0), ("abc", 4), ("a-little-bit-long-string", 1)] {
+        let w = browser.produce(&rec(Some(key), None)).expect("written");
+        assert_eq!(w.partition, partition, "{key}");
+        assert_eq!(w.offset, Some(0), "{key}: the partition's first record");
+    }
+    // An explicit partition; a null key and a tombstone.
+    let w = browser.produce(&rec(None, Some(6))).expect("written");
+    assert_eq!((w.partition, w.offset), (6, Some(0)));
+    let mut tomb = rec(Some("abc"), None);
+    tomb.value = None;
+    assert_eq!(browser.produce(&tomb).expect("tombstone").offset, Some(1));
+
+    let page = browser.read("seven", 4, 0, 10).expect("read");
+    assert_eq!(page.records.len(), 2);
+    let r = &page.records[0];
+    assert_eq!(r.key.as_deref(), Some(&b"abc"[..]));
+    assert_eq!(r.value.as_deref(), Some(&b"{\"a\":1}"[..]));
+    assert_eq!(r.timestamp_ms, T0);
+    assert_eq!(
+        r.headers,
+        vec![("trace".to_string(), Some(b"t-1".to_vec())), ("empty".to_string(), None), ("trace".to_string(), Some(b"t-2".to_vec()))],
+        "headers in order, a null one and a repeated name kept"
+    );
+    assert_eq!(page.records[1].value, None, "the tombstone");
+    let six = browser.read("seven", 6, 0, 10).expect("read");
+    assert_eq!(six.records[0].key, None, "the null key");
+
+    // A topic the cluster does not have is not made by a write; a partition it does not have is refused.
+    let mut missing = rec(Some("k"), None);
+    missing.topic = "nope".into();
+    let e = browser.produce(&missing).expect_err("no such topic");
+    assert!(e.to_string().contains("nope"), "{e}");
+    assert!(browser.topic("nope").expect("describe").is_none(), "the write made no topic");
+    let e = browser.produce(&rec(Some("k"), Some(7))).expect_err("no such partition");
+    assert!(e.to_string().contains("0 to 6"), "{e}");
 }

@@ -10,7 +10,10 @@ use std::sync::Arc;
 use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindowBuilder};
 
 use super::service::{self, OsKeychain};
-use super::wire::{ClusterGroupDetail, ClusterGroupSummary, ClusterInfo, ConnectRequest, ConnectionTest, SavedConnection};
+use super::wire::{
+    ClusterGroupDetail, ClusterGroupSummary, ClusterInfo, ClusterProduceRequest, ClusterProduced, ConnectRequest, ConnectionTest,
+    SavedConnection,
+};
 use crate::ipc::blocking;
 use crate::session::{Session, Sessions};
 use crate::wire::{ErrorCode, ErrorDto};
@@ -105,4 +108,12 @@ pub async fn cluster_groups(state: Session) -> Result<Vec<ClusterGroupSummary>, 
 pub async fn cluster_group(state: Session, id: String) -> Result<ClusterGroupDetail, ErrorDto> {
     let cluster = state.cluster()?;
     blocking(move || cluster.group(&id)).await
+}
+
+/// Write one record to the cluster (produce, republish); refused on a read-only connection.
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_produce(state: Session, request: ClusterProduceRequest) -> Result<ClusterProduced, ErrorDto> {
+    let cluster = state.cluster()?;
+    blocking(move || cluster.produce_record(&request)).await
 }

@@ -13,12 +13,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use twainmq_kafka::browse::{self, Browser};
+use twainmq_kafka::browse::{self, Browser, NewRecord};
 use twainmq_kafka::{Endpoint, Sasl, SaslMechanism, Secret, Tls};
 
 use super::wire::{
-    record_row, ClusterGroupDetail, ClusterGroupSummary, ClusterInfo, ClusterOverviewDto, ClusterTopic, ConnectFailureDto, ConnectRequest,
-    ConnectionSettings, ConnectionTest, SaslMechanismDto, SavedConnection,
+    record_row, BytesInput, ClusterGroupDetail, ClusterGroupSummary, ClusterInfo, ClusterOverviewDto, ClusterProduceRequest,
+    ClusterProduced, ClusterTopic, ConnectFailureDto, ConnectRequest, ConnectionSettings, ConnectionTest, SaslMechanismDto,
+    SavedConnection,
 };
 use crate::groups::service::Groups;
 use crate::groups::wire::{DeletedGroup, GroupDeletePreview, GroupDetail};
@@ -265,6 +266,8 @@ pub struct ClusterSource {
     /// The connection's name, for the window.
     pub name: String,
     pub cluster_id: String,
+    /// Opened read-only (safe browse): every write is refused here.
+    pub read_only: bool,
 }
 
 impl std::fmt::Debug for ClusterSource {
@@ -287,7 +290,7 @@ pub fn connect(request: &ConnectRequest, secrets: &dyn Secrets) -> Result<Connec
                 n => n.to_string(),
             };
             let dto = ClusterOverviewDto::from(&overview);
-            Ok((ClusterSource { browser, name, cluster_id: overview.cluster_id }, dto))
+            Ok((ClusterSource { browser, name, cluster_id: overview.cluster_id, read_only: request.settings.read_only }, dto))
         }
         Err(f) => Err(ConnectionTest { overview: None, failure: Some(ConnectFailureDto::from(&f)), keychain_problem: None }),
     })
@@ -302,7 +305,27 @@ impl ClusterSource {
             bootstrap: self.browser.broker().to_string(),
             cluster_id: self.cluster_id.clone(),
             topics: topics.iter().map(ClusterTopic::from).collect(),
+            read_only: self.read_only,
         })
+    }
+
+    /// Write one record (produce, republish), and say where it landed: only once the cluster has it.
+    pub fn produce_record(&self, request: &ClusterProduceRequest) -> Result<ClusterProduced, ErrorDto> {
+        if self.read_only {
+            return Err(ErrorDto::new(
+                ErrorCode::ReadOnlyConnection,
+                format!("{} is open read-only (safe browse): nothing is written to it from this window. Connect again without \"Read-only\" to write.", self.name),
+            ));
+        }
+        let record = new_record(request)?;
+        let w = self.browser.produce(&record).map_err(|e| match &e {
+            twainmq_kafka::Error::TopicMissing { .. } => {
+                ErrorDto::new(ErrorCode::TopicNotFound, format!("{e} (a write never makes a topic)"))
+            }
+            twainmq_kafka::Error::Config { .. } => ErrorDto::new(ErrorCode::PartitionOutOfRange, e.to_string()),
+            _ => kafka_error(&e),
+        })?;
+        Ok(ClusterProduced { topic: request.topic.clone(), partition: w.partition, offset: w.offset.map(Offset) })
     }
 
     /// Every consumer group of the cluster, by id, with state, members and total lag.
@@ -317,6 +340,52 @@ impl ClusterSource {
         })?;
         Ok(ClusterGroupDetail::from(&g))
     }
+}
+
+/// The bytes `input` stands for; `what` names it in the error ("the key", "header trace").
+pub fn bytes_of(input: &BytesInput, what: &str) -> Result<Vec<u8>, ErrorDto> {
+    match input {
+        BytesInput::Text { text } => Ok(text.as_bytes().to_vec()),
+        BytesInput::Hex { hex } => {
+            let digits: String = hex.trim().trim_start_matches("0x").chars().filter(|c| !c.is_whitespace()).collect();
+            ::hex::decode(&digits).map_err(|e| {
+                ErrorDto::new(
+                    ErrorCode::InvalidHex,
+                    format!("{what} is not hex ({e}): give pairs of digits 0-9 and a-f, like 7b 0a or 0x7b0a"),
+                )
+            })
+        }
+    }
+}
+
+/// The bridge's record for a request, every part checked.
+pub fn new_record(request: &ClusterProduceRequest) -> Result<NewRecord, ErrorDto> {
+    if request.topic.trim().is_empty() {
+        return Err(ErrorDto::new(ErrorCode::InvalidTopicName, "give the topic to write to"));
+    }
+    let timestamp_ms = match request.timestamp_ms {
+        None => None,
+        Some(ms) if ms.is_finite() && ms.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&ms) => Some(ms as i64),
+        Some(ms) => {
+            return Err(ErrorDto::new(
+                ErrorCode::BadTimestamp,
+                format!("{ms} is not a time for a record: milliseconds since 1970, a whole number of 0 or more"),
+            ))
+        }
+    };
+    let mut headers = Vec::with_capacity(request.headers.len());
+    for h in &request.headers {
+        let value = h.value.as_ref().map(|v| bytes_of(v, &format!("the value of header {:?}", h.name))).transpose()?;
+        headers.push((h.name.clone(), value));
+    }
+    Ok(NewRecord {
+        topic: request.topic.clone(),
+        partition: request.partition,
+        key: request.key.as_ref().map(|k| bytes_of(k, "the key")).transpose()?,
+        value: request.value.as_ref().map(|v| bytes_of(v, "the value")).transpose()?,
+        headers,
+        timestamp_ms,
+    })
 }
 
 impl Topics for ClusterSource {

@@ -51,6 +51,11 @@ pub struct ConnectionSettings {
     pub bootstrap: String,
     pub tls: Option<TlsSettings>,
     pub sasl: Option<SaslSettings>,
+    /// Safe browse: the window writes nothing to the cluster (no produce, no
+    /// republish), refused by the backend, not only hidden. Saved connections
+    /// from before this setting read as `false`.
+    #[serde(default)]
+    pub read_only: bool,
 }
 
 /// A connection to test or open: its settings, the password typed (if any), and
@@ -160,6 +165,52 @@ pub struct ClusterInfo {
     pub bootstrap: String,
     pub cluster_id: String,
     pub topics: Vec<ClusterTopic>,
+    /// Opened read-only (safe browse): nothing is offered that writes.
+    pub read_only: bool,
+}
+
+/// Bytes as the user typed them, or as a record held them: UTF-8 text or hex.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(tag = "encoding", rename_all = "snake_case")]
+pub enum BytesInput {
+    Text {
+        text: String,
+    },
+    /// Hex digits; spaces and a leading `0x` are allowed.
+    Hex {
+        hex: String,
+    },
+}
+
+/// A header to write: its name and value (`None`: a null value).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct HeaderInput {
+    pub name: String,
+    pub value: Option<BytesInput>,
+}
+
+/// A record to write to the cluster (produce, or republish a record read).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
+pub struct ClusterProduceRequest {
+    pub topic: String,
+    /// `None`: the key's partition (murmur2, as Kafka's Java client), any for a null key.
+    pub partition: Option<u32>,
+    /// `None`: Kafka's null key.
+    pub key: Option<BytesInput>,
+    /// `None`: a tombstone.
+    pub value: Option<BytesInput>,
+    pub headers: Vec<HeaderInput>,
+    /// Milliseconds since the epoch, a whole number; `None`: now.
+    pub timestamp_ms: Option<f64>,
+}
+
+/// Where a written record landed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct ClusterProduced {
+    pub topic: String,
+    pub partition: u32,
+    /// `None` when the broker told only that an earlier attempt already wrote it (once).
+    pub offset: Option<Offset>,
 }
 
 /// A consumer group as the cluster's groups overview lists it.

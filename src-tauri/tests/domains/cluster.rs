@@ -8,16 +8,21 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use twainmq_desktop::cluster::service::{self, ClusterSource, Secrets};
-use twainmq_desktop::cluster::wire::{CommitStanding, ConnectRequest, ConnectionSettings, SaslMechanismDto, SaslSettings, TlsSettings};
+use twainmq_desktop::cluster::wire::{
+    BytesInput, ClusterProduceRequest, CommitStanding, ConnectRequest, ConnectionSettings, HeaderInput, SaslMechanismDto, SaslSettings,
+    TlsSettings,
+};
+use twainmq_desktop::messages::service::Messages;
 use twainmq_desktop::messages::wire::{PayloadKind, Row};
 use twainmq_desktop::session::AppState;
+use twainmq_desktop::topics::service::Topics;
 use twainmq_desktop::wire::{ErrorCode, KeyText, Offset};
 use twainmq_kafka::testing::{commit, produce, Broker, TestRecord};
 
 const T0: i64 = 1_765_000_000_000;
 
 fn settings(bootstrap: &str) -> ConnectionSettings {
-    ConnectionSettings { name: "local".into(), bootstrap: bootstrap.into(), tls: None, sasl: None }
+    ConnectionSettings { name: "local".into(), bootstrap: bootstrap.into(), tls: None, sasl: None, read_only: false }
 }
 
 fn request(bootstrap: &str) -> ConnectRequest {
@@ -191,6 +196,112 @@ fn a_cluster_windows_groups_say_state_members_commits_and_lag() {
     let e = source.group("never-was").expect_err("no such group");
     assert_eq!(e.code, ErrorCode::GroupNotFound, "{}", e.message);
     assert!(e.message.contains("never-was"), "{}", e.message);
+}
+
+#[test]
+fn a_record_produced_or_republished_lands_whole_and_a_read_only_connection_writes_nothing() {
+    if twainmq::internals::under_wine() {
+        eprintln!("SKIPPED under Wine: nisshi, a Linux program, cannot be started from a Windows test");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = Broker::start(&dir.path().join("broker"), &[]) else { return };
+    produce(&broker.endpoint(), "orders", 3, &[]);
+    produce(&broker.endpoint(), "dead-letters", 1, &[]);
+    let source = connected(&broker);
+    assert!(!source.info().expect("info").read_only);
+    let text = |t: &str| Some(BytesInput::Text { text: t.into() });
+    let asked = ClusterProduceRequest {
+        topic: "orders".into(),
+        partition: Some(2),
+        key: Some(BytesInput::Hex { hex: "0x00 ff 10".into() }),
+        value: text("{\"order\":7}"),
+        headers: vec![
+            HeaderInput { name: "trace".into(), value: text("t-7") },
+            HeaderInput { name: "raw".into(), value: Some(BytesInput::Hex { hex: "cafe".into() }) },
+            HeaderInput { name: "none".into(), value: None },
+        ],
+        timestamp_ms: Some((T0 + 500) as f64),
+    };
+    let w = source.produce_record(&asked).expect("written");
+    assert_eq!((w.partition, w.offset.map(|o| o.0)), (2, Some(0)));
+
+    // Read back through the window's own reads: every part as written.
+    let page = source.read_page("orders", 2, Offset(0), 10).expect("page");
+    let Row::Message(row) = &page.rows[0] else { panic!("a message row") };
+    assert_eq!(row.key, KeyText("0x00ff10".into()), "binary key shown as hex");
+    assert_eq!(row.text.as_deref(), Some("{\"order\":7}"));
+    assert_eq!(row.timestamp, (T0 + 500) as f64 / 1000.0);
+    let h = &row.kafka.as_ref().expect("extras").headers;
+    let hs: Vec<(&str, Option<&str>, Option<&str>, bool)> =
+        h.iter().map(|x| (x.name.as_str(), x.text.as_deref(), x.hex.as_deref(), x.null)).collect();
+    assert_eq!(hs, vec![("trace", Some("t-7"), Some("742d37"), false), ("raw", None, Some("cafe"), false), ("none", None, None, true)]);
+
+    // Republish it to another topic, with a null key and as a tombstone: both nulls kept.
+    let republish = ClusterProduceRequest {
+        topic: "dead-letters".into(),
+        partition: None,
+        key: None,
+        value: None,
+        timestamp_ms: None,
+        ..asked.clone()
+    };
+    let w = source.produce_record(&republish).expect("republished");
+    assert_eq!((w.topic.as_str(), w.partition, w.offset.map(|o| o.0)), ("dead-letters", 0, Some(0)));
+    let page = source.read_page("dead-letters", 0, Offset(0), 10).expect("page");
+    let Row::Message(row) = &page.rows[0] else { panic!("a message row") };
+    let extras = row.kafka.as_ref().expect("extras");
+    assert!(extras.key_null && extras.value_null);
+    assert_eq!(extras.headers.len(), 3);
+
+    // What cannot be written is refused in words, and nothing lands.
+    let bad = |r: ClusterProduceRequest, code: ErrorCode, words: &str| {
+        let e = source.produce_record(&r).expect_err(words);
+        assert_eq!(e.code, code, "{}", e.message);
+        assert!(e.message.contains(words), "{}", e.message);
+    };
+    bad(
+        ClusterProduceRequest { key: Some(BytesInput::Hex { hex: "abc".into() }), ..asked.clone() },
+        ErrorCode::InvalidHex,
+        "the key is not hex",
+    );
+    bad(
+        ClusterProduceRequest {
+            headers: vec![HeaderInput { name: "h".into(), value: Some(BytesInput::Hex { hex: "zz".into() }) }],
+            ..asked.clone()
+        },
+        ErrorCode::InvalidHex,
+        "header \"h\"",
+    );
+    bad(ClusterProduceRequest { topic: "nope".into(), ..asked.clone() }, ErrorCode::TopicNotFound, "never makes a topic");
+    bad(ClusterProduceRequest { partition: Some(3), ..asked.clone() }, ErrorCode::PartitionOutOfRange, "0 to 2");
+    bad(ClusterProduceRequest { timestamp_ms: Some(1.5), ..asked.clone() }, ErrorCode::BadTimestamp, "whole number");
+    bad(ClusterProduceRequest { timestamp_ms: Some(-1.0), ..asked.clone() }, ErrorCode::BadTimestamp, "whole number");
+    assert_eq!(source.describe_topic("orders").expect("describe").summary.messages.0, 1, "only the one written");
+
+    // Read-only (safe browse): the backend refuses, whatever the webview sends.
+    let mut ro = request(&broker.address());
+    ro.settings.read_only = true;
+    let ro_source = match service::connect(&ro, &Memory::default()).expect("usable") {
+        Ok((s, _)) => s,
+        Err(t) => panic!("did not connect: {t:?}"),
+    };
+    assert!(ro_source.info().expect("info").read_only);
+    let e = ro_source.produce_record(&request_orders_again()).expect_err("read-only");
+    assert_eq!(e.code, ErrorCode::ReadOnlyConnection, "{}", e.message);
+    assert!(e.message.contains("read-only"), "{}", e.message);
+    assert_eq!(source.describe_topic("orders").expect("describe").summary.messages.0, 1, "nothing written read-only");
+}
+
+fn request_orders_again() -> ClusterProduceRequest {
+    ClusterProduceRequest { topic: "orders".into(), partition: None, key: None, value: None, headers: Vec::new(), timestamp_ms: None }
+}
+
+#[test]
+fn a_connection_saved_before_read_only_existed_reads_as_writable() {
+    let old = r#"{"name":"n","bootstrap":"b:9092","tls":null,"sasl":null}"#;
+    let s: ConnectionSettings = serde_json::from_str(old).expect("an older saved connection reads");
+    assert!(!s.read_only);
 }
 
 #[test]

@@ -343,6 +343,8 @@ export type ClusterInfo = {
 	bootstrap: string,
 	cluster_id: string,
 	topics: ClusterTopic[],
+	/**  Opened read-only (safe browse): nothing is offered that writes. */
+	read_only: boolean,
 };
 
 /**  What a working connection showed. */
@@ -426,6 +428,12 @@ export type ConnectionSettings = {
 	bootstrap: string,
 	tls: TlsSettings | null,
 	sasl: SaslSettings | null,
+	/**
+	 *  Safe browse: the window writes nothing to the cluster (no produce, no
+	 *  republish), refused by the backend, not only hidden. Saved connections
+	 *  from before this setting read as `false`.
+	 */
+	read_only?: boolean,
 };
 
 /**  A connection test's answer, or a connect's: one of the two is set. */
@@ -556,7 +564,9 @@ export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_k
 /**  A Kafka cluster's error (the message names the broker and the call). */
 "kafka" | 
 /**  Connection settings that cannot be used (the message says which and why). */
-"invalid_connection" | "internal" | "other" | "ipc" | "no_backend" | "preview";
+"invalid_connection" | 
+/**  A write asked of a connection opened read-only (safe browse). */
+"read_only_connection" | "internal" | "other" | "ipc" | "no_backend" | "preview";
 
 /**  Every command error: a stable code to branch on and a message to show. */
 export type ErrorDto = {

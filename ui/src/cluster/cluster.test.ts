@@ -57,7 +57,7 @@ describe('the connect form', () => {
     f.bootstrap = ' a:9092 ,, b:9093 ';
     f.password = 'secret';
     let r: ConnectRequest = f.request();
-    expect(r.settings).toEqual({ name: '', bootstrap: 'a:9092,b:9093', tls: null, sasl: null });
+    expect(r.settings).toEqual({ name: '', bootstrap: 'a:9092,b:9093', tls: null, sasl: null, read_only: false });
     expect(r.password).toBeNull();
     f.sasl = true;
     f.username = ' alice ';
@@ -133,7 +133,7 @@ const row = (offset: string, extra: Partial<MessageRow> = {}): MessageRow => ({
 });
 const page = (from: number, n: number, end: number): Page => ({ partition: 0, rows: Array.from({ length: n }, (_, i) => ({ row: 'message' as const, ...row(String(from + i)) })), next: String(from + n), end: String(end), incarnation: null });
 const info: ClusterInfo = {
-  name: 'local', bootstrap: '127.0.0.1:9092', cluster_id: 'twainmq-test',
+  name: 'local', bootstrap: '127.0.0.1:9092', cluster_id: 'twainmq-test', read_only: false,
   topics: [
     { name: 'orders', messages: '250', partitions: [{ partition: 0, low: '0', high: '150', messages: '150' }, { partition: 1, low: '10', high: '110', messages: '100' }] },
     { name: 'audit', messages: '0', partitions: [{ partition: 0, low: '0', high: '0', messages: '0' }] },

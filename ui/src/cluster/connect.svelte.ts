@@ -60,6 +60,8 @@ export class ConnectForm {
   /** Saving worked but the password could not go to the keychain: why. */
   keychainProblem = $state<string | null>(null);
   saved = $state<SavedConnection[]>([]);
+  /** Safe browse: the cluster's window writes nothing (refused by the backend too). */
+  readOnly = $state(false);
 
   problem = $derived(formProblem(this));
 
@@ -84,6 +86,7 @@ export class ConnectForm {
     this.mechanism = 'SCRAM-SHA-256';
     this.username = this.password = '';
     this.save = true;
+    this.readOnly = false;
     this.savedId = null;
     this.savedPassword = false;
     this.outcome = null;
@@ -101,6 +104,7 @@ export class ConnectForm {
     this.sasl = s.sasl !== null;
     this.mechanism = s.sasl?.mechanism ?? 'SCRAM-SHA-256';
     this.username = s.sasl?.username ?? '';
+    this.readOnly = s.read_only ?? false;
     this.savedId = c.id;
     this.savedPassword = c.password_saved;
   }
@@ -112,6 +116,7 @@ export class ConnectForm {
       bootstrap: this.bootstrap.split(',').map((s) => s.trim()).filter(Boolean).join(','),
       tls: this.tls ? { ca_file: file(this.caFile), cert_file: file(this.certFile), key_file: file(this.keyFile) } : null,
       sasl: this.sasl ? { mechanism: this.mechanism, username: this.username.trim() } : null,
+      read_only: this.readOnly,
     };
   }
 
