@@ -2,9 +2,10 @@
 // skipped, saying so, when it is not built): File > Connect to Kafka… names a refused
 // connection, tests and connects to the broker, the cluster opens in a window of its own that
 // lists its topics and reads a partition's records (keys, values, headers), shows its consumer
-// groups (a store group's commits mirrored there, with their lag), and offers no write; the
-// connection is saved beside the recent stores. Screenshots dark and light
-// (artifacts/e2e/cluster-*-{dark,light}.png).
+// groups (a store group's commits mirrored there, with their lag), writes a record and
+// republishes one (read back by kafka-python, an independent client), and a read-only
+// connection offers no write; the connection is saved beside the recent stores. Screenshots
+// dark and light (artifacts/e2e/cluster-*-{dark,light}.png).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -28,6 +29,12 @@ const freePort = () =>
       s.close(() => resolve(port));
     });
   });
+
+const python = path.join(root, '.venv/bin/python');
+/** kafka-python's view of one record: key and value as hex, headers [name, hex|null], timestamp ms. */
+const kafkaRecord = (topic, partition, offset) =>
+  JSON.parse(execFileSync(python, [path.join(here, 'kafka-client.py'), 'read', `127.0.0.1:${port}`, topic, String(partition), String(offset)], { encoding: 'utf8' }));
+const hex = (s) => Buffer.from(s, 'utf8').toString('hex');
 
 let browser;
 let broker;
@@ -63,6 +70,7 @@ before(async () => {
   // cluster's group of the same name (35 left to read there too).
   cli(store, 'consume', 'orders', '--group', 'billing', '--max', '25', '--rebalance-window', '1');
   cli(store, 'mirror', 'orders', 'audit', '--to', `kafka://127.0.0.1:${port}`, '--lease-timeout', '2', '--groups');
+  execFileSync(python, [path.join(here, 'kafka-client.py'), 'create', `127.0.0.1:${port}`, 'dead-letters', '1']);
   browser = await startApp();
 });
 
@@ -72,7 +80,7 @@ after(async () => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
-test('connect to Kafka: a refused address named, then the cluster in its own window, read-only', { skip: !present && 'nisshi is not built' }, async () => {
+test('connect to Kafka: a refused address named, then the cluster in its own window: records, groups, a record produced and one republished', { skip: !present && 'nisshi is not built' }, async () => {
   const main = await browser.getWindowHandle();
   try {
     await (await byId(browser, 'open-kafka')).waitForDisplayed({ timeout: 20000 });
@@ -112,10 +120,10 @@ test('connect to Kafka: a refused address named, then the cluster in its own win
     const detail = await (await byId(browser, 'cluster-detail')).getText();
     assert.match(detail, /customer-/);
     assert.match(detail, /twainmq\.origin/, 'the headers are shown');
-    // Nothing to write with: no produce, delete, purge or reset button; what is missing is said.
+    // Nothing that deletes or resets; what is missing is said.
     const buttons = await browser.execute(() => [...document.querySelectorAll('button')].map((b) => b.textContent ?? ''));
-    assert.ok(!buttons.some((b) => /produce|delete|purge|reset/i.test(b)), buttons.join(' | '));
-    assert.match(await (await byId(browser, 'cluster-not-yet')).getText(), /Produce, republish, import/);
+    assert.ok(!buttons.some((b) => /delete|purge|reset/i.test(b)), buttons.join(' | '));
+    assert.match(await (await byId(browser, 'cluster-not-yet')).getText(), /Import, bulk produce/);
     await shotsBothThemes(browser, 'cluster-window');
 
     // The consumer groups: the store's group, mirrored, with what it has left to read.
@@ -132,10 +140,54 @@ test('connect to Kafka: a refused address named, then the cluster in its own win
     const lags = await browser.execute(() => [...document.querySelectorAll('[data-testid="cluster-group-partition-lag"]')].map((c) => c.textContent));
     assert.equal(lags[0], '35', `largest lag first: ${lags}`);
     await shotsBothThemes(browser, 'cluster-group');
-    const written = await browser.execute(() => [...document.querySelectorAll('button')].map((b) => b.textContent ?? ''));
-    assert.ok(!written.some((b) => /reset|delete/i.test(b)), `nothing that changes a group is offered yet: ${written.join(' | ')}`);
+    const groupButtons = await browser.execute(() => [...document.querySelectorAll('button')].map((b) => b.textContent ?? ''));
+    assert.ok(!groupButtons.some((b) => /reset|delete/i.test(b)), `nothing that changes a group is offered yet: ${groupButtons.join(' | ')}`);
     await (await byId(browser, 'cluster-groups-back')).click();
     await (await byId(browser, 'cluster-tab-topics')).click();
+
+    // Produce a record: a key, JSON, two headers (one hex, one null); kafka-python reads it whole.
+    await (await byId(browser, 'cluster-produce')).click();
+    await (await byId(browser, 'produce-dialog')).waitForDisplayed({ timeout: 10000 });
+    await setValue(await byId(browser, 'produce-key'), 'customer-42');
+    await (await byId(browser, 'produce-value-json')).click();
+    await setValue(await byId(browser, 'produce-value'), '{"order":999,"big":12345678901234567890}');
+    await (await byId(browser, 'produce-pretty')).click();
+    for (const [name, mode, value] of [['trace', 'text', 'e2e-1'], ['raw', 'hex', 'cafe'], ['gone', 'null', null]]) {
+      await (await byId(browser, 'produce-add-header')).click();
+      const names = await browser.$$('[data-testid="produce-header-name"]');
+      const modes = await browser.$$('[data-testid="produce-header-mode"]');
+      await setValue(names[names.length - 1], name);
+      await modes[modes.length - 1].selectByAttribute('value', mode);
+      if (value !== null) {
+        const values = await browser.$$('[data-testid="produce-header-value"]');
+        await setValue(values[values.length - 1], value);
+      }
+    }
+    await shotsBothThemes(browser, 'cluster-produce');
+    await (await byId(browser, 'produce-send')).click();
+    const notice = await byId(browser, 'cluster-notice');
+    await notice.waitForDisplayed({ timeout: 20000 });
+    const landed = /orders \/ (\d+) at offset (\d+)/.exec(await notice.getText());
+    assert.ok(landed, await notice.getText());
+    const written = kafkaRecord('orders', landed[1], landed[2]);
+    assert.equal(written.key, hex('customer-42'));
+    assert.deepEqual(JSON.parse(Buffer.from(written.value, 'hex').toString('utf8').replace('12345678901234567890', '"big"')), { order: 999, big: 'big' });
+    assert.match(Buffer.from(written.value, 'hex').toString('utf8'), /"big": 12345678901234567890/, 'pretty-printed, the big number as typed');
+    assert.deepEqual(written.headers, [['trace', hex('e2e-1')], ['raw', 'cafe'], ['gone', null]]);
+    await (await byId(browser, 'cluster-notice-show')).click();
+    await until(browser, async () => (await (await byId(browser, 'cluster-detail')).getText()).includes('customer-42'), 'the record written shown', 20000);
+
+    // Republish it to the dead-letter topic with its own time; kafka-python reads the same record there.
+    await (await byId(browser, 'cluster-republish')).click();
+    await (await byId(browser, 'produce-dialog')).waitForDisplayed({ timeout: 10000 });
+    await (await byId(browser, 'produce-topic')).selectByAttribute('value', 'dead-letters');
+    await (await byId(browser, 'produce-time-keep')).click();
+    await (await byId(browser, 'produce-send')).click();
+    await until(browser, async () => /Republished orders\/\d+@\d+ as dead-letters \/ 0 at offset 0/.test(await (await byId(browser, 'cluster-notice')).getText()), 'republished', 20000);
+    const again = kafkaRecord('dead-letters', 0, 0);
+    assert.deepEqual({ ...again, timestamp: 0 }, { ...written, timestamp: 0 }, 'the same key, value and headers');
+    assert.equal(again.timestamp, written.timestamp, 'its own time kept');
+    await shotsBothThemes(browser, 'cluster-republished');
     // Another partition that holds records; and an empty one says so.
     const parts = await browser.execute(() => [...document.querySelectorAll('[data-testid^="cluster-partition-"]')].map((r) => [r.dataset.testid, r.lastElementChild?.textContent]));
     const empty = parts.find(([, n]) => n === '0');
@@ -146,6 +198,34 @@ test('connect to Kafka: a refused address named, then the cluster in its own win
     await browser.closeWindow();
   } catch (e) {
     await shot(browser, 'cluster-failed').catch(() => {});
+    throw e;
+  } finally {
+    await browser.switchToWindow(main).catch(() => {});
+  }
+});
+
+test('a read-only (safe browse) connection offers nothing that writes', { skip: !present && 'nisshi is not built' }, async () => {
+  const main = await browser.getWindowHandle();
+  try {
+    await (await byId(browser, 'open-kafka')).click();
+    await setValue(await byId(browser, 'connect-bootstrap'), `127.0.0.1:${port}`);
+    await setValue(await byId(browser, 'connect-name'), 'safe nisshi');
+    await (await byId(browser, 'connect-read-only')).click();
+    await (await byId(browser, 'connect-save')).click();
+    const before = await browser.getWindowHandles();
+    await (await byId(browser, 'connect-go')).click();
+    const made = await until(browser, async () => (await browser.getWindowHandles()).find((h) => !before.includes(h)), 'the cluster window', 20000);
+    await browser.switchToWindow(made);
+    await (await byId(browser, 'cluster-topic-orders')).waitForDisplayed({ timeout: 20000 });
+    assert.equal(await (await byId(browser, 'cluster-read-only')).getText(), 'read-only');
+    assert.equal(await (await byId(browser, 'cluster-produce')).isExisting(), false, 'no Produce');
+    await (await byId(browser, 'cluster-topic-orders')).click();
+    await (await byId(browser, 'cluster-detail')).waitForDisplayed({ timeout: 20000 });
+    assert.equal(await (await byId(browser, 'cluster-republish')).isExisting(), false, 'no Republish');
+    await shotsBothThemes(browser, 'cluster-read-only');
+    await browser.closeWindow();
+  } catch (e) {
+    await shot(browser, 'cluster-read-only-failed').catch(() => {});
     throw e;
   } finally {
     await browser.switchToWindow(main).catch(() => {});

@@ -172,6 +172,8 @@ export const commands = {
 	clusterGroups: () => typedError<ClusterGroupSummary[], ErrorDto>(__TAURI_INVOKE("cluster_groups")),
 	/**  One of the cluster's consumer groups: members, assignments, commits and lag. */
 	clusterGroup: (id: string) => typedError<ClusterGroupDetail, ErrorDto>(__TAURI_INVOKE("cluster_group", { id })),
+	/**  Write one record to the cluster (produce, republish); refused on a read-only connection. */
+	clusterProduce: (request: ClusterProduceRequest) => typedError<ClusterProduced, ErrorDto>(__TAURI_INVOKE("cluster_produce", { request })),
 	/**  The app's, the engine's version and the 0.2.3 compatibility (Help → About). */
 	about: () => typedError<About, ErrorDto>(__TAURI_INVOKE("about")),
 	/**  Where the line-index cache is and how much it holds. */
@@ -266,6 +268,11 @@ export type BadLine = {
 
 /**  A size in bytes. */
 export type Bytes = string;
+
+/**  Bytes as the user typed them, or as a record held them: UTF-8 text or hex. */
+export type BytesInput = { encoding: "text"; text: string } | 
+/**  Hex digits; spaces and a leading `0x` are allowed. */
+{ encoding: "hex"; hex: string };
 
 /**  A cluster's consumer group whole. */
 export type ClusterGroupDetail = {
@@ -363,6 +370,28 @@ export type ClusterPartition = {
 	high: Offset,
 	/**  `high - low`: records between the watermarks (fewer on a compacted topic). */
 	messages: Count,
+};
+
+/**  A record to write to the cluster (produce, or republish a record read). */
+export type ClusterProduceRequest = {
+	topic: string,
+	/**  `None`: the key's partition (murmur2, as Kafka's Java client), any for a null key. */
+	partition: number | null,
+	/**  `None`: Kafka's null key. */
+	key: BytesInput | null,
+	/**  `None`: a tombstone. */
+	value: BytesInput | null,
+	headers: HeaderInput[],
+	/**  Milliseconds since the epoch, a whole number; `None`: now. */
+	timestamp_ms: number | null,
+};
+
+/**  Where a written record landed. */
+export type ClusterProduced = {
+	topic: string,
+	partition: number,
+	/**  `None` when the broker told only that an earlier attempt already wrote it (once). */
+	offset: Offset | null,
 };
 
 /**  A cluster's topic, as the cluster window's list shows it. */
@@ -684,6 +713,12 @@ export type GroupSummary = {
 
 /**  A demo member's handle in this app. */
 export type Handle = string;
+
+/**  A header to write: its name and value (`None`: a null value). */
+export type HeaderInput = {
+	name: string,
+	value: BytesInput | null,
+};
 
 /**  Which past span a lag history covers. */
 export type HistorySpan = "hour" | "day" | "week" | 

@@ -1,16 +1,17 @@
 // A cluster window's state: the cluster and its topics (with their partitions'
 // watermarks), the topic picked, and a page of one partition's records read
 // from an offset, or from a time (the broker's offset for that time).
-// Nothing here writes to the cluster.
+// Writes go through the produce dialog (`clusterProduce.svelte.ts`), which
+// tells `written` where a record landed.
 
 import { backend } from '../backend';
-import type { ClusterInfo, ClusterTopic, MessageRow, Page } from '../backend';
+import type { ClusterInfo, ClusterProduced, ClusterTopic, MessageRow, Page } from '../backend';
 
 export const PAGE = 100;
 
 /** What a cluster window does not offer yet, and why: shown, never offered and then refused. */
 export const NOT_YET: { what: string; why: string }[] = [
-  { what: 'Produce, republish, import', why: 'writing to a cluster is not built yet: this window only reads' },
+  { what: 'Import, bulk produce', why: 'one record at a time is written here (Produce…, Republish…); files are not built yet' },
   { what: 'Create, delete or purge topics', why: 'not built yet for a cluster' },
   { what: 'Reset or delete a consumer group', why: 'the groups are shown (Consumer groups); changing them is not built yet' },
   { what: 'Search, export', why: 'they scan a store’s files; the cluster versions are not built yet' },
@@ -43,6 +44,8 @@ export class ClusterView {
   pageError = $state<string | null>(null);
   selected = $state<MessageRow | null>(null);
   filter = $state('');
+  /** Where the last record written landed, said until the next one. */
+  notice = $state<(ClusterProduced & { from: string | null }) | null>(null);
 
   current = $derived<ClusterTopic | null>(this.info?.topics.find((t) => t.name === this.topic) ?? null);
   shown = $derived<ClusterTopic[]>(
@@ -107,6 +110,22 @@ export class ClusterView {
     const low = BigInt(this.current?.partitions.find((p) => p.partition === this.partition)?.low ?? '0');
     const back = from - BigInt(PAGE) < low ? low : from - BigInt(PAGE);
     await this.read(back.toString());
+  }
+
+  /** A record was written: say where, and read the topics again (their ends moved). */
+  written(w: ClusterProduced, from: string | null): void {
+    this.notice = { ...w, from };
+    void this.load();
+  }
+
+  /** Show the record a notice names: its topic, its partition, from its offset. */
+  async showWritten(): Promise<void> {
+    const n = this.notice;
+    if (!n) return;
+    if (!this.info?.topics.some((t) => t.name === n.topic)) await this.load();
+    this.topic = n.topic;
+    this.partition = n.partition;
+    await this.read(n.offset ?? this.current?.partitions.find((p) => p.partition === n.partition)?.low ?? '0');
   }
 
   /** Jump to the first record at or after `unix` seconds (the broker's offset for time). */

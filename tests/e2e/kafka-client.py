@@ -1,0 +1,37 @@
+"""An independent Kafka client for the app's e2e tests (kafka-python: pure Python, neither the
+app's krafka nor librdkafka): `create BOOTSTRAP TOPIC PARTITIONS` makes a topic; `read BOOTSTRAP
+TOPIC PARTITION OFFSET` prints the record at that offset as JSON (key and value as hex, null as
+null, headers in order with their values as hex or null, the timestamp in ms)."""
+
+import json
+import sys
+
+
+def main() -> None:
+    mode, bootstrap, topic = sys.argv[1:4]
+    if mode == "create":
+        from kafka.admin import KafkaAdminClient, NewTopic
+
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+        admin.create_topics([NewTopic(topic, int(sys.argv[4]), 1)])
+        admin.close()
+        return
+    from kafka import KafkaConsumer, TopicPartition
+
+    partition, offset = int(sys.argv[4]), int(sys.argv[5])
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, consumer_timeout_ms=10000)
+    tp = TopicPartition(topic, partition)
+    consumer.assign([tp])
+    consumer.seek(tp, offset)
+    hexed = lambda b: None if b is None else b.hex()  # noqa: E731
+    for r in consumer:
+        if r.offset == offset:
+            print(json.dumps({"key": hexed(r.key), "value": hexed(r.value), "headers": [[k, hexed(v)] for k, v in r.headers], "timestamp": r.timestamp}))
+            break
+    else:
+        print(json.dumps(None))
+    consumer.close()
+
+
+if __name__ == "__main__":
+    main()
