@@ -20,8 +20,10 @@ use krafka::{Kafka, KrafkaError};
 use crate::cluster::{Cluster, Endpoint};
 use crate::error::{Error, Result};
 
+mod group_admin;
 mod groups;
 mod produce;
+pub use group_admin::{ResetRow, ResetTo};
 pub use groups::{GroupDetail, GroupMember, GroupPartition, GroupSummary};
 pub use produce::{NewRecord, Written};
 

@@ -9,7 +9,7 @@ use std::io::Read;
 use std::net::TcpListener;
 use std::time::Duration;
 
-use twainmq_kafka::browse::{test_connection, Browser, FailureKind, NewRecord};
+use twainmq_kafka::browse::{test_connection, Browser, FailureKind, NewRecord, ResetTo};
 use twainmq_kafka::testing::{commit, free_port, produce, Broker, Member, TestRecord};
 use twainmq_kafka::{Endpoint, Sasl, SaslMechanism, Secret, Tls};
 
@@ -373,4 +373,54 @@ fn a_record_written_lands_where_kafkas_java_client_puts_its_key_with_headers_nul
     assert!(browser.topic("nope").expect("describe").is_none(), "the write made no topic");
     let e = browser.produce(&rec(Some("k"), Some(7))).expect_err("no such partition");
     assert!(e.to_string().contains("0 to 6"), "{e}");
+}
+
+#[test]
+fn a_groups_reset_is_planned_then_applied_as_planned_and_a_group_with_members_is_left_alone() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = Broker::start(&dir.path().join("broker"), &[]) else { return };
+    let ep = broker.endpoint();
+    produce(&ep, "orders", 3, &records());
+    // Ends 12, 10, 10; record i (0..30) is in partition i % 3 at T0 + i s.
+    commit(&ep, "billing", "orders", &[(0, 12), (1, 4), (2, 0)]);
+    let (browser, _) = Browser::connect(&ep).expect("connect");
+    let topics = vec!["orders".to_string()];
+    let news = |to: ResetTo| -> Vec<(u32, Option<u64>, u64)> {
+        browser.plan_reset("billing", &topics, to).expect("plan").iter().map(|r| (r.partition, r.current, r.new)).collect()
+    };
+    assert_eq!(news(ResetTo::Earliest), vec![(0, Some(12), 0), (1, Some(4), 0), (2, Some(0), 0)]);
+    assert_eq!(news(ResetTo::Latest), vec![(0, Some(12), 12), (1, Some(4), 10), (2, Some(0), 10)]);
+    assert_eq!(news(ResetTo::Shift(-5)), vec![(0, Some(12), 7), (1, Some(4), 0), (2, Some(0), 0)], "kept within the partition");
+    assert_eq!(news(ResetTo::Offset(11)), vec![(0, Some(12), 11), (1, Some(4), 10), (2, Some(0), 10)]);
+    // The first record at or after T0 + 9 s: i = 9, 10, 11, each the 4th of its partition.
+    assert_eq!(news(ResetTo::Time(T0 + 9000)), vec![(0, Some(12), 3), (1, Some(4), 3), (2, Some(0), 3)]);
+    assert_eq!(news(ResetTo::Time(T0 + 3_600_000)).iter().map(|r| r.2).collect::<Vec<_>>(), vec![12, 10, 10], "none that new: the end");
+    // Planning wrote nothing.
+    assert_eq!(browser.group("billing").expect("describe").expect("billing").lag(), 16);
+
+    let plan = browser.plan_reset("billing", &topics, ResetTo::Earliest).expect("plan");
+    browser.apply_reset("billing", &plan).expect("applied");
+    let after = browser.group("billing").expect("describe").expect("billing");
+    assert_eq!(after.partitions.iter().map(|p| p.committed).collect::<Vec<_>>(), vec![Some(0), Some(0), Some(0)]);
+    assert_eq!(after.lag(), 32);
+    // A group given commits on a topic it never read: every partition of it.
+    produce(&ep, "refunds", 2, &[]);
+    let fresh = browser.plan_reset("billing", &["refunds".to_string()], ResetTo::Latest).expect("plan");
+    assert_eq!(fresh.iter().map(|r| (r.partition, r.current)).collect::<Vec<_>>(), vec![(0, None), (1, None)]);
+    let e = browser.plan_reset("billing", &["nope".to_string()], ResetTo::Latest).expect_err("no such topic");
+    assert!(e.to_string().contains("nope"), "{e}");
+
+    // A group with a member: neither reset nor deleted, and told why.
+    let member = Member::join(&ep, "live", "orders", "shop-worker");
+    let plan = browser.plan_reset("live", &topics, ResetTo::Earliest).expect("a plan is only a look");
+    let e = browser.apply_reset("live", &plan).expect_err("a member is in it");
+    assert!(e.to_string().contains("1 member now") && e.to_string().contains("Stop its consumers"), "{e}");
+    let e = browser.delete_group("live").expect_err("a member is in it");
+    assert!(e.to_string().contains("1 member now"), "{e}");
+    drop(member);
+
+    browser.delete_group("billing").expect("deleted");
+    assert_eq!(browser.group("billing").expect("describe"), None, "gone with its commits");
+    let e = browser.delete_group("billing").expect_err("gone");
+    assert!(e.to_string().contains("no such group"), "{e}");
 }
