@@ -35,6 +35,24 @@ pub enum Error {
         hint: Option<&'static str>,
     },
 
+    /// A consumer group changed (reset, deleted) while it has members.
+    #[error("consumer group {group} has {members} member{} now: Kafka changes a group's offsets or deletes it only while no consumer is in it (a live one would overwrite a reset with its next commit). Stop its consumers, wait for their session to end, and try again", if *.members == 1 { "" } else { "s" })]
+    GroupBusy {
+        /// The group.
+        group: String,
+        /// How many members it has.
+        members: usize,
+    },
+
+    /// A consumer group the cluster does not have.
+    #[error("{place} has no consumer group {group:?}")]
+    GroupMissing {
+        /// `Kafka at HOST:PORT`.
+        place: String,
+        /// The group.
+        group: String,
+    },
+
     /// A topic to mirror from does not exist.
     #[error("{place} has no topic {topic:?}")]
     TopicMissing {
@@ -129,6 +147,8 @@ impl Error {
             Error::TargetBusy { .. } => "target_busy",
             Error::TargetMoved { .. } => "target_moved",
             Error::Journal { .. } => "journal",
+            Error::GroupBusy { .. } => "group_busy",
+            Error::GroupMissing { .. } => "group_missing",
         }
     }
 }

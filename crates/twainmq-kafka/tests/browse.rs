@@ -414,6 +414,7 @@ fn a_groups_reset_is_planned_then_applied_as_planned_and_a_group_with_members_is
     let member = Member::join(&ep, "live", "orders", "shop-worker");
     let plan = browser.plan_reset("live", &topics, ResetTo::Earliest).expect("a plan is only a look");
     let e = browser.apply_reset("live", &plan).expect_err("a member is in it");
+    assert!(matches!(e, twainmq_kafka::Error::GroupBusy { members: 1, .. }), "{e}");
     assert!(e.to_string().contains("1 member now") && e.to_string().contains("Stop its consumers"), "{e}");
     let e = browser.delete_group("live").expect_err("a member is in it");
     assert!(e.to_string().contains("1 member now"), "{e}");
@@ -422,5 +423,6 @@ fn a_groups_reset_is_planned_then_applied_as_planned_and_a_group_with_members_is
     browser.delete_group("billing").expect("deleted");
     assert_eq!(browser.group("billing").expect("describe"), None, "gone with its commits");
     let e = browser.delete_group("billing").expect_err("gone");
-    assert!(e.to_string().contains("no such group"), "{e}");
+    assert!(matches!(e, twainmq_kafka::Error::GroupMissing { .. }), "{e}");
+    assert!(e.to_string().contains("no consumer group \"billing\""), "{e}");
 }

@@ -11,8 +11,8 @@ use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindowBuilder};
 
 use super::service::{self, OsKeychain};
 use super::wire::{
-    ClusterGroupDetail, ClusterGroupSummary, ClusterInfo, ClusterProduceRequest, ClusterProduced, ConnectRequest, ConnectionTest,
-    SavedConnection,
+    ClusterGroupDetail, ClusterGroupSummary, ClusterInfo, ClusterProduceRequest, ClusterProduced, ClusterResetPlan, ClusterResetRequest,
+    ClusterResetRow, ConnectRequest, ConnectionTest, SavedConnection,
 };
 use crate::ipc::blocking;
 use crate::session::{Session, Sessions};
@@ -116,4 +116,28 @@ pub async fn cluster_group(state: Session, id: String) -> Result<ClusterGroupDet
 pub async fn cluster_produce(state: Session, request: ClusterProduceRequest) -> Result<ClusterProduced, ErrorDto> {
     let cluster = state.cluster()?;
     blocking(move || cluster.produce_record(&request)).await
+}
+
+/// What resetting a cluster group's commits would do, partition by partition; nothing written.
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_reset_plan(state: Session, id: String, request: ClusterResetRequest) -> Result<ClusterResetPlan, ErrorDto> {
+    let cluster = state.cluster()?;
+    blocking(move || cluster.plan_reset(&id, &request)).await
+}
+
+/// Apply a reset plan as shown; the group afterwards.
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_reset_apply(state: Session, id: String, rows: Vec<ClusterResetRow>) -> Result<ClusterGroupDetail, ErrorDto> {
+    let cluster = state.cluster()?;
+    blocking(move || cluster.apply_reset(&id, &rows)).await
+}
+
+/// Delete a cluster's consumer group, its name typed again as `confirm`.
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_delete_group(state: Session, id: String, confirm: String) -> Result<(), ErrorDto> {
+    let cluster = state.cluster()?;
+    blocking(move || cluster.delete_group(&id, &confirm)).await
 }

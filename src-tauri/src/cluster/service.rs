@@ -13,13 +13,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use twainmq_kafka::browse::{self, Browser, NewRecord};
+use twainmq_kafka::browse::{self, Browser, NewRecord, ResetRow, ResetTo};
 use twainmq_kafka::{Endpoint, Sasl, SaslMechanism, Secret, Tls};
 
 use super::wire::{
     record_row, BytesInput, ClusterGroupDetail, ClusterGroupSummary, ClusterInfo, ClusterOverviewDto, ClusterProduceRequest,
-    ClusterProduced, ClusterTopic, ConnectFailureDto, ConnectRequest, ConnectionSettings, ConnectionTest, SaslMechanismDto,
-    SavedConnection,
+    ClusterProduced, ClusterResetPlan, ClusterResetRequest, ClusterResetRow, ClusterResetTo, ClusterTopic, ConnectFailureDto,
+    ConnectRequest, ConnectionSettings, ConnectionTest, SaslMechanismDto, SavedConnection,
 };
 use crate::groups::service::Groups;
 use crate::groups::wire::{DeletedGroup, GroupDeletePreview, GroupDetail};
@@ -309,14 +309,95 @@ impl ClusterSource {
         })
     }
 
-    /// Write one record (produce, republish), and say where it landed: only once the cluster has it.
-    pub fn produce_record(&self, request: &ClusterProduceRequest) -> Result<ClusterProduced, ErrorDto> {
+    fn writable(&self) -> Result<(), ErrorDto> {
         if self.read_only {
             return Err(ErrorDto::new(
                 ErrorCode::ReadOnlyConnection,
                 format!("{} is open read-only (safe browse): nothing is written to it from this window. Connect again without \"Read-only\" to write.", self.name),
             ));
         }
+        Ok(())
+    }
+
+    /// What a reset of `group` would do, partition by partition; nothing written.
+    pub fn plan_reset(&self, group: &str, request: &ClusterResetRequest) -> Result<ClusterResetPlan, ErrorDto> {
+        if request.topics.is_empty() {
+            return Err(ErrorDto::new(ErrorCode::InvalidReset, "pick the topics whose commits to reset"));
+        }
+        let to = match &request.to {
+            ClusterResetTo::Earliest => ResetTo::Earliest,
+            ClusterResetTo::Latest => ResetTo::Latest,
+            ClusterResetTo::Time { unix_ms } if unix_ms.is_finite() && unix_ms.fract() == 0.0 && *unix_ms >= 0.0 && *unix_ms < 9.0e15 => {
+                ResetTo::Time(*unix_ms as i64)
+            }
+            ClusterResetTo::Time { unix_ms } => {
+                return Err(ErrorDto::new(
+                    ErrorCode::BadTimestamp,
+                    format!("{unix_ms} is not a time: milliseconds since 1970, a whole number of 0 or more"),
+                ))
+            }
+            ClusterResetTo::Offset { offset } => ResetTo::Offset(offset.0),
+            ClusterResetTo::Shift { by } => ResetTo::Shift(by.trim().parse::<i64>().map_err(|_| {
+                ErrorDto::new(ErrorCode::InvalidReset, format!("{by:?} is not a number of records to move by (like -100 or 250)"))
+            })?),
+        };
+        let rows = self.browser.plan_reset(group, &request.topics, to).map_err(|e| match &e {
+            twainmq_kafka::Error::TopicMissing { .. } => ErrorDto::new(ErrorCode::TopicNotFound, e.to_string()),
+            _ => kafka_error(&e),
+        })?;
+        let members = self.browser.group(group).map_err(|e| kafka_error(&e))?.map_or(0, |g| g.members.len());
+        let (mut reread, mut skipped) = (0u64, 0u64);
+        for r in &rows {
+            if let Some(c) = r.current {
+                if r.new < c {
+                    reread = reread.saturating_add(c - r.new);
+                } else {
+                    skipped = skipped.saturating_add(r.new - c);
+                }
+            }
+        }
+        Ok(ClusterResetPlan {
+            group: group.to_string(),
+            rows: rows.iter().map(ClusterResetRow::from).collect(),
+            members: u32::try_from(members).unwrap_or(u32::MAX),
+            reread: Count(reread),
+            skipped: Count(skipped),
+        })
+    }
+
+    /// Apply a plan as it was shown (refused on a read-only connection, or while the group has members).
+    pub fn apply_reset(&self, group: &str, rows: &[ClusterResetRow]) -> Result<ClusterGroupDetail, ErrorDto> {
+        self.writable()?;
+        if rows.is_empty() {
+            return Err(ErrorDto::new(ErrorCode::InvalidReset, "the plan has no partition: make a plan first"));
+        }
+        let rows: Vec<ResetRow> = rows
+            .iter()
+            .map(|r| ResetRow {
+                topic: r.topic.clone(),
+                partition: r.partition,
+                current: r.current.map(|o| o.0),
+                new: r.new.0,
+                low: r.low.0,
+                end: r.end.0,
+            })
+            .collect();
+        self.browser.apply_reset(group, &rows).map_err(|e| group_admin_error(&e))?;
+        self.group(group)
+    }
+
+    /// Delete `group` once `confirm` repeats its name (refused read-only, or while it has members).
+    pub fn delete_group(&self, group: &str, confirm: &str) -> Result<(), ErrorDto> {
+        self.writable()?;
+        if confirm != group {
+            return Err(ErrorDto::new(ErrorCode::ConfirmationMismatch, format!("type the group's name, {group}, to delete it")));
+        }
+        self.browser.delete_group(group).map_err(|e| group_admin_error(&e))
+    }
+
+    /// Write one record (produce, republish), and say where it landed: only once the cluster has it.
+    pub fn produce_record(&self, request: &ClusterProduceRequest) -> Result<ClusterProduced, ErrorDto> {
+        self.writable()?;
         let record = new_record(request)?;
         let w = self.browser.produce(&record).map_err(|e| match &e {
             twainmq_kafka::Error::TopicMissing { .. } => {
@@ -339,6 +420,15 @@ impl ClusterSource {
             ErrorDto::new(ErrorCode::GroupNotFound, format!("the cluster has no consumer group {id:?} (no member, no committed offset)"))
         })?;
         Ok(ClusterGroupDetail::from(&g))
+    }
+}
+
+/// A group reset's or delete's refusal: a group with members is `members_live`, no such group `group_not_found`.
+fn group_admin_error(e: &twainmq_kafka::Error) -> ErrorDto {
+    match e {
+        twainmq_kafka::Error::GroupBusy { .. } => ErrorDto::new(ErrorCode::MembersLive, e.to_string()),
+        twainmq_kafka::Error::GroupMissing { .. } => ErrorDto::new(ErrorCode::GroupNotFound, e.to_string()),
+        _ => kafka_error(e),
     }
 }
 

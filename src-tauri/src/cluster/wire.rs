@@ -7,7 +7,8 @@
 use serde::{Deserialize, Serialize};
 use specta::Type;
 use twainmq_kafka::browse::{
-    ClusterOverview, ConnectFailure, GroupDetail, GroupMember, GroupPartition, GroupSummary, PartitionWatermarks, Record, TopicWatermarks,
+    ClusterOverview, ConnectFailure, GroupDetail, GroupMember, GroupPartition, GroupSummary, PartitionWatermarks, Record, ResetRow,
+    TopicWatermarks,
 };
 
 use crate::messages::wire::{KafkaExtras, KeyKind, MessageRow, PayloadKind, RecordHeader};
@@ -378,6 +379,73 @@ impl From<&GroupDetail> for ClusterGroupDetail {
             mirror_lease: g.id.starts_with(&twainmq_kafka::lease_group("")),
         }
     }
+}
+
+/// Where a reset moves a cluster group's commits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum ClusterResetTo {
+    /// The first offset still on the cluster.
+    Earliest,
+    /// The end.
+    Latest,
+    /// The first record at or after this time (milliseconds since the epoch, whole).
+    Time { unix_ms: f64 },
+    /// This offset in every partition (kept within each).
+    Offset { offset: Offset },
+    /// The current commit moved by this many (a decimal integer, back when negative).
+    Shift { by: String },
+}
+
+/// A reset to plan: of these topics' partitions, to there.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
+pub struct ClusterResetRequest {
+    /// The topics (each with all its partitions).
+    pub topics: Vec<String>,
+    pub to: ClusterResetTo,
+}
+
+/// One partition of a reset plan: the commit now and after, and the lag each leaves.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct ClusterResetRow {
+    pub topic: String,
+    pub partition: u32,
+    /// `None`: never committed there.
+    pub current: Option<Offset>,
+    pub new: Offset,
+    pub low: Offset,
+    pub end: Offset,
+    /// `end - current`; `None` when never committed.
+    pub lag_before: Option<Count>,
+    pub lag_after: Count,
+}
+
+impl From<&ResetRow> for ClusterResetRow {
+    fn from(r: &ResetRow) -> Self {
+        ClusterResetRow {
+            topic: r.topic.clone(),
+            partition: r.partition,
+            current: r.current.map(Offset),
+            new: Offset(r.new),
+            low: Offset(r.low),
+            end: Offset(r.end),
+            lag_before: r.current.map(|c| Count(r.end.saturating_sub(c))),
+            lag_after: Count(r.end.saturating_sub(r.new)),
+        }
+    }
+}
+
+/// A reset's plan: nothing written yet.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct ClusterResetPlan {
+    pub group: String,
+    pub rows: Vec<ClusterResetRow>,
+    /// The group's members now: Kafka applies a reset only when there are none.
+    pub members: u32,
+    /// Records the group will read again (commits moved back), summed.
+    pub reread: Count,
+    /// Records it will skip (commits moved forward), summed.
+    pub skipped: Count,
 }
 
 fn hex(b: &[u8]) -> String {

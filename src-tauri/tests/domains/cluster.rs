@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use twainmq_desktop::cluster::service::{self, ClusterSource, Secrets};
 use twainmq_desktop::cluster::wire::{
-    BytesInput, ClusterProduceRequest, CommitStanding, ConnectRequest, ConnectionSettings, HeaderInput, SaslMechanismDto, SaslSettings,
-    TlsSettings,
+    BytesInput, ClusterProduceRequest, ClusterResetRequest, ClusterResetTo, CommitStanding, ConnectRequest, ConnectionSettings,
+    HeaderInput, SaslMechanismDto, SaslSettings, TlsSettings,
 };
 use twainmq_desktop::messages::service::Messages;
 use twainmq_desktop::messages::wire::{PayloadKind, Row};
@@ -295,6 +295,64 @@ fn a_record_produced_or_republished_lands_whole_and_a_read_only_connection_write
 
 fn request_orders_again() -> ClusterProduceRequest {
     ClusterProduceRequest { topic: "orders".into(), partition: None, key: None, value: None, headers: Vec::new(), timestamp_ms: None }
+}
+
+#[test]
+fn a_cluster_groups_reset_is_previewed_then_applied_and_a_group_deleted_by_name() {
+    if twainmq::internals::under_wine() {
+        eprintln!("SKIPPED under Wine: nisshi, a Linux program, cannot be started from a Windows test");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = Broker::start(&dir.path().join("broker"), &[]) else { return };
+    let records: Vec<TestRecord> = (0..20u32)
+        .map(|i| TestRecord {
+            partition: i % 2,
+            key: None,
+            value: Some(vec![b'x']),
+            headers: vec![],
+            timestamp_ms: T0 + i64::from(i) * 1000,
+        })
+        .collect();
+    produce(&broker.endpoint(), "clicks", 2, &records);
+    commit(&broker.endpoint(), "reports", "clicks", &[(0, 10), (1, 3)]);
+    let source = connected(&broker);
+    let asked = |to: ClusterResetTo| ClusterResetRequest { topics: vec!["clicks".into()], to };
+
+    let plan = source.plan_reset("reports", &asked(ClusterResetTo::Shift { by: "-4".into() })).expect("plan");
+    let rows: Vec<(u32, Option<u64>, u64, Option<u64>, u64)> =
+        plan.rows.iter().map(|r| (r.partition, r.current.map(|o| o.0), r.new.0, r.lag_before.map(|c| c.0), r.lag_after.0)).collect();
+    assert_eq!(rows, vec![(0, Some(10), 6, Some(0), 4), (1, Some(3), 0, Some(7), 10)]);
+    assert_eq!((plan.reread.0, plan.skipped.0, plan.members), (7, 0, 0));
+    // Record i is in partition i % 2 at T0 + i s: the first at or after T0 + 9 s is i = 10 in
+    // partition 0 (offset 5) and i = 9 in partition 1 (offset 4).
+    let at = source.plan_reset("reports", &asked(ClusterResetTo::Time { unix_ms: (T0 + 9000) as f64 })).expect("plan");
+    assert_eq!(at.rows.iter().map(|r| r.new.0).collect::<Vec<_>>(), vec![5, 4]);
+    for (bad, code) in [
+        (asked(ClusterResetTo::Shift { by: "ten".into() }), ErrorCode::InvalidReset),
+        (asked(ClusterResetTo::Time { unix_ms: 1.5 }), ErrorCode::BadTimestamp),
+        (ClusterResetRequest { topics: vec![], to: ClusterResetTo::Earliest }, ErrorCode::InvalidReset),
+        (ClusterResetRequest { topics: vec!["nope".into()], to: ClusterResetTo::Earliest }, ErrorCode::TopicNotFound),
+    ] {
+        assert_eq!(source.plan_reset("reports", &bad).expect_err("refused").code, code);
+    }
+
+    // Read-only: a plan is a look, the apply and the delete are refused.
+    let mut ro = request(&broker.address());
+    ro.settings.read_only = true;
+    let Ok((ro_source, _)) = service::connect(&ro, &Memory::default()).expect("usable") else { panic!("did not connect") };
+    let ro_plan = ro_source.plan_reset("reports", &asked(ClusterResetTo::Earliest)).expect("a plan is only a look");
+    assert_eq!(ro_source.apply_reset("reports", &ro_plan.rows).expect_err("read-only").code, ErrorCode::ReadOnlyConnection);
+    assert_eq!(ro_source.delete_group("reports", "reports").expect_err("read-only").code, ErrorCode::ReadOnlyConnection);
+
+    let after = source.apply_reset("reports", &plan.rows).expect("applied");
+    assert_eq!(after.partitions.iter().map(|p| p.committed.map(|o| o.0)).collect::<Vec<_>>(), vec![Some(6), Some(0)]);
+    assert_eq!(after.lag.0, 14);
+
+    assert_eq!(source.delete_group("reports", "report").expect_err("the name typed wrong").code, ErrorCode::ConfirmationMismatch);
+    source.delete_group("reports", "reports").expect("deleted");
+    assert_eq!(source.group("reports").expect_err("gone").code, ErrorCode::GroupNotFound);
+    assert_eq!(source.delete_group("reports", "reports").expect_err("gone").code, ErrorCode::GroupNotFound);
 }
 
 #[test]

@@ -174,6 +174,12 @@ export const commands = {
 	clusterGroup: (id: string) => typedError<ClusterGroupDetail, ErrorDto>(__TAURI_INVOKE("cluster_group", { id })),
 	/**  Write one record to the cluster (produce, republish); refused on a read-only connection. */
 	clusterProduce: (request: ClusterProduceRequest) => typedError<ClusterProduced, ErrorDto>(__TAURI_INVOKE("cluster_produce", { request })),
+	/**  What resetting a cluster group's commits would do, partition by partition; nothing written. */
+	clusterResetPlan: (id: string, request: ClusterResetRequest) => typedError<ClusterResetPlan, ErrorDto>(__TAURI_INVOKE("cluster_reset_plan", { id, request })),
+	/**  Apply a reset plan as shown; the group afterwards. */
+	clusterResetApply: (id: string, rows: ClusterResetRow[]) => typedError<ClusterGroupDetail, ErrorDto>(__TAURI_INVOKE("cluster_reset_apply", { id, rows })),
+	/**  Delete a cluster's consumer group, its name typed again as `confirm`. */
+	clusterDeleteGroup: (id: string, confirm: string) => typedError<null, ErrorDto>(__TAURI_INVOKE("cluster_delete_group", { id, confirm })),
 	/**  The app's, the engine's version and the 0.2.3 compatibility (Help → About). */
 	about: () => typedError<About, ErrorDto>(__TAURI_INVOKE("about")),
 	/**  Where the line-index cache is and how much it holds. */
@@ -393,6 +399,52 @@ export type ClusterProduced = {
 	/**  `None` when the broker told only that an earlier attempt already wrote it (once). */
 	offset: Offset | null,
 };
+
+/**  A reset's plan: nothing written yet. */
+export type ClusterResetPlan = {
+	group: string,
+	rows: ClusterResetRow[],
+	/**  The group's members now: Kafka applies a reset only when there are none. */
+	members: number,
+	/**  Records the group will read again (commits moved back), summed. */
+	reread: Count,
+	/**  Records it will skip (commits moved forward), summed. */
+	skipped: Count,
+};
+
+/**  A reset to plan: of these topics' partitions, to there. */
+export type ClusterResetRequest = {
+	/**  The topics (each with all its partitions). */
+	topics: string[],
+	to: ClusterResetTo,
+};
+
+/**  One partition of a reset plan: the commit now and after, and the lag each leaves. */
+export type ClusterResetRow = {
+	topic: string,
+	partition: number,
+	/**  `None`: never committed there. */
+	current: Offset | null,
+	new: Offset,
+	low: Offset,
+	end: Offset,
+	/**  `end - current`; `None` when never committed. */
+	lag_before: Count | null,
+	lag_after: Count,
+};
+
+/**  Where a reset moves a cluster group's commits. */
+export type ClusterResetTo = 
+/**  The first offset still on the cluster. */
+{ mode: "earliest" } | 
+/**  The end. */
+{ mode: "latest" } | 
+/**  The first record at or after this time (milliseconds since the epoch, whole). */
+{ mode: "time"; unix_ms: number | null } | 
+/**  This offset in every partition (kept within each). */
+{ mode: "offset"; offset: Offset } | 
+/**  The current commit moved by this many (a decimal integer, back when negative). */
+{ mode: "shift"; by: string };
 
 /**  A cluster's topic, as the cluster window's list shows it. */
 export type ClusterTopic = {

@@ -46,16 +46,8 @@ pub struct ResetRow {
     pub end: u64,
 }
 
-/// The refusal when a group has members: why, and what to do.
 fn group_busy(group: &str, members: usize) -> Error {
-    Error::Config {
-        what: format!("consumer group {group}"),
-        problem: format!(
-            "it has {members} member{} now: Kafka changes a group's offsets or deletes it only while no consumer is in it \
-             (a live one would overwrite a reset with its next commit). Stop its consumers, wait for their session to end, and try again",
-            if members == 1 { "" } else { "s" }
-        ),
-    }
+    Error::GroupBusy { group: group.to_string(), members }
 }
 
 impl Browser {
@@ -136,7 +128,7 @@ impl Browser {
     /// applied as it was shown), once the group is seen to have no member.
     ///
     /// # Errors
-    /// [`Error::Config`] while the group has members (in words: stop them first);
+    /// [`Error::GroupBusy`] while the group has members (in words: stop them first);
     /// [`Error::Kafka`] naming the broker and the call.
     pub fn apply_reset(&self, group: &str, rows: &[ResetRow]) -> Result<()> {
         if let Some(d) = self.group(group)? {
@@ -171,13 +163,11 @@ impl Browser {
     /// A group the cluster does not have is an error, not a success.
     ///
     /// # Errors
-    /// [`Error::Config`] while the group has members, or when there is no such group;
+    /// [`Error::GroupBusy`] while the group has members, [`Error::GroupMissing`] when there is none;
     /// [`Error::Kafka`] naming the broker and the call.
     pub fn delete_group(&self, group: &str) -> Result<()> {
         match self.group(group)? {
-            None => {
-                return Err(Error::Config { what: format!("consumer group {group}"), problem: "the cluster has no such group".into() });
-            }
+            None => return Err(Error::GroupMissing { place: format!("Kafka at {}", self.cluster.broker), group: group.to_string() }),
             Some(d) if !d.members.is_empty() => return Err(group_busy(group, d.members.len())),
             Some(_) => {}
         }
