@@ -320,9 +320,21 @@ fn a_cluster_groups_reset_is_previewed_then_applied_and_a_group_deleted_by_name(
     let asked = |to: ClusterResetTo| ClusterResetRequest { topics: vec!["clicks".into()], to };
 
     let plan = source.plan_reset("reports", &asked(ClusterResetTo::Shift { by: "-4".into() })).expect("plan");
-    let rows: Vec<(u32, Option<u64>, u64, Option<u64>, u64)> =
-        plan.rows.iter().map(|r| (r.partition, r.current.map(|o| o.0), r.new.0, r.lag_before.map(|c| c.0), r.lag_after.0)).collect();
-    assert_eq!(rows, vec![(0, Some(10), 6, Some(0), 4), (1, Some(3), 0, Some(7), 10)]);
+    let rows: Vec<String> = plan
+        .rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{}: {:?} -> {}, lag {:?} -> {}",
+                r.partition,
+                r.current.map(|o| o.0),
+                r.new.0,
+                r.lag_before.map(|c| c.0),
+                r.lag_after.0
+            )
+        })
+        .collect();
+    assert_eq!(rows, ["0: Some(10) -> 6, lag Some(0) -> 4", "1: Some(3) -> 0, lag Some(7) -> 10"]);
     assert_eq!((plan.reread.0, plan.skipped.0, plan.members), (7, 0, 0));
     // Record i is in partition i % 2 at T0 + i s: the first at or after T0 + 9 s is i = 10 in
     // partition 0 (offset 5) and i = 9 in partition 1 (offset 4).
