@@ -35,6 +35,8 @@ const python = path.join(root, '.venv/bin/python');
 const kafkaRecord = (topic, partition, offset) =>
   JSON.parse(execFileSync(python, [path.join(here, 'kafka-client.py'), 'read', `127.0.0.1:${port}`, topic, String(partition), String(offset)], { encoding: 'utf8' }));
 const hex = (s) => Buffer.from(s, 'utf8').toString('hex');
+/** kafka-python's answer to `offsets GROUP` or `groups -` (tests/e2e/kafka-client.py). */
+const kafkaClient = (mode, arg) => JSON.parse(execFileSync(python, [path.join(here, 'kafka-client.py'), mode, `127.0.0.1:${port}`, arg], { encoding: 'utf8' }));
 
 let browser;
 let broker;
@@ -140,8 +142,15 @@ test('connect to Kafka: a refused address named, then the cluster in its own win
     const lags = await browser.execute(() => [...document.querySelectorAll('[data-testid="cluster-group-partition-lag"]')].map((c) => c.textContent));
     assert.equal(lags[0], '35', `largest lag first: ${lags}`);
     await shotsBothThemes(browser, 'cluster-group');
-    const groupButtons = await browser.execute(() => [...document.querySelectorAll('button')].map((b) => b.textContent ?? ''));
-    assert.ok(!groupButtons.some((b) => /reset|delete/i.test(b)), `nothing that changes a group is offered yet: ${groupButtons.join(' | ')}`);
+    // Reset it to the earliest: previewed (nothing written), then applied; kafka-python sees the commits moved.
+    await (await byId(browser, 'cluster-group-reset')).click();
+    await (await byId(browser, 'reset-preview')).click();
+    await until(browser, async () => /Reads 25 records again/.test(await (await byId(browser, 'reset-summary')).getText()), 'the plan', 20000);
+    assert.deepEqual(kafkaClient('offsets', 'billing'), { 'orders/1': 8, 'orders/2': 17 }, 'a preview writes nothing');
+    await shotsBothThemes(browser, 'cluster-group-reset');
+    await (await byId(browser, 'reset-apply')).click();
+    await until(browser, async () => (await (await byId(browser, 'cluster-group-lag')).getText()) === '60', 'lag 60 after the reset', 20000);
+    assert.deepEqual(kafkaClient('offsets', 'billing'), { 'orders/0': 0, 'orders/1': 0, 'orders/2': 0 });
     await (await byId(browser, 'cluster-groups-back')).click();
     await (await byId(browser, 'cluster-tab-topics')).click();
 
@@ -188,6 +197,17 @@ test('connect to Kafka: a refused address named, then the cluster in its own win
     assert.deepEqual({ ...again, timestamp: 0 }, { ...written, timestamp: 0 }, 'the same key, value and headers');
     assert.equal(again.timestamp, written.timestamp, 'its own time kept');
     await shotsBothThemes(browser, 'cluster-republished');
+
+    // Delete the group, its name typed again: gone for kafka-python too.
+    await (await byId(browser, 'cluster-tab-groups')).click();
+    await (await byId(browser, 'cluster-group-billing')).click();
+    await (await byId(browser, 'cluster-group-delete')).click();
+    await setValue(await byId(browser, 'group-delete-confirm'), 'billing');
+    await (await byId(browser, 'group-delete-submit')).click();
+    await until(browser, async () => !(await (await byId(browser, 'cluster-group-billing')).isExisting()), 'billing gone from the list', 20000);
+    const left = kafkaClient('groups', '-');
+    assert.ok(left.includes('twainmq-mirror.orders') && !left.includes('billing'), `gone from the cluster, the others kept: ${left}`);
+    await (await byId(browser, 'cluster-tab-topics')).click();
     // Another partition that holds records; and an empty one says so.
     const parts = await browser.execute(() => [...document.querySelectorAll('[data-testid^="cluster-partition-"]')].map((r) => [r.dataset.testid, r.lastElementChild?.textContent]));
     const empty = parts.find(([, n]) => n === '0');

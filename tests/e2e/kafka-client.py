@@ -1,7 +1,9 @@
 """An independent Kafka client for the app's e2e tests (kafka-python: pure Python, neither the
 app's krafka nor librdkafka): `create BOOTSTRAP TOPIC PARTITIONS` makes a topic; `read BOOTSTRAP
 TOPIC PARTITION OFFSET` prints the record at that offset as JSON (key and value as hex, null as
-null, headers in order with their values as hex or null, the timestamp in ms)."""
+null, headers in order with their values as hex or null, the timestamp in ms); `offsets BOOTSTRAP
+GROUP` prints a group's commits as {"topic/partition": offset}; `groups BOOTSTRAP -` prints the
+cluster's group ids."""
 
 import json
 import sys
@@ -14,6 +16,17 @@ def main() -> None:
 
         admin = KafkaAdminClient(bootstrap_servers=bootstrap)
         admin.create_topics([NewTopic(topic, int(sys.argv[4]), 1)])
+        admin.close()
+        return
+    if mode in ("offsets", "groups"):
+        from kafka.admin import KafkaAdminClient
+
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+        if mode == "offsets":
+            got = admin.list_group_offsets(topic).get(topic, {})
+            print(json.dumps({f"{tp.topic}/{tp.partition}": o.offset for tp, o in sorted(got.items()) if o.offset >= 0}))
+        else:
+            print(json.dumps(sorted(g["group_id"] for g in admin.list_groups())))
         admin.close()
         return
     from kafka import KafkaConsumer, TopicPartition

@@ -13,7 +13,6 @@ export const PAGE = 100;
 export const NOT_YET: { what: string; why: string }[] = [
   { what: 'Import, bulk produce', why: 'one record at a time is written here (Produce…, Republish…); files are not built yet' },
   { what: 'Create, delete or purge topics', why: 'not built yet for a cluster' },
-  { what: 'Reset or delete a consumer group', why: 'the groups are shown (Consumer groups); changing them is not built yet' },
   { what: 'Search, export', why: 'they scan a store’s files; the cluster versions are not built yet' },
 ];
 

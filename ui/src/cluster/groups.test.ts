@@ -147,3 +147,107 @@ describe('the cluster window’s groups tab', () => {
     expect(r.getByTestId('cluster-topics')).toBeTruthy();
   });
 });
+
+import { resetTarget } from './groupAdmin.svelte';
+
+describe('a cluster group’s reset and delete', () => {
+  it('reads the target typed, or says what is wrong with it', () => {
+    expect(resetTarget('earliest', 'ignored', 'utc')).toEqual({ mode: 'earliest' });
+    expect(resetTarget('time', '2026-12-07 10:00', 'utc')).toEqual({ mode: 'time', unix_ms: Date.UTC(2026, 11, 7, 10) });
+    expect(resetTarget('time', 'soon', 'utc')).toMatch(/Give the time/);
+    expect(resetTarget('offset', '18446744073709551615', 'utc')).toEqual({ mode: 'offset', offset: '18446744073709551615' });
+    expect(resetTarget('offset', '-1', 'utc')).toMatch(/whole number of 0 or more/);
+    expect(resetTarget('shift', '+250', 'utc')).toEqual({ mode: 'shift', by: '250' });
+    expect(resetTarget('shift', '-100', 'utc')).toEqual({ mode: 'shift', by: '-100' });
+    expect(resetTarget('shift', '-', 'utc')).toMatch(/how many records/);
+  });
+
+  const detail: ClusterGroupDetail = {
+    id: 'billing',
+    state: 'Empty',
+    protocol_type: 'consumer',
+    assignor: null,
+    members: [],
+    partitions: [part(0, '12', '12'), part(1, '4', '10')],
+    lag: '6',
+    mirror_lease: false,
+  };
+  const plan = (members: number) => ({
+    group: 'billing',
+    members,
+    reread: '16',
+    skipped: '0',
+    rows: [
+      { topic: 'orders', partition: 0, current: '12', new: '0', low: '0', end: '12', lag_before: '0', lag_after: '12' },
+      { topic: 'orders', partition: 1, current: '4', new: '0', low: '0', end: '10', lag_before: '6', lag_after: '10' },
+    ],
+  });
+
+  async function openGroup() {
+    answers.clusterInfo = ok({ name: 'local', bootstrap: 'b:9092', cluster_id: 'c1', read_only: false, topics: [{ name: 'orders', messages: '22', partitions: [] }] });
+    answers.clusterGroups = ok([summary('billing', '6')]);
+    answers.clusterGroup = ok(detail);
+    const r = render(ClusterApp);
+    await settle();
+    await fireEvent.click(r.getByTestId('cluster-tab-groups'));
+    await settle();
+    await fireEvent.click(r.getByTestId('cluster-group-billing'));
+    await settle();
+    return r;
+  }
+
+  it('previews a reset, applies exactly the plan shown, and a change of the form asks for a new preview', async () => {
+    answers.clusterResetPlan = ok(plan(0));
+    answers.clusterResetApply = ok({ ...detail, lag: '22' });
+    const r = await openGroup();
+    await fireEvent.click(r.getByTestId('cluster-group-reset'));
+    await settle();
+    expect((r.getByTestId('reset-apply') as HTMLButtonElement).disabled).toBe(true);
+    await fireEvent.click(r.getByTestId('reset-preview'));
+    await settle();
+    expect(calls.find(([n]) => n === 'clusterResetPlan')?.slice(1)).toEqual(['billing', { topics: ['orders'], to: { mode: 'earliest' } }]);
+    expect(r.getByTestId('reset-summary').textContent).toMatch(/Reads 16 records again/);
+    expect(r.getAllByTestId('reset-row').map((x) => x.textContent)).toEqual([expect.stringMatching(/12\s*0\s*−12\s*12/), expect.stringMatching(/4\s*0\s*−4\s*10/)]);
+    // Another mode: the plan shown is stale, Apply waits for a new preview.
+    await fireEvent.click(r.getByTestId('reset-mode-latest'));
+    expect((r.getByTestId('reset-apply') as HTMLButtonElement).disabled).toBe(true);
+    await fireEvent.click(r.getByTestId('reset-mode-earliest'));
+    await fireEvent.click(r.getByTestId('reset-preview'));
+    await settle();
+    answers.clusterGroup = ok({ ...detail, lag: '22' }); // the cluster after the reset
+    await fireEvent.click(r.getByTestId('reset-apply'));
+    await settle();
+    expect(calls.find(([n]) => n === 'clusterResetApply')?.slice(1)).toEqual(['billing', plan(0).rows]);
+    expect(r.queryByTestId('reset-dialog')).toBeNull();
+    expect(r.getByTestId('cluster-group-lag').textContent).toBe('22');
+  });
+
+  it('will not apply while the group has members, and says why', async () => {
+    answers.clusterResetPlan = ok(plan(2));
+    const r = await openGroup();
+    await fireEvent.click(r.getByTestId('cluster-group-reset'));
+    await settle();
+    await fireEvent.click(r.getByTestId('reset-preview'));
+    await settle();
+    expect(r.getByTestId('reset-members').textContent).toMatch(/2 members now/);
+    expect((r.getByTestId('reset-apply') as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('deletes the group once its name is typed, and goes back to the list', async () => {
+    answers.clusterDeleteGroup = ok(null);
+    const r = await openGroup();
+    await fireEvent.click(r.getByTestId('cluster-group-delete'));
+    await settle();
+    const submit = r.getByTestId('group-delete-submit') as HTMLButtonElement;
+    await fireEvent.input(r.getByTestId('group-delete-confirm'), { target: { value: 'billin' } });
+    expect(submit.disabled).toBe(true);
+    await fireEvent.input(r.getByTestId('group-delete-confirm'), { target: { value: 'billing' } });
+    answers.clusterGroups = ok([]);
+    await fireEvent.click(submit);
+    await settle();
+    await settle();
+    expect(calls.find(([n]) => n === 'clusterDeleteGroup')?.slice(1)).toEqual(['billing', 'billing']);
+    expect(r.queryByTestId('group-delete-dialog')).toBeNull();
+    expect(r.getByTestId('cluster-groups-none').textContent).toMatch(/no consumer groups/);
+  });
+});
