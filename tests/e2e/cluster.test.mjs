@@ -3,7 +3,8 @@
 // connection, tests and connects to the broker, the cluster opens in a window of its own that
 // lists its topics and reads a partition's records (keys, values, headers), shows its consumer
 // groups (a store group's commits mirrored there, with their lag), writes a record and
-// republishes one (read back by kafka-python, an independent client), and a read-only
+// republishes one (read back by kafka-python, an independent client), follows a partition
+// another client writes to, and a read-only
 // connection offers no write; the connection is saved beside the recent stores. Screenshots
 // dark and light (artifacts/e2e/cluster-*-{dark,light}.png).
 import { test, before, after } from 'node:test';
@@ -208,6 +209,24 @@ test('connect to Kafka: a refused address named, then the cluster in its own win
     const left = kafkaClient('groups', '-');
     assert.ok(left.includes('twainmq-mirror.orders') && !left.includes('billing'), `gone from the cluster, the others kept: ${left}`);
     await (await byId(browser, 'cluster-tab-topics')).click();
+
+    // Follow partition 2 of orders (52 records): what another client writes there appears.
+    await (await byId(browser, 'cluster-topic-orders')).click();
+    await (await (await byId(browser, 'cluster-partition-2')).$('td')).click();
+    await (await byId(browser, 'cluster-follow')).click();
+    await (await byId(browser, 'cluster-following')).waitForDisplayed({ timeout: 20000 });
+    const offsets = () => browser.execute(() => [...document.querySelectorAll('[data-testid="cluster-record"] td:first-child')].map((c) => c.textContent));
+    assert.equal((await offsets()).at(-1), '51');
+    execFileSync(python, [path.join(here, 'kafka-client.py'), 'produce', `127.0.0.1:${port}`, 'orders', '2', '5']);
+    await until(browser, async () => (await offsets()).at(-1) === '56', 'the 5 new records shown', 20000, offsets);
+    assert.match(await (await byId(browser, 'cluster-following')).getText(), /Following: 5 new/);
+    const row2 = () => browser.execute(() => [...(document.querySelector('[data-testid="cluster-partition-2"]')?.children ?? [])].map((c) => c.textContent));
+    await until(browser, async () => (await row2()).join(' ') === '2 0 57 57', 'the partition row says its new end', 5000, row2);
+    const all = await offsets();
+    assert.deepEqual(all.slice(-6), ['51', '52', '53', '54', '55', '56'], 'in order, none twice');
+    await shotsBothThemes(browser, 'cluster-follow');
+    await (await byId(browser, 'cluster-follow')).click();
+    assert.equal(await (await byId(browser, 'cluster-following')).isExisting(), false);
     // Another partition that holds records; and an empty one says so.
     const parts = await browser.execute(() => [...document.querySelectorAll('[data-testid^="cluster-partition-"]')].map((r) => [r.dataset.testid, r.lastElementChild?.textContent]));
     const empty = parts.find(([, n]) => n === '0');

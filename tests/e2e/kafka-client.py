@@ -3,7 +3,7 @@ app's krafka nor librdkafka): `create BOOTSTRAP TOPIC PARTITIONS` makes a topic;
 TOPIC PARTITION OFFSET` prints the record at that offset as JSON (key and value as hex, null as
 null, headers in order with their values as hex or null, the timestamp in ms); `offsets BOOTSTRAP
 GROUP` prints a group's commits as {"topic/partition": offset}; `groups BOOTSTRAP -` prints the
-cluster's group ids."""
+cluster's group ids; `produce BOOTSTRAP TOPIC PARTITION N` writes N records (key kN, value vN)."""
 
 import json
 import sys
@@ -17,6 +17,15 @@ def main() -> None:
         admin = KafkaAdminClient(bootstrap_servers=bootstrap)
         admin.create_topics([NewTopic(topic, int(sys.argv[4]), 1)])
         admin.close()
+        return
+    if mode == "produce":
+        from kafka import KafkaProducer
+
+        producer = KafkaProducer(bootstrap_servers=bootstrap, acks="all")
+        for i in range(int(sys.argv[5])):
+            producer.send(topic, key=f"k{i}".encode(), value=f"v{i}".encode(), partition=int(sys.argv[4]))
+        producer.flush()
+        producer.close()
         return
     if mode in ("offsets", "groups"):
         from kafka.admin import KafkaAdminClient

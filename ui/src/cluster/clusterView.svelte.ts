@@ -8,6 +8,10 @@ import { backend } from '../backend';
 import type { ClusterInfo, ClusterProduced, ClusterTopic, MessageRow, Page } from '../backend';
 
 export const PAGE = 100;
+/** How often a followed partition is read for new records (ms). */
+export const FOLLOW_MS = 1000;
+/** The most rows a followed partition keeps on screen (the oldest go first). */
+export const FOLLOW_KEEP = 1000;
 
 /** What a cluster window does not offer yet, and why: shown, never offered and then refused. */
 export const NOT_YET: { what: string; why: string }[] = [
@@ -43,6 +47,13 @@ export class ClusterView {
   pageError = $state<string | null>(null);
   selected = $state<MessageRow | null>(null);
   filter = $state('');
+  /** Following the picked partition: new records appended as they arrive. */
+  following = $state(false);
+  /** Records that arrived since following began, and when it began (ms). */
+  arrived = $state(0);
+  followSince = $state(0);
+  private followTimer: ReturnType<typeof setTimeout> | null = null;
+  private followGen = 0;
   /** Where the last record written landed, said until the next one. */
   notice = $state<(ClusterProduced & { from: string | null }) | null>(null);
 
@@ -66,6 +77,7 @@ export class ClusterView {
 
   /** Pick a topic: its first partition that holds records (else its first), from its first offset. */
   async pick(topic: string): Promise<void> {
+    this.stopFollowing();
     this.topic = topic;
     const t = this.info?.topics.find((x) => x.name === topic);
     const p = t?.partitions.find((x) => x.messages !== '0') ?? t?.partitions[0];
@@ -74,6 +86,7 @@ export class ClusterView {
   }
 
   async pickPartition(p: number): Promise<void> {
+    this.stopFollowing();
     this.partition = p;
     const part = this.current?.partitions.find((x) => x.partition === p);
     await this.read(part?.low ?? '0');
@@ -109,6 +122,75 @@ export class ClusterView {
     const low = BigInt(this.current?.partitions.find((p) => p.partition === this.partition)?.low ?? '0');
     const back = from - BigInt(PAGE) < low ? low : from - BigInt(PAGE);
     await this.read(back.toString());
+  }
+
+  /**
+   * Follow the picked partition: show its last page, then read what comes after it every
+   * FOLLOW_MS, appending (at most FOLLOW_KEEP rows kept). A read that fails is said and tried
+   * again at the next tick; picking another topic or partition, or a page, stops it.
+   */
+  async follow(): Promise<void> {
+    if (!this.topic) return;
+    this.stopFollowing();
+    const gen = ++this.followGen;
+    const r = await backend.readPage(this.topic, this.partition, '18446744073709551615', 1);
+    if (gen !== this.followGen) return;
+    if (r.status === 'error') {
+      this.pageError = r.error.message;
+      return;
+    }
+    const end = BigInt(r.data.end);
+    const low = BigInt(this.current?.partitions.find((p) => p.partition === this.partition)?.low ?? '0');
+    const from = end - BigInt(PAGE) > low ? end - BigInt(PAGE) : low;
+    await this.read(from.toString());
+    if (gen !== this.followGen) return;
+    this.following = true;
+    this.arrived = 0;
+    this.followSince = Date.now();
+    this.selected = this.rows[this.rows.length - 1] ?? null;
+    this.schedule(gen);
+  }
+
+  private schedule(gen: number): void {
+    this.followTimer = setTimeout(() => void this.tick(gen), FOLLOW_MS);
+  }
+
+  private async tick(gen: number): Promise<void> {
+    if (gen !== this.followGen || !this.topic) return;
+    const r = await backend.readPage(this.topic, this.partition, this.next, 500);
+    if (gen !== this.followGen) return;
+    if (r.status === 'error') this.pageError = `${r.error.message} (trying again)`;
+    else {
+      this.pageError = null;
+      const fresh = r.data.rows.flatMap((row) => (row.row === 'message' ? [row as MessageRow & { row: 'message' }] : []));
+      if (fresh.length > 0) {
+        const all = [...this.rows, ...fresh];
+        this.rows = all.length > FOLLOW_KEEP ? all.slice(all.length - FOLLOW_KEEP) : all;
+        this.from = this.rows[0]?.offset ?? this.from;
+        this.arrived += fresh.length;
+      }
+      this.next = r.data.next;
+      this.end = r.data.end;
+      this.endMoved(r.data.end);
+    }
+    this.schedule(gen);
+  }
+
+  /** The followed partition's end as just read: its row and its topic's count say it too. */
+  private endMoved(end: string): void {
+    const t = this.info?.topics.find((x) => x.name === this.topic);
+    const p = t?.partitions.find((x) => x.partition === this.partition);
+    if (!t || !p || p.high === end) return;
+    p.high = end;
+    p.messages = (BigInt(end) - BigInt(p.low)).toString();
+    t.messages = t.partitions.reduce((sum, x) => sum + BigInt(x.messages), 0n).toString();
+  }
+
+  stopFollowing(): void {
+    this.followGen++;
+    if (this.followTimer !== null) clearTimeout(this.followTimer);
+    this.followTimer = null;
+    this.following = false;
   }
 
   /** A record was written: say where, and read the topics again (their ends moved). */
