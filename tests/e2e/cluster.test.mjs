@@ -116,6 +116,10 @@ test('connect to Kafka: a refused address named, then the cluster in its own win
     await (await byId(browser, 'cluster-topic-orders')).waitForDisplayed({ timeout: 20000 });
     assert.match(await browser.execute(() => document.title), /^local nisshi — Kafka/);
     assert.match(await (await byId(browser, 'cluster-topic-orders')).getText(), /3 P · 60/);
+    // No topic picked: the overview of them all, largest first.
+    const largest = await browser.execute(() => document.querySelector('[data-testid="cluster-overview-row"]')?.textContent ?? '');
+    assert.match(largest, /orders\s*3\s*60/);
+    await shotsBothThemes(browser, 'cluster-overview');
     await (await byId(browser, 'cluster-topic-orders')).click();
     await until(browser, async () => (await browser.$$('[data-testid="cluster-record"]')).length > 0, 'records', 20000);
     const first = await browser.$$('[data-testid="cluster-record"]');

@@ -167,7 +167,7 @@ describe('a cluster window', () => {
     await v.read('12x');
     expect(v.pageError).toMatch(/not an offset/);
     v.filter = 'AUD';
-    expect(v.shown.map((t) => t.name)).toEqual(['audit']);
+    expect(v.rowsShown.map((r) => (r.kind === 'topic' ? r.topic.name : r.prefix))).toEqual(['audit']);
   });
 
   it('says a null key, a tombstone and binary values as such', () => {

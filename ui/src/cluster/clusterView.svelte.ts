@@ -6,6 +6,7 @@
 
 import { backend } from '../backend';
 import type { ClusterInfo, ClusterProduced, ClusterTopic, MessageRow, Page } from '../backend';
+import { sidebarRows, type TreeRow } from './topicList';
 
 export const PAGE = 100;
 /** How often a followed partition is read for new records (ms). */
@@ -58,9 +59,25 @@ export class ClusterView {
   notice = $state<(ClusterProduced & { from: string | null }) | null>(null);
 
   current = $derived<ClusterTopic | null>(this.info?.topics.find((t) => t.name === this.topic) ?? null);
-  shown = $derived<ClusterTopic[]>(
-    (this.info?.topics ?? []).filter((t) => this.filter.trim() === '' || t.name.toLowerCase().includes(this.filter.trim().toLowerCase())),
-  );
+  /** The sidebar as a tree by name prefix (on by default once there are many topics). */
+  tree = $state(false);
+  private treeChosen = false;
+  /** The prefixes unfolded in the tree. */
+  opened = $state<Set<string>>(new Set());
+  rowsShown = $derived<TreeRow[]>(sidebarRows(this.info?.topics ?? [], this.filter, this.tree, this.opened));
+  shownCount = $derived<number>(this.rowsShown.reduce((n, r) => n + (r.kind === 'topic' ? 1 : r.open ? 0 : r.topics), 0));
+
+  setTree(on: boolean): void {
+    this.tree = on;
+    this.treeChosen = true;
+  }
+
+  toggle(prefix: string): void {
+    const next = new Set(this.opened);
+    if (next.has(prefix)) next.delete(prefix);
+    else next.add(prefix);
+    this.opened = next;
+  }
 
   async load(): Promise<void> {
     this.loading = true;
@@ -72,6 +89,8 @@ export class ClusterView {
     }
     this.error = null;
     this.info = r.data;
+    // Hundreds of topics read better folded by prefix: the tree is on until the user chooses.
+    if (!this.treeChosen && r.data.topics.length > 200) this.tree = true;
     if (this.topic && !r.data.topics.some((t) => t.name === this.topic)) this.topic = null;
   }
 
