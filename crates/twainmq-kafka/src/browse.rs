@@ -23,9 +23,11 @@ use crate::error::{Error, Result};
 mod group_admin;
 mod groups;
 mod produce;
+mod scan;
 pub use group_admin::{ResetRow, ResetTo};
 pub use groups::{GroupDetail, GroupMember, GroupPartition, GroupSummary};
 pub use produce::{NewRecord, Written};
+pub use scan::{ScanEnd, ScanProgress};
 
 /// What went wrong while connecting, in the words the connect dialog shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

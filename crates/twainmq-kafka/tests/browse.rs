@@ -9,7 +9,7 @@ use std::io::Read;
 use std::net::TcpListener;
 use std::time::Duration;
 
-use twainmq_kafka::browse::{test_connection, Browser, FailureKind, NewRecord, ResetTo};
+use twainmq_kafka::browse::{test_connection, Browser, FailureKind, NewRecord, ResetTo, ScanEnd};
 use twainmq_kafka::testing::{commit, free_port, produce, Broker, Member, TestRecord};
 use twainmq_kafka::{Endpoint, Sasl, SaslMechanism, Secret, Tls};
 
@@ -425,4 +425,46 @@ fn a_groups_reset_is_planned_then_applied_as_planned_and_a_group_with_members_is
     let e = browser.delete_group("billing").expect_err("gone");
     assert!(matches!(e, twainmq_kafka::Error::GroupMissing { .. }), "{e}");
     assert!(e.to_string().contains("no consumer group \"billing\""), "{e}");
+}
+
+#[test]
+fn a_scan_reads_every_record_of_every_partition_once_and_stops_when_asked() {
+    use std::sync::atomic::AtomicBool;
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = Broker::start(&dir.path().join("broker"), &[]) else { return };
+    let ep = broker.endpoint();
+    produce(&ep, "orders", 3, &records());
+    produce(&ep, "empty", 2, &[]);
+    let (browser, _) = Browser::connect(&ep).expect("connect");
+    let mut seen = Vec::new();
+    let mut last = None;
+    let end = browser
+        .scan("orders", &AtomicBool::new(false), &mut |batch, p| {
+            seen.extend(batch.iter().map(|r| (r.partition, r.offset)));
+            last = Some(p);
+            true
+        })
+        .expect("scan");
+    seen.sort_unstable();
+    let want: Vec<(u32, u64)> = [(0u32, 12u64), (1, 10), (2, 10)].iter().flat_map(|(p, n)| (0..*n).map(move |o| (*p, o))).collect();
+    assert_eq!(seen, want, "every record once");
+    assert!(matches!(end, ScanEnd::Complete(p) if p.scanned == 32 && p.total == 32), "{end:?}");
+    assert_eq!(last.map(|p| p.scanned), Some(32));
+    // Stopped by the caller after its first batch; by the cancel flag before any.
+    let mut n = 0u64;
+    let stop = browser
+        .scan("orders", &AtomicBool::new(false), &mut |batch, _| {
+            n += batch.len() as u64;
+            false
+        })
+        .expect("scan");
+    assert!(matches!(stop, ScanEnd::Stopped(p) if p.scanned == n && n > 0), "{stop:?}");
+    assert!(
+        matches!(browser.scan("orders", &AtomicBool::new(true), &mut |_, _| true).expect("scan"), ScanEnd::Stopped(p) if p.scanned == 0)
+    );
+    assert!(
+        matches!(browser.scan("empty", &AtomicBool::new(false), &mut |_, _| true).expect("scan"), ScanEnd::Complete(p) if p.total == 0)
+    );
+    let e = browser.scan("nope", &AtomicBool::new(false), &mut |_, _| true).expect_err("no such topic");
+    assert!(e.to_string().contains("nope"), "{e}");
 }
