@@ -97,6 +97,8 @@ const COMMANDS: &[(&str, &[&str])] = &[
             "cluster_reset_plan",
             "cluster_reset_apply",
             "cluster_delete_group",
+            "cluster_search",
+            "cluster_cancel_search",
         ],
     ),
     ("shell", &["about", "index_cache_info", "clear_index_cache", "launch_error", "new_window", "view_state"]),

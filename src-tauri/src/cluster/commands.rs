@@ -9,10 +9,11 @@ use std::sync::Arc;
 
 use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindowBuilder};
 
+use super::search::Matcher;
 use super::service::{self, OsKeychain};
 use super::wire::{
     ClusterGroupDetail, ClusterGroupSummary, ClusterInfo, ClusterProduceRequest, ClusterProduced, ClusterResetPlan, ClusterResetRequest,
-    ClusterResetRow, ConnectRequest, ConnectionTest, SavedConnection,
+    ClusterResetRow, ClusterSearchEvent, ClusterSearchQuery, ConnectRequest, ConnectionTest, SavedConnection,
 };
 use crate::ipc::blocking;
 use crate::session::{Session, Sessions};
@@ -140,4 +141,37 @@ pub async fn cluster_reset_apply(state: Session, id: String, rows: Vec<ClusterRe
 pub async fn cluster_delete_group(state: Session, id: String, confirm: String) -> Result<(), ErrorDto> {
     let cluster = state.cluster()?;
     blocking(move || cluster.delete_group(&id, &confirm)).await
+}
+
+/// Search a cluster topic: progress and hits stream on `on_event` until done,
+/// failed or cancelled; a new search stops the one before. A query that
+/// cannot run is refused here, before anything is read.
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_search(
+    state: Session,
+    topic: String,
+    query: ClusterSearchQuery,
+    on_event: tauri::ipc::Channel<ClusterSearchEvent>,
+) -> Result<(), ErrorDto> {
+    let cluster = state.cluster()?;
+    let matcher = Matcher::new(&query)?;
+    let cancel = cluster.new_search();
+    std::thread::Builder::new()
+        .name("cluster-search".into())
+        .spawn(move || {
+            cluster.search(&topic, &matcher, &cancel, &mut |ev| {
+                let _ = on_event.send(ev);
+            });
+        })
+        .map_err(|e| ErrorDto::new(ErrorCode::Internal, format!("could not start the search: {e}")))?;
+    Ok(())
+}
+
+/// Stop the window's running cluster search (what it found stays shown).
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_cancel_search(state: Session) -> Result<(), ErrorDto> {
+    state.cluster()?.cancel_search();
+    Ok(())
 }

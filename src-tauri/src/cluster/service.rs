@@ -263,6 +263,8 @@ pub fn test(request: &ConnectRequest, secrets: &dyn Secrets) -> Result<Connectio
 /// A Kafka cluster as a window's source.
 pub struct ClusterSource {
     browser: Browser,
+    /// The running search's stop flag: a new search stops the one before.
+    search: std::sync::Mutex<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>>,
     /// The connection's name, for the window.
     pub name: String,
     pub cluster_id: String,
@@ -290,13 +292,44 @@ pub fn connect(request: &ConnectRequest, secrets: &dyn Secrets) -> Result<Connec
                 n => n.to_string(),
             };
             let dto = ClusterOverviewDto::from(&overview);
-            Ok((ClusterSource { browser, name, cluster_id: overview.cluster_id, read_only: request.settings.read_only }, dto))
+            Ok((
+                ClusterSource {
+                    browser,
+                    search: std::sync::Mutex::new(None),
+                    name,
+                    cluster_id: overview.cluster_id,
+                    read_only: request.settings.read_only,
+                },
+                dto,
+            ))
         }
         Err(f) => Err(ConnectionTest { overview: None, failure: Some(ConnectFailureDto::from(&f)), keychain_problem: None }),
     })
 }
 
 impl ClusterSource {
+    /// The connection, for this domain's other modules.
+    pub(crate) fn browser(&self) -> &Browser {
+        &self.browser
+    }
+
+    /// A stop flag for a new search; the one before is stopped.
+    pub fn new_search(&self) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut slot = self.search.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(old) = slot.replace(flag.clone()) {
+            old.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        flag
+    }
+
+    /// Stop the running search, if any (what it found stays shown).
+    pub fn cancel_search(&self) {
+        if let Some(f) = self.search.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref() {
+            f.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
     /// What the window shows: the cluster and its topics with their watermarks.
     pub fn info(&self) -> Result<ClusterInfo, ErrorDto> {
         let topics = self.browser.topics().map_err(|e| kafka_error(&e))?;

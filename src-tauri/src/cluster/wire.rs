@@ -448,6 +448,66 @@ pub struct ClusterResetPlan {
     pub skipped: Count,
 }
 
+/// How a cluster search reads what is typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchMode {
+    /// Text, any case.
+    Text,
+    /// A regular expression (Rust's syntax), on the bytes.
+    Regex,
+    /// A CEL filter, the store's language (`docs/QUERY.md`).
+    Cel,
+}
+
+/// Where text and regular expressions look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchWhere {
+    All,
+    Key,
+    Value,
+    /// Header names and values.
+    Headers,
+}
+
+/// A cluster topic's search.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct ClusterSearchQuery {
+    pub mode: SearchMode,
+    pub place: SearchWhere,
+    pub text: String,
+}
+
+/// What a running cluster search tells the window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Type)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum ClusterSearchEvent {
+    /// Records read of those between the watermarks at the start, and hits so far.
+    Progress {
+        scanned: Count,
+        total: Count,
+        hits: Count,
+    },
+    /// More hits, whole (the first ones only: see `Done::rows_cut`).
+    Hits {
+        rows: Vec<MessageRow>,
+    },
+    /// The end: everything read, or stopped.
+    Done {
+        scanned: Count,
+        total: Count,
+        hits: Count,
+        /// Cancelled before the end.
+        stopped: bool,
+        /// More hits than were sent whole: the rest were counted only.
+        rows_cut: bool,
+    },
+    Failed {
+        error: crate::wire::ErrorDto,
+    },
+}
+
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }

@@ -368,6 +368,69 @@ fn a_cluster_groups_reset_is_previewed_then_applied_and_a_group_deleted_by_name(
 }
 
 #[test]
+fn a_cluster_topic_is_searched_whole_with_progress_hits_and_a_stop() {
+    use twainmq_desktop::cluster::search::Matcher;
+    use twainmq_desktop::cluster::wire::{ClusterSearchEvent, ClusterSearchQuery, SearchMode, SearchWhere};
+    if twainmq::internals::under_wine() {
+        eprintln!("SKIPPED under Wine: nisshi, a Linux program, cannot be started from a Windows test");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = Broker::start(&dir.path().join("broker"), &[]) else { return };
+    let records: Vec<TestRecord> = (0..300u32)
+        .map(|i| TestRecord {
+            partition: i % 3,
+            key: Some(format!("customer-{}", i % 7).into_bytes()),
+            value: Some(format!("{{\"n\":{i},\"country\":\"{}\"}}", ["FR", "DE", "JP"][(i % 3) as usize]).into_bytes()),
+            headers: vec![("trace".into(), format!("t-{i}").into_bytes())],
+            timestamp_ms: T0 + i64::from(i),
+        })
+        .collect();
+    produce(&broker.endpoint(), "orders", 3, &records);
+    let source = connected(&broker);
+    let run = |mode, place, text: &str| {
+        let m = Matcher::new(&ClusterSearchQuery { mode, place, text: text.into() }).expect("compiles");
+        let mut events = Vec::new();
+        source.search("orders", &m, &source.new_search(), &mut |e| events.push(e));
+        events
+    };
+    let hits = |events: &[ClusterSearchEvent]| -> Vec<u64> {
+        let mut offsets: Vec<u64> = events
+            .iter()
+            .flat_map(|e| match e {
+                ClusterSearchEvent::Hits { rows } => rows.iter().map(|r| u64::from(r.partition) * 1000 + r.offset.0).collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        offsets.sort_unstable();
+        offsets
+    };
+    // customer-4: i % 7 == 4, 43 of the 300.
+    let events = run(SearchMode::Text, SearchWhere::Key, "CUSTOMER-4");
+    assert_eq!(hits(&events).len(), 43);
+    match events.last() {
+        Some(ClusterSearchEvent::Done { scanned, total, hits, stopped, rows_cut }) => {
+            assert_eq!((scanned.0, total.0, hits.0, *stopped, *rows_cut), (300, 300, 43, false, false));
+        }
+        other => panic!("not done: {other:?}"),
+    }
+    assert!(events.iter().any(|e| matches!(e, ClusterSearchEvent::Progress { .. })), "progress said");
+    assert_eq!(hits(&run(SearchMode::Cel, SearchWhere::All, r#"value.country == "JP" && value.n >= 150"#)).len(), 50);
+    assert_eq!(hits(&run(SearchMode::Regex, SearchWhere::Headers, r"^t-1\d$")).len(), 10);
+    assert_eq!(hits(&run(SearchMode::Text, SearchWhere::Value, "customer")).len(), 0, "the key is not in the value");
+    // A stop before the first batch: stopped, nothing found.
+    let m = Matcher::new(&ClusterSearchQuery { mode: SearchMode::Text, place: SearchWhere::All, text: "x".into() }).expect("compiles");
+    let flag = source.new_search();
+    source.cancel_search();
+    let mut events = Vec::new();
+    source.search("orders", &m, &flag, &mut |e| events.push(e));
+    assert!(matches!(events.last(), Some(ClusterSearchEvent::Done { stopped: true, .. })), "{events:?}");
+    let mut events = Vec::new();
+    source.search("nope", &m, &source.new_search(), &mut |e| events.push(e));
+    assert!(matches!(events.last(), Some(ClusterSearchEvent::Failed { error }) if error.message.contains("nope")), "{events:?}");
+}
+
+#[test]
 fn a_connection_saved_before_read_only_existed_reads_as_writable() {
     let old = r#"{"name":"n","bootstrap":"b:9092","tls":null,"sasl":null}"#;
     let s: ConnectionSettings = serde_json::from_str(old).expect("an older saved connection reads");

@@ -180,6 +180,14 @@ export const commands = {
 	clusterResetApply: (id: string, rows: ClusterResetRow[]) => typedError<ClusterGroupDetail, ErrorDto>(__TAURI_INVOKE("cluster_reset_apply", { id, rows })),
 	/**  Delete a cluster's consumer group, its name typed again as `confirm`. */
 	clusterDeleteGroup: (id: string, confirm: string) => typedError<null, ErrorDto>(__TAURI_INVOKE("cluster_delete_group", { id, confirm })),
+	/**
+	 *  Search a cluster topic: progress and hits stream on `on_event` until done,
+	 *  failed or cancelled; a new search stops the one before. A query that
+	 *  cannot run is refused here, before anything is read.
+	 */
+	clusterSearch: (topic: string, query: ClusterSearchQuery, onEvent: Channel<ClusterSearchEvent>) => typedError<null, ErrorDto>(__TAURI_INVOKE("cluster_search", { topic, query, onEvent })),
+	/**  Stop the window's running cluster search (what it found stays shown). */
+	clusterCancelSearch: () => typedError<null, ErrorDto>(__TAURI_INVOKE("cluster_cancel_search")),
 	/**  The app's, the engine's version and the 0.2.3 compatibility (Help → About). */
 	about: () => typedError<About, ErrorDto>(__TAURI_INVOKE("about")),
 	/**  Where the line-index cache is and how much it holds. */
@@ -445,6 +453,26 @@ export type ClusterResetTo =
 { mode: "offset"; offset: Offset } | 
 /**  The current commit moved by this many (a decimal integer, back when negative). */
 { mode: "shift"; by: string };
+
+/**  What a running cluster search tells the window. */
+export type ClusterSearchEvent = 
+/**  Records read of those between the watermarks at the start, and hits so far. */
+{ event: "progress"; scanned: Count; total: Count; hits: Count } | 
+/**  More hits, whole (the first ones only: see `Done::rows_cut`). */
+{ event: "hits"; rows: MessageRow[] } | 
+/**  The end: everything read, or stopped. */
+{ event: "done"; scanned: Count; total: Count; hits: Count; 
+/**  Cancelled before the end. */
+stopped: boolean; 
+/**  More hits than were sent whole: the rest were counted only. */
+rows_cut: boolean } | { event: "failed"; error: ErrorDto };
+
+/**  A cluster topic's search. */
+export type ClusterSearchQuery = {
+	mode: SearchMode,
+	place: SearchWhere,
+	text: string,
+};
 
 /**  A cluster's topic, as the cluster window's list shows it. */
 export type ClusterTopic = {
@@ -1513,6 +1541,15 @@ export type SearchFinish =
 /**  A search session's id: its hits stay in the backend, read by index ranges. */
 export type SearchId = number;
 
+/**  How a cluster search reads what is typed. */
+export type SearchMode = 
+/**  Text, any case. */
+"text" | 
+/**  A regular expression (Rust's syntax), on the bytes. */
+"regex" | 
+/**  A CEL filter, the store's language (`docs/QUERY.md`). */
+"cel";
+
 /**  What a search looks for; every condition given must hold. */
 export type SearchQuery = {
 	/**  Only messages with this key (empty: any). */
@@ -1538,6 +1575,11 @@ export type SearchRows = {
 	/**  The session's hits readable so far (all of them once it has ended). */
 	hits: Count,
 };
+
+/**  Where text and regular expressions look. */
+export type SearchWhere = "all" | "key" | "value" | 
+/**  Header names and values. */
+"headers";
 
 /**  Which messages an export or copy takes. */
 export type SelectionDto = 
