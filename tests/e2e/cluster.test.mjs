@@ -2,7 +2,7 @@
 // skipped, saying so, when it is not built): File > Connect to Kafka… names a refused
 // connection, tests and connects to the broker, the cluster opens in a window of its own that
 // lists its topics and reads a partition's records (keys, values, headers), shows its consumer
-// groups (a store group's commits mirrored there, with their lag), writes a record and
+// groups (a store group's commits mirrored there, with their lag), searches a topic whole, writes a record and
 // republishes one (read back by kafka-python, an independent client), follows a partition
 // another client writes to, and a read-only
 // connection offers no write; the connection is saved beside the recent stores. Screenshots
@@ -132,6 +132,22 @@ test('connect to Kafka: a refused address named, then the cluster in its own win
     assert.ok(!buttons.some((b) => /delete|purge|reset/i.test(b)), buttons.join(' | '));
     assert.match(await (await byId(browser, 'cluster-not-yet')).getText(), /Import, bulk produce/);
     await shotsBothThemes(browser, 'cluster-window');
+
+    // Search the whole topic: the key's text in every partition, then a CEL filter on the value.
+    const searched = async () => (await (await byId(browser, 'cluster-search-state')).getText());
+    await setValue(await byId(browser, 'cluster-search-text'), 'Customer-4');
+    await (await byId(browser, 'cluster-search-where')).selectByAttribute('value', 'key');
+    await (await byId(browser, 'cluster-search-go')).click();
+    await until(browser, async () => /every partition read/.test(await searched()), 'the search done', 20000, searched);
+    assert.match(await searched(), /^8 hits in 60 of 60 records/);
+    const hitKeys = await browser.execute(() => [...document.querySelectorAll('[data-testid="cluster-record"] td:nth-child(3)')].map((c) => c.textContent));
+    assert.deepEqual([...new Set(hitKeys)], ['customer-4']);
+    await (await byId(browser, 'cluster-search-mode')).selectByAttribute('value', 'cel');
+    await setValue(await byId(browser, 'cluster-search-text'), 'value.country == "JP" && value.order >= 30');
+    await (await byId(browser, 'cluster-search-go')).click();
+    await until(browser, async () => /^10 hits in 60 of 60 records.*every partition read/.test(await searched()), 'the CEL search done', 20000, searched);
+    await shotsBothThemes(browser, 'cluster-search');
+    await (await byId(browser, 'cluster-search-close')).click();
 
     // The consumer groups: the store's group, mirrored, with what it has left to read.
     await (await byId(browser, 'cluster-tab-groups')).click();

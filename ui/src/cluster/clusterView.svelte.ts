@@ -18,7 +18,7 @@ export const FOLLOW_KEEP = 1000;
 export const NOT_YET: { what: string; why: string }[] = [
   { what: 'Import, bulk produce', why: 'one record at a time is written here (Produce…, Republish…); files are not built yet' },
   { what: 'Create, delete or purge topics', why: 'not built yet for a cluster' },
-  { what: 'Search, export', why: 'they scan a store’s files; the cluster versions are not built yet' },
+  { what: 'Export', why: 'a topic or search results to a file: not built yet for a cluster (search is: above the records)' },
 ];
 
 /** A row's message as one line for the table. */
