@@ -316,6 +316,23 @@ impl Cluster {
             .map_err(|e| self.error("make a consumer", &e))
     }
 
+    /// A consumer of no group for reading whole topics (the app's search): large
+    /// polls and a deep buffer, so that fetches of every partition run ahead of
+    /// the matching instead of waiting for each 500 records to be handed out.
+    pub(crate) async fn scanner(&self) -> Result<Consumer> {
+        self.kafka
+            .consumer_without_group()
+            .auto_offset_reset(krafka::consumer::AutoOffsetReset::Earliest)
+            .fetch_max_wait(Duration::from_millis(100))
+            .max_partition_fetch_bytes(8 << 20)
+            .fetch_max_bytes(64 << 20)
+            .max_poll_records(20_000)
+            .max_buffered_records(200_000)
+            .build()
+            .await
+            .map_err(|e| self.error("make a consumer", &e))
+    }
+
     /// Read partition `p` of `topic` over `[from, to)`: every record, in order.
     /// Used for the tail scans and the group translation (short ranges).
     pub(crate) async fn read_range(&self, consumer: &Consumer, topic: &str, p: u32, from: i64, to: i64) -> Result<Vec<ConsumerRecord>> {

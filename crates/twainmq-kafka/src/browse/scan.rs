@@ -53,7 +53,7 @@ impl Browser {
                 each(&[], progress);
                 return Ok(ScanEnd::Complete(progress));
             }
-            let consumer = c.reader().await?;
+            let consumer = c.scanner().await?;
             let op = || format!("read all of {topic}");
             consumer.assign(topic, left.keys().copied().collect()).await.map_err(|e| c.error(op(), &e))?;
             for (p, (from, _)) in &left {
