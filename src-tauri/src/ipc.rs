@@ -3,7 +3,12 @@
 //! registers and the TypeScript bindings are generated from (its commands come
 //! from build.rs's `COMMANDS` list: `lib.rs` passes them in).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tauri::ipc::Channel;
+use tauri::{AppHandle, Manager};
 
 use tauri_specta::{collect_events, Builder, Commands};
 use twainmq::KeyType;
@@ -16,12 +21,60 @@ use crate::messages::service::MAX_PAGE;
 use crate::messages::wire::{MAX_PAYLOAD_SLICE, PAYLOAD_PREVIEW_BYTES, ROW_WHOLE_BYTES};
 use crate::shell::wire::{accelerators, MenuAction};
 use crate::store::wire::{StoreChanged, StorePresence};
-use crate::transfer::wire::{RetentionApplied, RetentionDue};
+use crate::transfer::wire::{RetentionApplied, RetentionDue, TransferId};
 use crate::wire::{ErrorCode, ErrorDto};
 
 /// Run `f` off the async runtime (reading files, waiting for threads): every command's work.
 pub async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ErrorDto> + Send + 'static) -> Result<T, ErrorDto> {
     tauri::async_runtime::spawn_blocking(f).await.map_err(|e| ErrorDto::new(ErrorCode::Internal, format!("the task failed: {e}")))?
+}
+
+/// The running transfers' (exports, imports, copies: of a store or a cluster) cancel flags, by
+/// id: `cancel_transfer` stops any of them.
+#[derive(Default)]
+pub struct Transfers {
+    next: AtomicU32,
+    running: Mutex<HashMap<u32, Arc<AtomicBool>>>,
+}
+
+impl Transfers {
+    fn start(&self) -> (u32, Arc<AtomicBool>) {
+        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        let flag = Arc::new(AtomicBool::new(false));
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).insert(id, flag.clone());
+        (id, flag)
+    }
+    fn end(&self, id: u32) {
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+    }
+    /// Ask transfer `id` to stop (it does after its current batch); nothing when it has ended.
+    pub fn cancel(&self, id: u32) {
+        if let Some(f) = self.running.lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
+            f.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Run `work` on a thread of its own as a new transfer, its events on `channel`; its id, for
+/// `cancel_transfer`.
+pub fn spawn_transfer<E: tauri::ipc::IpcResponse + Send + 'static>(
+    app: &AppHandle,
+    kind: &str,
+    channel: Channel<E>,
+    work: impl FnOnce(&AtomicBool, &mut dyn FnMut(E)) + Send + 'static,
+) -> Result<TransferId, ErrorDto> {
+    let (id, cancel) = app.state::<Transfers>().start();
+    let handle = app.clone();
+    std::thread::Builder::new()
+        .name(format!("{kind}-{id}"))
+        .spawn(move || {
+            work(&cancel, &mut |ev| {
+                let _ = channel.send(ev);
+            });
+            handle.state::<Transfers>().end(id);
+        })
+        .map_err(|e| ErrorDto::new(ErrorCode::Internal, format!("could not start the {kind}: {e}")))?;
+    Ok(TransferId(id))
 }
 
 /// The command and event set, with the constants the bindings carry: shared by the app and

@@ -68,6 +68,7 @@ pub mod cluster {
     pub mod commands;
     pub mod search;
     pub mod service;
+    pub mod transfer;
     pub mod wire;
 }
 
@@ -128,7 +129,7 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
             });
             app.manage(session::Sessions::new(places, store_opened));
             app.manage(shell::menu::Focus::default());
-            app.manage(transfer::commands::Transfers::default());
+            app.manage(ipc::Transfers::default());
             let main = app.state::<session::Sessions>().get("main");
             shell::menu::refresh_recent(app.handle(), &main.recent());
             if let Some(path) = store_arg.clone() {

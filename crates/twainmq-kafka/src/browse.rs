@@ -22,10 +22,12 @@ use crate::error::{Error, Result};
 
 mod group_admin;
 mod groups;
+mod jsonl;
 mod produce;
 mod scan;
 pub use group_admin::{ResetRow, ResetTo};
 pub use groups::{GroupDetail, GroupMember, GroupPartition, GroupSummary};
+pub use jsonl::{check_import, parse_line, record_line, ImportCheck, ImportOptions, ImportReport, LineRecord, Resume, MAX_LINE_BYTES};
 pub use produce::{NewRecord, Written};
 pub use scan::{ScanEnd, ScanProgress};
 

@@ -468,3 +468,82 @@ fn a_scan_reads_every_record_of_every_partition_once_and_stops_when_asked() {
     let e = browser.scan("nope", &AtomicBool::new(false), &mut |_, _| true).expect_err("no such topic");
     assert!(e.to_string().contains("nope"), "{e}");
 }
+
+/// A record without its offset: partition, time, key, value, headers.
+type Content = (u32, i64, Option<Vec<u8>>, Option<Vec<u8>>, Vec<(String, Option<Vec<u8>>)>);
+
+/// Every record of `topic`, by partition and offset, without the offsets.
+fn contents(browser: &Browser, topic: &str) -> Vec<Content> {
+    use std::sync::atomic::AtomicBool;
+    let mut all = Vec::new();
+    browser
+        .scan(topic, &AtomicBool::new(false), &mut |batch, _| {
+            all.extend(batch.iter().cloned());
+            true
+        })
+        .expect("scan");
+    all.sort_by_key(|r| (r.partition, r.offset));
+    all.into_iter().map(|r| (r.partition, r.timestamp_ms, r.key, r.value, r.headers)).collect()
+}
+
+#[test]
+fn a_topic_exported_to_json_lines_and_imported_again_is_the_same_record_for_record() {
+    use std::sync::atomic::AtomicBool;
+    use twainmq_kafka::browse::{check_import, ImportOptions};
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = Broker::start(&dir.path().join("broker"), &[]) else { return };
+    let ep = broker.endpoint();
+    produce(&ep, "orders", 3, &records());
+    produce(&ep, "copy", 3, &[]);
+    produce(&ep, "narrow", 2, &[]);
+    let (browser, _) = Browser::connect(&ep).expect("connect");
+    let no = AtomicBool::new(false);
+
+    let mut file = Vec::new();
+    let mut last = 0;
+    let end = browser.export_jsonl("orders", None, &mut file, &no, &mut |p| last = p.scanned).expect("export");
+    assert!(matches!(end, ScanEnd::Complete(p) if p.scanned == 32), "{end:?}");
+    assert_eq!(last, 32);
+    let text = String::from_utf8(file.clone()).expect("utf-8");
+    assert_eq!(text.lines().count(), 32);
+    assert!(text.contains(r#""value":{"hex":"009f9296"}"#), "binary bytes as hex");
+    assert!(text.contains(r#""key":"gone","value":null,"headers":[["h","1"],["h","2"]]"#), "a tombstone, repeated headers");
+
+    let check = check_import(&mut &file[..], &no).expect("check");
+    assert_eq!((check.records, check.with_partition, check.highest_partition, check.bad), (32, 32, Some(2), 0));
+    let keep = ImportOptions { keep_partitions: true, keep_timestamps: true, resume: None };
+    let mut confirmed = 0;
+    let (report, error) = browser.import_jsonl("copy", &mut &file[..], keep.clone(), &no, &mut |n| confirmed = n);
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!((report.written, report.partitions.clone(), report.resume_line, confirmed), (32, vec![12, 10, 10], None, 32));
+    assert_eq!(contents(&browser, "copy"), contents(&browser, "orders"), "record for record, byte for byte");
+
+    // One partition only; into a topic of fewer partitions, refused at the line that
+    // names one it lacks, everything before it written and said so.
+    let mut two = Vec::new();
+    browser.export_jsonl("orders", Some(&[2]), &mut two, &no, &mut |_| {}).expect("export");
+    assert_eq!(String::from_utf8_lossy(&two).lines().count(), 10);
+    assert!(browser.export_jsonl("orders", Some(&[3]), &mut Vec::new(), &no, &mut |_| {}).is_err(), "no partition 3");
+    let mixed = [&file[..], &two[..]].concat();
+    let (report, error) = browser.import_jsonl("narrow", &mut &mixed[..], keep.clone(), &no, &mut |_| {});
+    let first =
+        1 + text.lines().position(|l| twainmq_kafka::browse::parse_line(l).expect("line").partition == Some(2)).expect("one") as u64;
+    let error = error.expect("partition 2 of a 2-partition topic").to_string();
+    assert!(error.contains(&format!("line {first} ")) && error.contains("names partition 2"), "{error}");
+    assert_eq!((report.written, report.resume_line, report.landed_after.is_empty()), (first - 1, Some(first), true), "{report:?}");
+    // Letting the key pick: all of it, where Kafka's Java client would put each key.
+    // Going on from there, letting the key pick the partition: the rest once, none twice.
+    let resume = Some(twainmq_kafka::browse::Resume { line: first, landed_after: vec![] });
+    let (report, error) =
+        browser.import_jsonl("narrow", &mut &mixed[..], ImportOptions { resume, ..ImportOptions::default() }, &no, &mut |_| {});
+    assert!(error.is_none(), "{error:?}");
+    assert_eq!((report.written, report.passed_over, report.lines), (42 - (first - 1), first - 1, 42));
+    let narrow = contents(&browser, "narrow");
+    assert_eq!(narrow.len(), 42, "every line of the file once");
+    // Stopped before it began: nothing written, the first line to resume from.
+    let (report, error) = browser.import_jsonl("copy", &mut &file[..], keep.clone(), &AtomicBool::new(true), &mut |_| {});
+    assert!(error.is_none());
+    assert_eq!((report.written, report.stopped, report.resume_line), (0, true, Some(1)));
+    let (_, error) = browser.import_jsonl("nope", &mut &file[..], keep, &no, &mut |_| {});
+    assert!(error.expect("no such topic").to_string().contains("nope"));
+}

@@ -11,11 +11,13 @@ use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindowBuilder};
 
 use super::search::Matcher;
 use super::service::{self, OsKeychain};
+use super::wire::{ClusterExportRequest, ClusterImportCheck, ClusterImportRequest, TransferEvent, TransferId};
 use super::wire::{
     ClusterGroupDetail, ClusterGroupSummary, ClusterInfo, ClusterProduceRequest, ClusterProduced, ClusterResetPlan, ClusterResetRequest,
     ClusterResetRow, ClusterSearchEvent, ClusterSearchQuery, ConnectRequest, ConnectionTest, SavedConnection,
 };
 use crate::ipc::blocking;
+use crate::ipc::spawn_transfer;
 use crate::session::{Session, Sessions};
 use crate::wire::{ErrorCode, ErrorDto};
 
@@ -174,4 +176,41 @@ pub async fn cluster_search(
 pub async fn cluster_cancel_search(state: Session) -> Result<(), ErrorDto> {
     state.cluster()?.cancel_search();
     Ok(())
+}
+
+/// Export a cluster topic's records (of some partitions) to a JSON lines file; progress, then
+/// done or failed, on `on_event`; stopped by `cancel_transfer`.
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_export(
+    app: AppHandle,
+    state: Session,
+    request: ClusterExportRequest,
+    on_event: tauri::ipc::Channel<TransferEvent>,
+) -> Result<TransferId, ErrorDto> {
+    let cluster = state.cluster()?;
+    spawn_transfer(&app, "cluster-export", on_event, move |cancel, send| cluster.export(&request, cancel, send))
+}
+
+/// Check a JSON lines file to import into a cluster topic; nothing written.
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_import_check(state: Session, topic: String, path: String) -> Result<ClusterImportCheck, ErrorDto> {
+    let cluster = state.cluster()?;
+    blocking(move || cluster.check_import(&topic, &path)).await
+}
+
+/// Import a JSON lines file into a cluster topic (refused read-only); progress, then done or
+/// failed (saying which lines are in the topic), on `on_event`.
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_import(
+    app: AppHandle,
+    state: Session,
+    request: ClusterImportRequest,
+    on_event: tauri::ipc::Channel<TransferEvent>,
+) -> Result<TransferId, ErrorDto> {
+    let cluster = state.cluster()?;
+    cluster.writable()?;
+    spawn_transfer(&app, "cluster-import", on_event, move |cancel, send| cluster.import(&request, cancel, send))
 }

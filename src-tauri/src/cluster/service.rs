@@ -342,7 +342,8 @@ impl ClusterSource {
         })
     }
 
-    fn writable(&self) -> Result<(), ErrorDto> {
+    /// Refused on a read-only connection, saying so.
+    pub(crate) fn writable(&self) -> Result<(), ErrorDto> {
         if self.read_only {
             return Err(ErrorDto::new(
                 ErrorCode::ReadOnlyConnection,

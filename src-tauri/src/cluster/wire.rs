@@ -14,6 +14,10 @@ use twainmq_kafka::browse::{
 use crate::messages::wire::{KafkaExtras, KeyKind, MessageRow, PayloadKind, RecordHeader};
 use crate::wire::{Count, KeyText, Offset};
 
+/// A cluster's exports and imports run as the store's transfers do: the same events, ids and
+/// `cancel_transfer`.
+pub use crate::transfer::wire::{BadLine, ImportResume, TransferEvent, TransferId};
+
 /// A SASL mechanism.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Type)]
 pub enum SaslMechanismDto {
@@ -562,4 +566,41 @@ pub fn record_row(r: &Record) -> MessageRow {
             headers,
         }),
     }
+}
+
+/// A cluster topic's records to export to a JSON lines file (lossless: see docs/KAFKA.md).
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq, Eq)]
+pub struct ClusterExportRequest {
+    pub topic: String,
+    /// These partitions only (all when none).
+    pub partitions: Option<Vec<u32>>,
+    /// The file to write (put in place only once whole; never inside a store).
+    pub path: String,
+}
+
+/// A JSON lines file to import into a cluster topic.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct ClusterImportRequest {
+    pub topic: String,
+    pub path: String,
+    /// Each record to the partition its line names (else its key's, as Kafka's Java client picks).
+    pub keep_partitions: bool,
+    /// Each record with its line's time (else the time of the write).
+    pub keep_timestamps: bool,
+    /// Go on from where an import of this file stopped: the lines it wrote are passed over.
+    pub resume: Option<ImportResume>,
+}
+
+/// What a check of a file to import found; nothing written.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+pub struct ClusterImportCheck {
+    /// Good record lines (blank ones and bad ones not counted).
+    pub records: Count,
+    /// Lines naming the partition their record was in.
+    pub with_partition: Count,
+    pub highest_partition: Option<u32>,
+    /// The topic's partitions.
+    pub partitions: u32,
+    pub bad: Count,
+    pub first_bad: Option<BadLine>,
 }

@@ -5,9 +5,8 @@
 //! hourly (`start_auto_retention`) and does what the store's setting says:
 //! nothing, ask (the default), or delete and log what went.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tauri::ipc::Channel;
@@ -19,57 +18,12 @@ use super::wire::{
     CopyRequest, ExportRequest, ImportRequest, RetentionApplied, RetentionDto, RetentionDue, RetentionLog, RetentionMode, RetentionPlanDto,
     RetentionTrigger, SelectionDto, TransferEvent, TransferId,
 };
-use crate::ipc::blocking;
+use crate::ipc::{blocking, spawn_transfer as spawn, Transfers};
 use crate::session::{AppState, Session, Sessions};
 use crate::wire::{ErrorCode, ErrorDto};
 
 /// How often the app looks at retention while a store stays open.
 const AUTO_RETENTION_EVERY: Duration = Duration::from_secs(3600);
-
-/// The running transfers' cancel flags, by id.
-#[derive(Default)]
-pub struct Transfers {
-    next: AtomicU32,
-    running: Mutex<HashMap<u32, Arc<AtomicBool>>>,
-}
-
-impl Transfers {
-    fn start(&self) -> (u32, Arc<AtomicBool>) {
-        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        let flag = Arc::new(AtomicBool::new(false));
-        self.running.lock().unwrap_or_else(|p| p.into_inner()).insert(id, flag.clone());
-        (id, flag)
-    }
-    fn end(&self, id: u32) {
-        self.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
-    }
-    fn cancel(&self, id: u32) {
-        if let Some(f) = self.running.lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
-            f.store(true, Ordering::Relaxed);
-        }
-    }
-}
-
-/// Run `work` on a thread of its own as transfer `id`, its events on `channel`.
-fn spawn(
-    app: &AppHandle,
-    kind: &str,
-    channel: Channel<TransferEvent>,
-    work: impl FnOnce(&AtomicBool, &mut dyn FnMut(TransferEvent)) + Send + 'static,
-) -> Result<TransferId, ErrorDto> {
-    let (id, cancel) = app.state::<Transfers>().start();
-    let handle = app.clone();
-    std::thread::Builder::new()
-        .name(format!("{kind}-{id}"))
-        .spawn(move || {
-            work(&cancel, &mut |ev| {
-                let _ = channel.send(ev);
-            });
-            handle.state::<Transfers>().end(id);
-        })
-        .map_err(|e| ErrorDto::new(ErrorCode::Internal, format!("could not start the {kind}: {e}")))?;
-    Ok(TransferId(id))
-}
 
 /// The engine's selection; a search's hits (kept in the app's state) become picked messages.
 fn selection(state: &AppState, topic: &str, sel: &SelectionDto) -> Result<twainmq::transfer::Selection, ErrorDto> {

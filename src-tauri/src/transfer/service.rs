@@ -134,7 +134,7 @@ fn import_format(f: &ImportFormatDto) -> Result<ImportFormat, ErrorDto> {
 }
 
 /// The file to import, refused clearly when it is a folder or cannot be opened.
-fn open_input(path: &str) -> Result<BufReader<File>, ErrorDto> {
+pub(crate) fn open_input(path: &str) -> Result<BufReader<File>, ErrorDto> {
     let p = Path::new(path);
     if p.is_dir() {
         return Err(ErrorDto::new(ErrorCode::NotAFile, format!("{path} is a folder: choose the file to import")));

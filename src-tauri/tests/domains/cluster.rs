@@ -16,6 +16,7 @@ use twainmq_desktop::messages::service::Messages;
 use twainmq_desktop::messages::wire::{PayloadKind, Row};
 use twainmq_desktop::session::AppState;
 use twainmq_desktop::topics::service::Topics;
+use twainmq_desktop::transfer::wire::TransferEvent;
 use twainmq_desktop::wire::{ErrorCode, KeyText, Offset};
 use twainmq_kafka::testing::{commit, produce, Broker, TestRecord};
 
@@ -529,4 +530,138 @@ fn saved_connections_keep_passwords_in_the_keychain_only() {
     service::forget(&file, &memory, &m.id).expect("forget");
     assert_eq!(memory.get(&service::account(&m.id)).expect("get"), None);
     assert!(service::saved(Some(&file)).iter().all(|c| c.id != m.id));
+}
+
+/// A broker for this test, or `None` (said) where none can run: under Wine, or nisshi not built.
+fn broker_for_test(dir: &Path) -> Option<Broker> {
+    if twainmq::internals::under_wine() {
+        eprintln!("SKIPPED under Wine: nisshi, a Linux program, cannot be started from a Windows test");
+        return None;
+    }
+    Broker::start(&dir.join("broker"), &[])
+}
+
+/// Run a transfer to its end: its events, the last one its end.
+fn events_of(run: impl FnOnce(&mut dyn FnMut(TransferEvent))) -> Vec<TransferEvent> {
+    let mut events = Vec::new();
+    run(&mut |e| events.push(e));
+    events
+}
+
+fn sorted_lines(path: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_to_string(path).expect("read").lines().map(str::to_string).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_cluster_topic_is_exported_to_json_lines_and_imported_again_whole_and_a_stopped_import_resumes_without_twice() {
+    use std::sync::atomic::AtomicBool;
+    use twainmq_desktop::cluster::wire::{ClusterExportRequest, ClusterImportRequest};
+    use twainmq_desktop::transfer::wire::{ImportResume, TransferDone};
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = broker_for_test(dir.path()) else { return };
+    let records: Vec<TestRecord> = (0..25u32)
+        .map(|i| TestRecord {
+            partition: i % 2,
+            key: if i == 3 { None } else { Some(format!("user-{i}").into_bytes()) },
+            value: if i == 4 { None } else { Some(if i == 5 { vec![0xff, 0x00] } else { format!("{{\"n\":{i}}}").into_bytes() }) },
+            headers: vec![("source".into(), b"test".to_vec()), ("source".into(), vec![0xfe])],
+            timestamp_ms: T0 + i64::from(i) * 1000,
+        })
+        .collect();
+    produce(&broker.endpoint(), "clicks", 2, &records);
+    produce(&broker.endpoint(), "copy", 2, &[]);
+    produce(&broker.endpoint(), "rest", 2, &[]);
+    let source = connected(&broker);
+    let no = AtomicBool::new(false);
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).expect("dir");
+
+    let file = out.join("clicks.jsonl");
+    let export = |topic: &str, partitions: Option<Vec<u32>>, path: &Path, cancel: &AtomicBool| {
+        let req = ClusterExportRequest { topic: topic.into(), partitions, path: path.display().to_string() };
+        events_of(|send| source.export(&req, cancel, send))
+    };
+    let ev = export("clicks", None, &file, &no);
+    assert!(
+        matches!(ev.last(), Some(TransferEvent::Done { done: TransferDone { messages, cancelled: false, .. } }) if messages.0 == 25),
+        "{ev:?}"
+    );
+    assert_eq!(sorted_lines(&file).len(), 25);
+
+    // Stopped: no file, an old one kept as it was; inside a store: refused, nothing written.
+    let old = out.join("old.jsonl");
+    std::fs::write(&old, "old").expect("write");
+    let ev = export("clicks", None, &old, &AtomicBool::new(true));
+    assert!(matches!(ev.last(), Some(TransferEvent::Done { done: TransferDone { cancelled: true, .. } })), "{ev:?}");
+    assert_eq!(std::fs::read_to_string(&old).expect("read"), "old");
+    let store_dir = dir.path().join("store");
+    let store = twainmq::Store::open_or_create(&store_dir).expect("store");
+    store.create_topic("t", &twainmq::TopicSpec::new(twainmq::KeyType::U32, 1)).expect("topic");
+    let ev = export("clicks", None, &store_dir.join("x.jsonl"), &no);
+    assert!(matches!(ev.last(), Some(TransferEvent::Failed { error, .. }) if error.code == ErrorCode::BadExportTarget), "{ev:?}");
+    assert!(!store_dir.join("x.jsonl").exists());
+    let ev = export("clicks", Some(vec![7]), &out.join("p7.jsonl"), &no);
+    assert!(matches!(ev.last(), Some(TransferEvent::Failed { error, .. }) if error.code == ErrorCode::PartitionOutOfRange), "{ev:?}");
+    let mut names: Vec<_> = std::fs::read_dir(&out).expect("dir").map(|e| e.expect("entry").file_name()).collect();
+    names.sort();
+    assert_eq!(names, ["clicks.jsonl", "old.jsonl"], "no partial file left behind");
+
+    // The check, then the import with partitions and times kept: the same records.
+    let check = source.check_import("copy", &file.display().to_string()).expect("check");
+    assert_eq!((check.records.0, check.with_partition.0, check.highest_partition, check.partitions, check.bad.0), (25, 25, Some(1), 2, 0));
+    let import = |topic: &str, path: &Path, resume: Option<ImportResume>, source: &ClusterSource| {
+        let req = ClusterImportRequest {
+            topic: topic.into(),
+            path: path.display().to_string(),
+            keep_partitions: true,
+            keep_timestamps: true,
+            resume,
+        };
+        events_of(|send| source.import(&req, &AtomicBool::new(false), send))
+    };
+    let ev = import("copy", &file, None, &source);
+    assert!(
+        matches!(ev.last(), Some(TransferEvent::Done { done: TransferDone { messages, cancelled: false, .. } }) if messages.0 == 25),
+        "{ev:?}"
+    );
+    let again = out.join("copy.jsonl");
+    export("copy", None, &again, &no);
+    assert_eq!(sorted_lines(&again), sorted_lines(&file), "record for record: partition, offset, time, key, value, headers");
+
+    // A bad line stops the import there, saying which lines are in; fixed, the retry goes on
+    // from there and writes nothing twice.
+    let lines: Vec<String> = std::fs::read_to_string(&file).expect("read").lines().map(str::to_string).collect();
+    let mut broken = lines.clone();
+    broken[9] = "{\"value\": 5}".into();
+    let bad = out.join("bad.jsonl");
+    std::fs::write(&bad, broken.join("\n")).expect("write");
+    let check = source.check_import("rest", &bad.display().to_string()).expect("check");
+    assert_eq!(check.first_bad.as_ref().map(|b| b.line.0), Some(10), "{check:?}");
+    let ev = import("rest", &bad, None, &source);
+    let Some(TransferEvent::Failed { error, written, stopped: Some(stop) }) = ev.last() else { panic!("{ev:?}") };
+    assert_eq!((error.code, written.map(|w| w.0), stop.line.0), (ErrorCode::BadInputLine, Some(9), 10), "{error:?}");
+    assert!(error.message.contains("line 10"), "{}", error.message);
+    std::fs::write(&bad, lines.join("\n")).expect("write");
+    let ev = import("rest", &bad, Some(ImportResume { line: stop.line, landed_after: stop.landed_after.clone() }), &source);
+    let Some(TransferEvent::Done { done }) = ev.last() else { panic!("{ev:?}") };
+    let report = done.import.as_ref().expect("report");
+    assert_eq!((done.messages.0, report.passed_over.0), (16, 9));
+    let rest = out.join("rest.jsonl");
+    export("rest", None, &rest, &no);
+    assert_eq!(sorted_lines(&rest), sorted_lines(&file), "every record once");
+
+    // Read-only: exports, never imports.
+    let mut ro = request(&broker.address());
+    ro.settings.read_only = true;
+    let Ok((ro, _)) = service::connect(&ro, &Memory::default()).expect("usable") else { panic!("connect") };
+    let ev = import("copy", &file, None, &ro);
+    assert!(
+        matches!(ev.last(), Some(TransferEvent::Failed { error, written: None, .. }) if error.code == ErrorCode::ReadOnlyConnection),
+        "{ev:?}"
+    );
+    assert!(
+        matches!(export("clicks", Some(vec![1]), &out.join("one.jsonl"), &no).last(), Some(TransferEvent::Done { done: TransferDone { messages, .. } }) if messages.0 == 12)
+    );
 }

@@ -188,6 +188,18 @@ export const commands = {
 	clusterSearch: (topic: string, query: ClusterSearchQuery, onEvent: Channel<ClusterSearchEvent>) => typedError<null, ErrorDto>(__TAURI_INVOKE("cluster_search", { topic, query, onEvent })),
 	/**  Stop the window's running cluster search (what it found stays shown). */
 	clusterCancelSearch: () => typedError<null, ErrorDto>(__TAURI_INVOKE("cluster_cancel_search")),
+	/**
+	 *  Export a cluster topic's records (of some partitions) to a JSON lines file; progress, then
+	 *  done or failed, on `on_event`; stopped by `cancel_transfer`.
+	 */
+	clusterExport: (request: ClusterExportRequest, onEvent: Channel<TransferEvent>) => typedError<TransferId, ErrorDto>(__TAURI_INVOKE("cluster_export", { request, onEvent })),
+	/**  Check a JSON lines file to import into a cluster topic; nothing written. */
+	clusterImportCheck: (topic: string, path: string) => typedError<ClusterImportCheck, ErrorDto>(__TAURI_INVOKE("cluster_import_check", { topic, path })),
+	/**
+	 *  Import a JSON lines file into a cluster topic (refused read-only); progress, then done or
+	 *  failed (saying which lines are in the topic), on `on_event`.
+	 */
+	clusterImport: (request: ClusterImportRequest, onEvent: Channel<TransferEvent>) => typedError<TransferId, ErrorDto>(__TAURI_INVOKE("cluster_import", { request, onEvent })),
 	/**  The app's, the engine's version and the 0.2.3 compatibility (Help → About). */
 	about: () => typedError<About, ErrorDto>(__TAURI_INVOKE("about")),
 	/**  Where the line-index cache is and how much it holds. */
@@ -288,6 +300,15 @@ export type BytesInput = { encoding: "text"; text: string } |
 /**  Hex digits; spaces and a leading `0x` are allowed. */
 { encoding: "hex"; hex: string };
 
+/**  A cluster topic's records to export to a JSON lines file (lossless: see docs/KAFKA.md). */
+export type ClusterExportRequest = {
+	topic: string,
+	/**  These partitions only (all when none). */
+	partitions: number[] | null,
+	/**  The file to write (put in place only once whole; never inside a store). */
+	path: string,
+};
+
 /**  A cluster's consumer group whole. */
 export type ClusterGroupDetail = {
 	id: string,
@@ -355,6 +376,31 @@ export type ClusterGroupSummary = {
 	 *  holds it while it runs, and commits nothing there.
 	 */
 	mirror_lease: boolean,
+};
+
+/**  What a check of a file to import found; nothing written. */
+export type ClusterImportCheck = {
+	/**  Good record lines (blank ones and bad ones not counted). */
+	records: Count,
+	/**  Lines naming the partition their record was in. */
+	with_partition: Count,
+	highest_partition: number | null,
+	/**  The topic's partitions. */
+	partitions: number,
+	bad: Count,
+	first_bad: BadLine | null,
+};
+
+/**  A JSON lines file to import into a cluster topic. */
+export type ClusterImportRequest = {
+	topic: string,
+	path: string,
+	/**  Each record to the partition its line names (else its key's, as Kafka's Java client picks). */
+	keep_partitions: boolean,
+	/**  Each record with its line's time (else the time of the write). */
+	keep_timestamps: boolean,
+	/**  Go on from where an import of this file stopped: the lines it wrote are passed over. */
+	resume: ImportResume | null,
 };
 
 /**  What a cluster window shows: the cluster and its topics. */

@@ -38,6 +38,21 @@ impl Browser {
     /// [`Error::TopicMissing`]; [`Error::Kafka`] naming the broker and the call
     /// (a partition that stops advancing for three request timeouts).
     pub fn scan(&self, topic: &str, cancel: &AtomicBool, each: &mut dyn FnMut(&[Record], ScanProgress) -> bool) -> Result<ScanEnd> {
+        self.scan_partitions(topic, None, cancel, each)
+    }
+
+    /// [`Browser::scan`] of `partitions` only (all when `None`); a partition
+    /// the topic does not have is an error.
+    ///
+    /// # Errors
+    /// As [`Browser::scan`]; [`Error::Config`] for a partition the topic lacks.
+    pub fn scan_partitions(
+        &self,
+        topic: &str,
+        partitions: Option<&[u32]>,
+        cancel: &AtomicBool,
+        each: &mut dyn FnMut(&[Record], ScanProgress) -> bool,
+    ) -> Result<ScanEnd> {
         self.block_on(async {
             let c = &self.cluster;
             let marks = self
@@ -45,6 +60,17 @@ impl Browser {
                 .await?
                 .pop()
                 .ok_or_else(|| Error::TopicMissing { place: format!("Kafka at {}", c.broker), topic: topic.to_string() })?;
+            let mut marks = marks;
+            if let Some(only) = partitions {
+                let count = marks.partitions.len();
+                if let Some(p) = only.iter().find(|p| **p as usize >= count) {
+                    return Err(Error::Config {
+                        what: format!("partition {p} of {topic}"),
+                        problem: format!("the topic has {count} partitions (0 to {})", count.saturating_sub(1)),
+                    });
+                }
+                marks.partitions.retain(|w| only.contains(&w.partition));
+            }
             let mut progress = ScanProgress { scanned: 0, total: marks.messages() };
             // Where each partition with records left is, and where it ends.
             let mut left: HashMap<i32, (u64, u64)> =

@@ -29,7 +29,7 @@ pub use csv_in::csv_columns;
 pub use export::{export, export_to_store, ExportFormat, ExportReport};
 pub use import::import;
 pub use input::open_input;
-pub use output::{export_file, write_file};
+pub use output::{export_file, write_file, write_file_outside_stores};
 pub use records::{csv_header, message_csv_row, Record};
 pub use run::{ImportFormat, ImportOptions, ImportReport, PayloadColumn, Resume, SkippedLine};
 

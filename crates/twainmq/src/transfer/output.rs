@@ -37,7 +37,7 @@ pub fn export_file(
     cancel: &AtomicBool,
     on_progress: &mut dyn FnMut(Progress),
 ) -> Result<ExportReport> {
-    let Some(mut out) = open_output(store, path, cancel)? else {
+    let Some(mut out) = open_output(Some(store), path, cancel)? else {
         // Cancelled while waiting for a FIFO's reader: nothing was written.
         return Ok(ExportReport { messages: 0, finish: Finish::Cancelled });
     };
@@ -60,7 +60,7 @@ pub fn export_file(
 /// As [`export_file`] for the target; an error of `write` leaves nothing
 /// under `path` (the temporary file is removed) and is returned.
 pub fn write_file(store: &Store, path: &Path, cancel: &AtomicBool, write: &mut dyn FnMut(&mut dyn Write) -> Result<()>) -> Result<bool> {
-    let Some(mut out) = open_output(store, path, cancel)? else { return Ok(false) };
+    let Some(mut out) = open_output(Some(store), path, cancel)? else { return Ok(false) };
     match write(&mut out.writer) {
         Ok(()) => out.place(path).map(|()| true),
         Err(e) => {
@@ -129,8 +129,25 @@ impl Output {
     }
 }
 
+/// Write the file `path` as [`write_file`] does, for data from outside any
+/// store (a Kafka topic exported by the app): the same temporary file renamed
+/// once whole, and never inside a store.
+///
+/// # Errors
+/// As [`write_file`].
+pub fn write_file_outside_stores(path: &Path, cancel: &AtomicBool, write: &mut dyn FnMut(&mut dyn Write) -> Result<()>) -> Result<bool> {
+    let Some(mut out) = open_output(None, path, cancel)? else { return Ok(false) };
+    match write(&mut out.writer) {
+        Ok(()) => out.place(path).map(|()| true),
+        Err(e) => {
+            out.discard();
+            Err(e)
+        }
+    }
+}
+
 /// The writer for `path`; `None` when cancelled while waiting for a FIFO's reader.
-fn open_output(store: &Store, path: &Path, cancel: &AtomicBool) -> Result<Option<Output>> {
+fn open_output(store: Option<&Store>, path: &Path, cancel: &AtomicBool) -> Result<Option<Output>> {
     let bad = |problem: String| Error::from(TransferError::BadTarget { path: path.to_path_buf(), problem });
     let meta = std::fs::metadata(path).ok();
     if meta.as_ref().is_some_and(std::fs::Metadata::is_dir) {
@@ -139,7 +156,7 @@ fn open_output(store: &Store, path: &Path, cancel: &AtomicBool) -> Result<Option
     // Inside the store (by identity: a link, a bind mount or another spelling
     // of its folder too) or inside any store: the file would be taken for the
     // store's own (a config, a partition file), or replace one.
-    if crate::sys::identity::is_within(path, store.root()) {
+    if let Some(store) = store.filter(|s| crate::sys::identity::is_within(path, s.root())) {
         return Err(bad(format!(
             "it is inside the store {}: an export there could replace or be taken for the store's own files. Write it outside the store's folder",
             store.root().display()
