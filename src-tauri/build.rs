@@ -102,6 +102,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
             "cluster_export",
             "cluster_import_check",
             "cluster_import",
+            "cluster_mirror",
         ],
     ),
     ("shell", &["about", "index_cache_info", "clear_index_cache", "launch_error", "new_window", "view_state"]),

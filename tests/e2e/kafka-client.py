@@ -3,7 +3,9 @@ app's krafka nor librdkafka): `create BOOTSTRAP TOPIC PARTITIONS` makes a topic;
 TOPIC PARTITION OFFSET` prints the record at that offset as JSON (key and value as hex, null as
 null, headers in order with their values as hex or null, the timestamp in ms); `offsets BOOTSTRAP
 GROUP` prints a group's commits as {"topic/partition": offset}; `groups BOOTSTRAP -` prints the
-cluster's group ids; `produce BOOTSTRAP TOPIC PARTITION N` writes N records (key kN, value vN)."""
+cluster's group ids; `produce BOOTSTRAP TOPIC PARTITION N` writes N records (key kN, value vN);
+`dump BOOTSTRAP TOPIC` prints every record of the topic, by partition and offset, as `read` does
+(with its partition and offset)."""
 
 import json
 import sys
@@ -40,12 +42,27 @@ def main() -> None:
         return
     from kafka import KafkaConsumer, TopicPartition
 
+    hexed = lambda b: None if b is None else b.hex()  # noqa: E731
+    if mode == "dump":
+        consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, consumer_timeout_ms=5000)
+        tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or [])]
+        consumer.assign(tps)
+        consumer.seek_to_beginning(*tps)
+        ends = consumer.end_offsets(tps)
+        out = []
+        for r in consumer:
+            out.append({"partition": r.partition, "offset": r.offset, "key": hexed(r.key), "value": hexed(r.value), "headers": [[k, hexed(v)] for k, v in r.headers], "timestamp": r.timestamp})
+            if all(consumer.position(tp) >= ends[tp] for tp in tps):
+                break
+        out.sort(key=lambda r: (r["partition"], r["offset"]))
+        print(json.dumps(out))
+        consumer.close()
+        return
     partition, offset = int(sys.argv[4]), int(sys.argv[5])
     consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, consumer_timeout_ms=10000)
     tp = TopicPartition(topic, partition)
     consumer.assign([tp])
     consumer.seek(tp, offset)
-    hexed = lambda b: None if b is None else b.hex()  # noqa: E731
     for r in consumer:
         if r.offset == offset:
             print(json.dumps({"key": hexed(r.key), "value": hexed(r.value), "headers": [[k, hexed(v)] for k, v in r.headers], "timestamp": r.timestamp}))

@@ -134,10 +134,24 @@ pub struct TestRecord {
 /// # Panics
 /// On any failure (a test's).
 pub fn produce(ep: &Endpoint, topic: &str, partitions: u32, records: &[TestRecord]) {
+    write(ep, topic, Some(partitions), records);
+}
+
+/// Write `records` to `topic`, which exists at `ep` (idempotent, acks=all).
+///
+/// # Panics
+/// On any failure (a test's).
+pub fn append(ep: &Endpoint, topic: &str, records: &[TestRecord]) {
+    write(ep, topic, None, records);
+}
+
+fn write(ep: &Endpoint, topic: &str, create: Option<u32>, records: &[TestRecord]) {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     rt.block_on(async {
         let c = Cluster::connect(ep).await.expect("connect");
-        c.create_topic(topic, partitions, &[]).await.expect("create topic");
+        if let Some(partitions) = create {
+            c.create_topic(topic, partitions, &[]).await.expect("create topic");
+        }
         let kafka: &Kafka = &c.kafka;
         let producer = kafka.producer().idempotent(true).acks(Acks::All).build().await.expect("producer");
         for r in records {

@@ -11,7 +11,9 @@ use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindowBuilder};
 
 use super::search::Matcher;
 use super::service::{self, OsKeychain};
-use super::wire::{ClusterExportRequest, ClusterImportCheck, ClusterImportRequest, TransferEvent, TransferId};
+use super::wire::{
+    ClusterExportRequest, ClusterImportCheck, ClusterImportRequest, ClusterMirrorEvent, ClusterMirrorRequest, TransferEvent, TransferId,
+};
 use super::wire::{
     ClusterGroupDetail, ClusterGroupSummary, ClusterInfo, ClusterProduceRequest, ClusterProduced, ClusterResetPlan, ClusterResetRequest,
     ClusterResetRow, ClusterSearchEvent, ClusterSearchQuery, ConnectRequest, ConnectionTest, SavedConnection,
@@ -213,4 +215,23 @@ pub async fn cluster_import(
     let cluster = state.cluster()?;
     cluster.writable()?;
     spawn_transfer(&app, "cluster-import", on_event, move |cancel, send| cluster.import(&request, cancel, send))
+}
+
+/// Mirror a topic between this cluster and a store folder, either way, once or following;
+/// its news on `on_event`; stopped by `cancel_transfer` (started again, it goes on from where
+/// the target is). Refused on a read-only connection.
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_mirror(
+    app: AppHandle,
+    state: Session,
+    request: ClusterMirrorRequest,
+    on_event: tauri::ipc::Channel<ClusterMirrorEvent>,
+) -> Result<TransferId, ErrorDto> {
+    let cluster = state.cluster()?;
+    let store = {
+        let (c, r) = (cluster.clone(), request.clone());
+        blocking(move || c.check_mirror(&r)).await?
+    };
+    spawn_transfer(&app, "cluster-mirror", on_event, move |stop, send| cluster.mirror(&store, &request, stop, send))
 }

@@ -263,6 +263,8 @@ pub fn test(request: &ConnectRequest, secrets: &dyn Secrets) -> Result<Connectio
 /// A Kafka cluster as a window's source.
 pub struct ClusterSource {
     browser: Browser,
+    /// How it was reached (its secret in memory only): what a mirror from the window uses.
+    endpoint: Endpoint,
     /// The running search's stop flag: a new search stops the one before.
     search: std::sync::Mutex<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>>,
     /// The connection's name, for the window.
@@ -295,6 +297,7 @@ pub fn connect(request: &ConnectRequest, secrets: &dyn Secrets) -> Result<Connec
             Ok((
                 ClusterSource {
                     browser,
+                    endpoint: ep.clone(),
                     search: std::sync::Mutex::new(None),
                     name,
                     cluster_id: overview.cluster_id,
@@ -311,6 +314,11 @@ impl ClusterSource {
     /// The connection, for this domain's other modules.
     pub(crate) fn browser(&self) -> &Browser {
         &self.browser
+    }
+
+    /// Where and how the cluster was reached, for this domain's other modules.
+    pub(crate) fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
     }
 
     /// A stop flag for a new search; the one before is stopped.

@@ -62,6 +62,13 @@ impl ClusterSource {
     /// A stopped export leaves no file (and an old one at the path as it was).
     pub fn export(&self, req: &ClusterExportRequest, cancel: &AtomicBool, send: &mut dyn FnMut(TransferEvent)) {
         let path = Path::new(&req.path);
+        // A folder there is the engine's to refuse (bad_export_target): it is never replaced.
+        if !req.overwrite && std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_dir()) {
+            return send(TransferEvent::refused(crate::transfer::service::target_exists(path)));
+        }
+        if req.path.trim().is_empty() {
+            return send(TransferEvent::refused(ErrorDto::new(ErrorCode::BadExportTarget, "choose the file to write")));
+        }
         let mut ended: Option<Result<ScanEnd, twainmq_kafka::Error>> = None;
         let mut last = Instant::now();
         let placed = twainmq::transfer::write_file_outside_stores(path, cancel, &mut |out| {

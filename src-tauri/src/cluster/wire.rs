@@ -576,6 +576,8 @@ pub struct ClusterExportRequest {
     pub partitions: Option<Vec<u32>>,
     /// The file to write (put in place only once whole; never inside a store).
     pub path: String,
+    /// Replace a file already at `path` (else refused: `target_exists`).
+    pub overwrite: bool,
 }
 
 /// A JSON lines file to import into a cluster topic.
@@ -603,4 +605,74 @@ pub struct ClusterImportCheck {
     pub partitions: u32,
     pub bad: Count,
     pub first_bad: Option<BadLine>,
+}
+
+/// Which way a mirror started from a cluster window goes.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Type, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MirrorWay {
+    /// From this cluster's topic into a store's.
+    ClusterToStore,
+    /// From a store's topic into this cluster's.
+    StoreToCluster,
+}
+
+/// A mirror (the bridge's: nothing lost, nothing twice, resumed where the target says) between
+/// this cluster and a store folder.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq, Eq)]
+pub struct ClusterMirrorRequest {
+    pub way: MirrorWay,
+    /// The store's folder: an existing store, or (cluster to store) a new or empty folder.
+    pub store: String,
+    pub store_topic: String,
+    pub cluster_topic: String,
+    /// Keep going: new records go across as they are written, until stopped.
+    pub follow: bool,
+    /// Carry consumer groups' committed offsets across too.
+    pub groups: bool,
+    /// Cluster to store, when the store's topic must be made and the cluster published no
+    /// TwainMQ config for it: its key type (`any` takes every Kafka key, null included).
+    pub key_type: Option<String>,
+    /// And whether its messages may be larger than one 4,096-byte line (the format's
+    /// extension: 0.2.3 cannot read those messages).
+    pub large_messages: bool,
+}
+
+/// A running mirror's news.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum ClusterMirrorEvent {
+    /// Started: where each source partition resumes (found from the target), and whether the
+    /// target topic was made.
+    Started {
+        from: Vec<Offset>,
+        created: bool,
+    },
+    /// Records written this run, and how many the source had left when last looked (none while following).
+    Progress {
+        mirrored: Count,
+        left: Option<Count>,
+    },
+    /// The cluster failed; the mirror starts again after a pause (following only).
+    Retrying {
+        reason: String,
+        after_secs: f64,
+    },
+    /// Waiting for another mirror of the target to let go of it.
+    Waiting {
+        reason: String,
+    },
+    /// Ended: done, or stopped on request (a later mirror goes on from where this one got to).
+    Done {
+        mirrored: Count,
+        stopped: bool,
+        seconds: f64,
+        created: bool,
+        from: Vec<Offset>,
+        groups: Vec<String>,
+        retries: Count,
+    },
+    Failed {
+        error: crate::wire::ErrorDto,
+    },
 }

@@ -580,7 +580,7 @@ fn a_cluster_topic_is_exported_to_json_lines_and_imported_again_whole_and_a_stop
 
     let file = out.join("clicks.jsonl");
     let export = |topic: &str, partitions: Option<Vec<u32>>, path: &Path, cancel: &AtomicBool| {
-        let req = ClusterExportRequest { topic: topic.into(), partitions, path: path.display().to_string() };
+        let req = ClusterExportRequest { topic: topic.into(), partitions, path: path.display().to_string(), overwrite: true };
         events_of(|send| source.export(&req, cancel, send))
     };
     let ev = export("clicks", None, &file, &no);
@@ -593,9 +593,12 @@ fn a_cluster_topic_is_exported_to_json_lines_and_imported_again_whole_and_a_stop
     // Stopped: no file, an old one kept as it was; inside a store: refused, nothing written.
     let old = out.join("old.jsonl");
     std::fs::write(&old, "old").expect("write");
+    let unasked = ClusterExportRequest { topic: "clicks".into(), partitions: None, path: old.display().to_string(), overwrite: false };
+    let ev = events_of(|send| source.export(&unasked, &no, send));
+    assert!(matches!(ev.last(), Some(TransferEvent::Failed { error, .. }) if error.code == ErrorCode::TargetExists), "{ev:?}");
     let ev = export("clicks", None, &old, &AtomicBool::new(true));
     assert!(matches!(ev.last(), Some(TransferEvent::Done { done: TransferDone { cancelled: true, .. } })), "{ev:?}");
-    assert_eq!(std::fs::read_to_string(&old).expect("read"), "old");
+    assert_eq!(std::fs::read_to_string(&old).expect("read"), "old", "neither replaced unasked nor by a stopped export");
     let store_dir = dir.path().join("store");
     let store = twainmq::Store::open_or_create(&store_dir).expect("store");
     store.create_topic("t", &twainmq::TopicSpec::new(twainmq::KeyType::U32, 1)).expect("topic");
@@ -664,4 +667,120 @@ fn a_cluster_topic_is_exported_to_json_lines_and_imported_again_whole_and_a_stop
     assert!(
         matches!(export("clicks", Some(vec![1]), &out.join("one.jsonl"), &no).last(), Some(TransferEvent::Done { done: TransferDone { messages, .. } }) if messages.0 == 12)
     );
+}
+
+#[test]
+fn a_topic_is_mirrored_from_the_cluster_window_both_ways_resumes_where_it_stopped_and_stops_when_asked() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use twainmq_desktop::cluster::wire::{ClusterMirrorEvent, ClusterMirrorRequest, MirrorWay};
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = broker_for_test(dir.path()) else { return };
+    let batch = |from: u32, n: u32| -> Vec<TestRecord> {
+        (from..from + n)
+            .map(|i| TestRecord {
+                partition: i % 2,
+                key: Some(format!("user-{i}").into_bytes()),
+                value: Some(format!("{{\"n\":{i}}}").into_bytes()),
+                headers: vec![],
+                timestamp_ms: T0 + i64::from(i) * 1000,
+            })
+            .collect()
+    };
+    produce(&broker.endpoint(), "clicks", 2, &batch(0, 20));
+    let source = connected(&broker);
+    let store_dir = dir.path().join("new-store");
+    let req = |way, store_topic: &str, cluster_topic: &str, follow| ClusterMirrorRequest {
+        way,
+        store: store_dir.display().to_string(),
+        store_topic: store_topic.into(),
+        cluster_topic: cluster_topic.into(),
+        follow,
+        groups: false,
+        key_type: Some("any".into()),
+        large_messages: false,
+    };
+    let run = |r: &ClusterMirrorRequest, stop: &AtomicBool| {
+        let store = source.check_mirror(r).expect("a mirror that can run");
+        events_of_mirror(|send| source.mirror(&store, r, stop, send))
+    };
+    let no = AtomicBool::new(false);
+
+    // Into a store that is not there yet: made, the topic made, all 20 across.
+    let into = req(MirrorWay::ClusterToStore, "clicks", "clicks", false);
+    let ev = run(&into, &no);
+    assert!(matches!(ev.first(), Some(ClusterMirrorEvent::Started { from, created: true }) if from.iter().all(|o| o.0 == 0)), "{ev:?}");
+    let Some(ClusterMirrorEvent::Done { mirrored, stopped: false, .. }) = ev.last() else { panic!("{ev:?}") };
+    assert_eq!(mirrored.0, 20);
+    let store = twainmq::Store::open(&store_dir).expect("the store made");
+    assert_eq!(store.end_offsets("clicks").expect("ends").iter().sum::<u64>(), 20);
+
+    // Again after 6 more: from where the store is, only the new ones.
+    produce_more(&broker, "clicks", &batch(20, 6));
+    let ev = run(&into, &no);
+    assert!(
+        matches!(ev.first(), Some(ClusterMirrorEvent::Started { from, created: false }) if from.iter().map(|o| o.0).collect::<Vec<_>>() == [10, 10]),
+        "{ev:?}"
+    );
+    assert!(matches!(ev.last(), Some(ClusterMirrorEvent::Done { mirrored, .. }) if mirrored.0 == 6), "{ev:?}");
+    assert_eq!(store.end_offsets("clicks").expect("ends").iter().sum::<u64>(), 26);
+
+    // What came from this cluster never goes back to it (a two-way mirror does not loop): a
+    // store topic of the store's own goes out, into a cluster topic made for it.
+    let back = run(&req(MirrorWay::StoreToCluster, "clicks", "clicks-back", false), &no);
+    assert!(matches!(back.last(), Some(ClusterMirrorEvent::Done { mirrored, .. }) if mirrored.0 == 0), "{back:?}");
+    store.create_topic("local", &twainmq::TopicSpec::new(twainmq::KeyType::U32, 2)).expect("topic");
+    let mut p = store.producer("local").expect("producer");
+    for i in 0..26u64 {
+        p.send(&twainmq::Key::Int(i), &twainmq::Outgoing::Text(format!("local {i}"))).expect("send");
+    }
+    let out = req(MirrorWay::StoreToCluster, "local", "local-out", false);
+    let ev = run(&out, &no);
+    assert!(matches!(ev.last(), Some(ClusterMirrorEvent::Done { mirrored, created: true, .. }) if mirrored.0 == 26), "{ev:?}");
+    let topic = source.info().expect("info").topics.into_iter().find(|t| t.name == "local-out").expect("made");
+    assert_eq!(topic.messages.0, 26);
+
+    // Following, stopped on request: it ends, saying it was stopped.
+    let follow = req(MirrorWay::ClusterToStore, "clicks", "clicks", true);
+    let stop = AtomicBool::new(false);
+    let ev = std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+            stop.store(true, Ordering::SeqCst);
+        });
+        run(&follow, &stop)
+    });
+    assert!(matches!(ev.last(), Some(ClusterMirrorEvent::Done { mirrored, stopped: true, .. }) if mirrored.0 == 0), "{ev:?}");
+
+    // Refused before anything runs: a folder that is not a store, a store topic that is not
+    // there, a read-only connection.
+    let not_a_store = dir.path().join("papers");
+    std::fs::create_dir(&not_a_store).expect("dir");
+    std::fs::write(not_a_store.join("letter.txt"), "hello").expect("write");
+    let mut bad = req(MirrorWay::ClusterToStore, "clicks", "clicks", false);
+    bad.store = not_a_store.display().to_string();
+    let e = source.check_mirror(&bad).expect_err("not a store");
+    assert!(matches!(e.code, ErrorCode::NotAStore | ErrorCode::EmptyFolder), "{e:?}");
+    assert_eq!(std::fs::read_dir(&not_a_store).expect("dir").count(), 1, "nothing written in it");
+    let mut odd = req(MirrorWay::ClusterToStore, "clicks", "clicks", false);
+    odd.key_type = Some("u7".into());
+    assert_eq!(source.check_mirror(&odd).expect_err("no such key type").code, ErrorCode::InvalidKeyType);
+    let e = source.check_mirror(&req(MirrorWay::StoreToCluster, "nope", "x", false)).expect_err("no topic");
+    assert_eq!(e.code, ErrorCode::TopicNotFound, "{e:?}");
+    let mut ro = request(&broker.address());
+    ro.settings.read_only = true;
+    let Ok((ro, _)) = service::connect(&ro, &Memory::default()).expect("usable") else { panic!("connect") };
+    assert_eq!(ro.check_mirror(&into).expect_err("read-only").code, ErrorCode::ReadOnlyConnection);
+}
+
+fn events_of_mirror(
+    run: impl FnOnce(&mut dyn FnMut(twainmq_desktop::cluster::wire::ClusterMirrorEvent)),
+) -> Vec<twainmq_desktop::cluster::wire::ClusterMirrorEvent> {
+    let mut events = Vec::new();
+    run(&mut |e| events.push(e));
+    events
+}
+
+/// More records into a topic that exists.
+fn produce_more(broker: &Broker, topic: &str, records: &[TestRecord]) {
+    twainmq_kafka::testing::append(&broker.endpoint(), topic, records);
 }

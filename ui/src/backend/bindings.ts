@@ -200,6 +200,12 @@ export const commands = {
 	 *  failed (saying which lines are in the topic), on `on_event`.
 	 */
 	clusterImport: (request: ClusterImportRequest, onEvent: Channel<TransferEvent>) => typedError<TransferId, ErrorDto>(__TAURI_INVOKE("cluster_import", { request, onEvent })),
+	/**
+	 *  Mirror a topic between this cluster and a store folder, either way, once or following;
+	 *  its news on `on_event`; stopped by `cancel_transfer` (started again, it goes on from where
+	 *  the target is). Refused on a read-only connection.
+	 */
+	clusterMirror: (request: ClusterMirrorRequest, onEvent: Channel<ClusterMirrorEvent>) => typedError<TransferId, ErrorDto>(__TAURI_INVOKE("cluster_mirror", { request, onEvent })),
 	/**  The app's, the engine's version and the 0.2.3 compatibility (Help → About). */
 	about: () => typedError<About, ErrorDto>(__TAURI_INVOKE("about")),
 	/**  Where the line-index cache is and how much it holds. */
@@ -307,6 +313,8 @@ export type ClusterExportRequest = {
 	partitions: number[] | null,
 	/**  The file to write (put in place only once whole; never inside a store). */
 	path: string,
+	/**  Replace a file already at `path` (else refused: `target_exists`). */
+	overwrite: boolean,
 };
 
 /**  A cluster's consumer group whole. */
@@ -412,6 +420,48 @@ export type ClusterInfo = {
 	topics: ClusterTopic[],
 	/**  Opened read-only (safe browse): nothing is offered that writes. */
 	read_only: boolean,
+};
+
+/**  A running mirror's news. */
+export type ClusterMirrorEvent = 
+/**
+ *  Started: where each source partition resumes (found from the target), and whether the
+ *  target topic was made.
+ */
+{ event: "started"; from: Offset[]; created: boolean } | 
+/**  Records written this run, and how many the source had left when last looked (none while following). */
+{ event: "progress"; mirrored: Count; left: Count | null } | 
+/**  The cluster failed; the mirror starts again after a pause (following only). */
+{ event: "retrying"; reason: string; after_secs: number | null } | 
+/**  Waiting for another mirror of the target to let go of it. */
+{ event: "waiting"; reason: string } | 
+/**  Ended: done, or stopped on request (a later mirror goes on from where this one got to). */
+{ event: "done"; mirrored: Count; stopped: boolean; seconds: number | null; created: boolean; from: Offset[]; groups: string[]; retries: Count } | { event: "failed"; error: ErrorDto };
+
+/**
+ *  A mirror (the bridge's: nothing lost, nothing twice, resumed where the target says) between
+ *  this cluster and a store folder.
+ */
+export type ClusterMirrorRequest = {
+	way: MirrorWay,
+	/**  The store's folder: an existing store, or (cluster to store) a new or empty folder. */
+	store: string,
+	store_topic: string,
+	cluster_topic: string,
+	/**  Keep going: new records go across as they are written, until stopped. */
+	follow: boolean,
+	/**  Carry consumer groups' committed offsets across too. */
+	groups: boolean,
+	/**
+	 *  Cluster to store, when the store's topic must be made and the cluster published no
+	 *  TwainMQ config for it: its key type (`any` takes every Kafka key, null included).
+	 */
+	key_type: string | null,
+	/**
+	 *  And whether its messages may be larger than one 4,096-byte line (the format's
+	 *  extension: 0.2.3 cannot read those messages).
+	 */
+	large_messages: boolean,
 };
 
 /**  What a working connection showed. */
@@ -1124,6 +1174,13 @@ export type MessageRow = {
 	/**  What only a Kafka record has (a row of a cluster window); absent for a store's message. */
 	kafka?: KafkaExtras | null,
 };
+
+/**  Which way a mirror started from a cluster window goes. */
+export type MirrorWay = 
+/**  From this cluster's topic into a store's. */
+"cluster_to_store" | 
+/**  From a store's topic into this cluster's. */
+"store_to_cluster";
 
 /**
  *  A `value` field a filter reads that no message the search looked at has (a typo, or a

@@ -1,19 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ClusterInfo, MessageRow, Page } from '../backend';
 
-// A backend of this file's own: the cluster's commands answer what each test sets.
-const calls: [string, ...unknown[]][] = [];
-const answers: Record<string, unknown> = {};
-const ok = <T>(data: T) => ({ status: 'ok' as const, data });
-function answer(name: string, ...args: unknown[]) {
-  calls.push([name, ...args]);
-  const a = answers[name];
-  return Promise.resolve(typeof a === 'function' ? (a as (...x: unknown[]) => unknown)(...args) : (a ?? { status: 'error', error: { code: 'preview', message: `no answer for ${name}` } }));
-}
-vi.mock('../backend', () => ({
-  backendKind: 'mock',
-  backend: new Proxy({}, { get: (_t, name: string) => (name === 'onMenu' ? () => Promise.resolve(() => {}) : (...a: unknown[]) => answer(name, ...a)) }),
-}));
+// The cluster's commands answer what each test sets (testBackend.ts).
+vi.mock('../backend', () => import('./testBackend').then((m) => m.backendModule));
+import { answers, calls, ok, resetBackend } from './testBackend';
 
 import { ClusterView, FOLLOW_KEEP, FOLLOW_MS } from './clusterView.svelte';
 
@@ -30,8 +20,7 @@ function pageFrom(from: string, limit: number): Page {
 }
 
 beforeEach(() => {
-  calls.length = 0;
-  for (const k of Object.keys(answers)) delete answers[k];
+  resetBackend();
   answers.readPage = (_t: unknown, _p: unknown, from: string, limit: number) => ok(pageFrom(from, limit));
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
 });

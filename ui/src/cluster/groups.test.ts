@@ -2,19 +2,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render } from '@testing-library/svelte';
 import type { ClusterGroupDetail, ClusterGroupPartition, ClusterGroupSummary } from '../backend';
 
-// A backend of this file's own: the cluster's commands answer what each test sets.
-const calls: [string, ...unknown[]][] = [];
-const answers: Record<string, unknown> = {};
-const ok = <T>(data: T) => ({ status: 'ok' as const, data });
-function answer(name: string, ...args: unknown[]) {
-  calls.push([name, ...args]);
-  const a = answers[name];
-  return Promise.resolve(typeof a === 'function' ? (a as (...x: unknown[]) => unknown)(...args) : (a ?? { status: 'error', error: { code: 'preview', message: `no answer for ${name}` } }));
-}
-vi.mock('../backend', () => ({
-  backendKind: 'mock',
-  backend: new Proxy({}, { get: (_t, name: string) => (name === 'onMenu' ? () => Promise.resolve(() => {}) : (...a: unknown[]) => answer(name, ...a)) }),
-}));
+// The cluster's commands answer what each test sets (testBackend.ts).
+vi.mock('../backend', () => import('./testBackend').then((m) => m.backendModule));
+import { answers, calls, ok, resetBackend } from './testBackend';
 
 import { assignmentText, groupRows, needsLook, nextSort, partitionRows, ranges, standingWords } from './groups';
 import ClusterApp from './ClusterApp.svelte';
@@ -23,8 +13,7 @@ import { clusterGroups } from './clusterGroups.svelte';
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
 beforeEach(() => {
-  calls.length = 0;
-  for (const k of Object.keys(answers)) delete answers[k];
+  resetBackend();
   clusterGroups.back();
   clusterGroups.groups = null;
   clusterGroups.filter = '';

@@ -2,19 +2,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, fireEvent, render } from '@testing-library/svelte';
 import type { ClusterGroupDetail, ClusterGroupPartition, ClusterGroupSummary } from '../backend';
 
-// A backend of this file's own: the cluster's commands answer what each test sets.
-const calls: [string, ...unknown[]][] = [];
-const answers: Record<string, unknown> = {};
-const ok = <T>(data: T) => ({ status: 'ok' as const, data });
-function answer(name: string, ...args: unknown[]) {
-  calls.push([name, ...args]);
-  const a = answers[name];
-  return Promise.resolve(typeof a === 'function' ? (a as (...x: unknown[]) => unknown)(...args) : (a ?? { status: 'error', error: { code: 'preview', message: `no answer for ${name}` } }));
-}
-vi.mock('../backend', () => ({
-  backendKind: 'mock',
-  backend: new Proxy({}, { get: (_t, name: string) => (name === 'onMenu' ? () => Promise.resolve(() => {}) : (...a: unknown[]) => answer(name, ...a)) }),
-}));
+// The cluster's commands answer what each test sets (testBackend.ts).
+vi.mock('../backend', () => import('./testBackend').then((m) => m.backendModule));
+import { answers, calls, ok, resetBackend } from './testBackend';
 
 import { overviewRows, prefixOf, sidebarRows } from './topicList';
 import type { ClusterInfo, ClusterTopic } from '../backend';
@@ -29,8 +19,7 @@ const topic = (name: string, messages = '1', partitions = 1): ClusterTopic => ({
 });
 
 beforeEach(() => {
-  calls.length = 0;
-  for (const k of Object.keys(answers)) delete answers[k];
+  resetBackend();
   clusterView.topic = null;
   clusterView.filter = '';
   clusterView.opened = new Set();
