@@ -42,6 +42,14 @@ fn key_type_of(req: &ClusterMirrorRequest) -> Result<Option<twainmq::KeyType>, E
     }
 }
 
+/// The bridge's advice names the CLI's flags; the dialog has them as choices.
+fn in_the_dialogs_words(message: &str) -> String {
+    message
+        .replace("--drop-headers", "ticking “Drop headers”")
+        .replace("--large-messages", "ticking “Let it hold records over 4 KB”")
+        .replace("--key-type", "the key type")
+}
+
 impl ClusterSource {
     /// Check a mirror's request before it starts: refused on a read-only connection (a mirror
     /// holds a lease group on the cluster, and one into it writes records), without topics, or
@@ -72,6 +80,7 @@ impl ClusterSource {
         spec.groups = req.groups;
         // Checked by `check_mirror`.
         spec.key_type = key_type_of(req).ok().flatten();
+        spec.foreign.drop_headers = req.drop_headers;
         if req.large_messages {
             spec.max_message_bytes = Some(twainmq::limits::DEFAULT_MAX_MESSAGE_BYTES);
         }
@@ -105,6 +114,9 @@ impl ClusterSource {
                 error: match e {
                     twainmq_kafka::Error::Store(e) => e.into(),
                     twainmq_kafka::Error::TopicMissing { .. } => ErrorDto::new(ErrorCode::TopicNotFound, e.to_string()),
+                    e @ twainmq_kafka::Error::Unfit { .. } => {
+                        ErrorDto::new(ErrorCode::UncopyableMessage, in_the_dialogs_words(&e.to_string()))
+                    }
                     e => ErrorDto::new(ErrorCode::Kafka, e.to_string()),
                 },
             },

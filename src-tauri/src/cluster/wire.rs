@@ -636,6 +636,9 @@ pub struct ClusterMirrorRequest {
     /// And whether its messages may be larger than one 4,096-byte line (the format's
     /// extension: 0.2.3 cannot read those messages).
     pub large_messages: bool,
+    /// Cluster to store: records with headers go across without them (a TwainMQ message has
+    /// none); else such a record stops the mirror, saying so.
+    pub drop_headers: bool,
 }
 
 /// A running mirror's news.

@@ -698,6 +698,7 @@ fn a_topic_is_mirrored_from_the_cluster_window_both_ways_resumes_where_it_stoppe
         groups: false,
         key_type: Some("any".into()),
         large_messages: false,
+        drop_headers: false,
     };
     let run = |r: &ClusterMirrorRequest, stop: &AtomicBool| {
         let store = source.check_mirror(r).expect("a mirror that can run");
@@ -750,6 +751,19 @@ fn a_topic_is_mirrored_from_the_cluster_window_both_ways_resumes_where_it_stoppe
         run(&follow, &stop)
     });
     assert!(matches!(ev.last(), Some(ClusterMirrorEvent::Done { mirrored, stopped: true, .. }) if mirrored.0 == 0), "{ev:?}");
+
+    // A record with headers stops a mirror into a store, saying what to tick; ticked, it goes
+    // across without them.
+    let tagged: Vec<TestRecord> =
+        batch(0, 3).into_iter().map(|r| TestRecord { headers: vec![("trace".into(), b"t".to_vec())], ..r }).collect();
+    produce(&broker.endpoint(), "tagged", 2, &tagged);
+    let mut headed = req(MirrorWay::ClusterToStore, "tagged", "tagged", false);
+    let ev = run(&headed, &no);
+    let Some(ClusterMirrorEvent::Failed { error }) = ev.last() else { panic!("{ev:?}") };
+    assert_eq!(error.code, ErrorCode::UncopyableMessage);
+    assert!(error.message.contains("ticking “Drop headers” mirrors it without its headers"), "{}", error.message);
+    headed.drop_headers = true;
+    assert!(matches!(run(&headed, &no).last(), Some(ClusterMirrorEvent::Done { mirrored, .. }) if mirrored.0 == 3));
 
     // Refused before anything runs: a folder that is not a store, a store topic that is not
     // there, a read-only connection.

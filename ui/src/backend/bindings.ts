@@ -462,6 +462,11 @@ export type ClusterMirrorRequest = {
 	 *  extension: 0.2.3 cannot read those messages).
 	 */
 	large_messages: boolean,
+	/**
+	 *  Cluster to store: records with headers go across without them (a TwainMQ message has
+	 *  none); else such a record stops the mirror, saying so.
+	 */
+	drop_headers: boolean,
 };
 
 /**  What a working connection showed. */

@@ -16,9 +16,8 @@ export const FOLLOW_KEEP = 1000;
 
 /** What a cluster window does not offer yet, and why: shown, never offered and then refused. */
 export const NOT_YET: { what: string; why: string }[] = [
-  { what: 'Import, bulk produce', why: 'one record at a time is written here (Produce…, Republish…); files are not built yet' },
-  { what: 'Create, delete or purge topics', why: 'not built yet for a cluster' },
-  { what: 'Export', why: 'a topic or search results to a file: not built yet for a cluster (search is: above the records)' },
+  { what: 'Create, delete or purge topics', why: 'not built yet for a cluster (a mirror makes the topic it writes to)' },
+  { what: 'Export of search hits', why: 'a whole topic or one partition exports (Export…); the hits of a search do not yet' },
 ];
 
 /** A row's message as one line for the table. */

@@ -90,6 +90,7 @@ describe('the cluster window mirrors a topic', () => {
       groups: false,
       key_type: 'any',
       large_messages: false,
+      drop_headers: false,
     });
     expect(calls.find((c) => c[0] === 'cancelTransfer')?.[1]).toBe(7);
   });
