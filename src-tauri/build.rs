@@ -103,6 +103,7 @@ const COMMANDS: &[(&str, &[&str])] = &[
             "cluster_import_check",
             "cluster_import",
             "cluster_mirror",
+            "cluster_compatibility",
         ],
     ),
     ("shell", &["about", "index_cache_info", "clear_index_cache", "launch_error", "new_window", "view_state"]),

@@ -373,6 +373,21 @@ test('a topic exported to JSON lines, imported into another, and mirrored into a
     const out = kafkaClient('dump', 'local-events');
     assert.equal(out.length, 15, 'each once');
     assert.deepEqual(out.map((r) => Buffer.from(r.value, 'hex').toString()).sort(), Array.from({ length: 15 }, (_, i) => `event ${i}`).sort());
+    await (await byId(browser, 'cluster-mirror-dialog')).$('button=Close').click();
+
+    // The cluster's compatibility, with the writing checks: nisshi answers each rightly here
+    // (its known defect, members without client id or host, needs a group with members), and
+    // the scratch topic is gone after.
+    await (await byId(browser, 'cluster-tab-compat')).click();
+    await (await byId(browser, 'cluster-compat-write')).click();
+    const summary = await byId(browser, 'cluster-compat-summary');
+    await summary.waitForDisplayed({ timeout: 60000 });
+    const rows = await browser.execute(() => [...document.querySelectorAll('[data-testid="cluster-compat-check"]')].map((r) => [r.dataset.outcome, r.firstElementChild.textContent]));
+    assert.equal(rows.length, 7, JSON.stringify(rows));
+    assert.deepEqual(rows.filter(([o]) => o !== 'right'), [], `every check right against nisshi here: ${JSON.stringify(rows)}`);
+    assert.equal(await summary.getText(), '7 right, of 7 checks.');
+    assert.ok(!kafkaClient('topics', '-').some((t) => t.startsWith('twainmq.compat.')), 'the scratch topic deleted');
+    await shotsBothThemes(browser, 'cluster-compat');
     await browser.closeWindow();
   } catch (e) {
     await shot(browser, 'cluster-transfers-failed').catch(() => {});

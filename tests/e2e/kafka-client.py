@@ -4,7 +4,7 @@ TOPIC PARTITION OFFSET` prints the record at that offset as JSON (key and value 
 null, headers in order with their values as hex or null, the timestamp in ms); `offsets BOOTSTRAP
 GROUP` prints a group's commits as {"topic/partition": offset}; `groups BOOTSTRAP -` prints the
 cluster's group ids; `produce BOOTSTRAP TOPIC PARTITION N` writes N records (key kN, value vN);
-`dump BOOTSTRAP TOPIC` prints every record of the topic, by partition and offset, as `read` does
+`topics BOOTSTRAP -` prints the topics' names; `dump BOOTSTRAP TOPIC` prints every record of the topic, by partition and offset, as `read` does
 (with its partition and offset)."""
 
 import json
@@ -28,6 +28,13 @@ def main() -> None:
             producer.send(topic, key=f"k{i}".encode(), value=f"v{i}".encode(), partition=int(sys.argv[4]))
         producer.flush()
         producer.close()
+        return
+    if mode == "topics":
+        from kafka.admin import KafkaAdminClient
+
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap)
+        print(json.dumps(sorted(admin.list_topics())))
+        admin.close()
         return
     if mode in ("offsets", "groups"):
         from kafka.admin import KafkaAdminClient

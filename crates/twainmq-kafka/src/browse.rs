@@ -20,11 +20,13 @@ use krafka::{Kafka, KrafkaError};
 use crate::cluster::{Cluster, Endpoint};
 use crate::error::{Error, Result};
 
+mod compat;
 mod group_admin;
 mod groups;
 mod jsonl;
 mod produce;
 mod scan;
+pub use compat::{Check, Outcome};
 pub use group_admin::{ResetRow, ResetTo};
 pub use groups::{GroupDetail, GroupMember, GroupPartition, GroupSummary};
 pub use jsonl::{check_import, parse_line, record_line, ImportCheck, ImportOptions, ImportReport, LineRecord, Resume, MAX_LINE_BYTES};
@@ -490,27 +492,53 @@ impl Browser {
             let c = &self.cluster;
             let op = format!("find the offset of {topic}/{partition} at {unix_ms} ms");
             let tp = TopicPartition::new(topic, partition as i32);
-            let mut r = c
-                .admin
-                .list_offsets([(tp.clone(), OffsetSpec::Timestamp(unix_ms))], ListOffsetsOptions::default().timeout(c.timeout))
-                .await
-                .map_err(|e| c.error(op.clone(), &e))?;
-            match r.remove(&tp) {
-                // Kafka answers -1 when no record is that new (krafka: `OffsetNotAvailable`).
-                Some(Ok(o)) => Ok(u64::try_from(o.offset).ok()),
-                Some(Err(KrafkaError::Broker { code: ErrorCode::OffsetNotAvailable, .. })) => Ok(None),
-                Some(Err(e)) => Err(c.error(op, &e)),
-                None => Err(Error::Kafka {
-                    broker: c.broker.clone(),
-                    op,
-                    cause: "no answer for the partition".into(),
-                    retriable: true,
-                    hint: None,
-                }),
+            // Kafka answers "no offset" when no record is that new, and krafka takes that for
+            // a passing error and asks again until the request's deadline: an empty partition
+            // is answered from its watermarks, and the time is asked with a short deadline
+            // first (an answer of "none" then costs at most that), again with the whole
+            // timeout only when that one ran out for another reason (a slow broker).
+            let ask = |spec: OffsetSpec, timeout: Duration| {
+                let tp = tp.clone();
+                async move {
+                    let mut r = c.admin.list_offsets([(tp.clone(), spec)], ListOffsetsOptions::default().timeout(timeout)).await?;
+                    r.remove(&tp).unwrap_or_else(|| Err(KrafkaError::broker(ErrorCode::UnknownServerError, "no answer for the partition")))
+                }
+            };
+            let low = ask(OffsetSpec::Earliest, c.timeout).await.map_err(|e| c.error(op.clone(), &e))?;
+            let high = ask(OffsetSpec::Latest, c.timeout).await.map_err(|e| c.error(op.clone(), &e))?;
+            if high.offset <= low.offset {
+                return Ok(None);
+            }
+            let mut answer = ask(OffsetSpec::Timestamp(unix_ms), c.timeout.min(NONE_WITHIN)).await;
+            let none = matches!(answer, Err(KrafkaError::Broker { code: ErrorCode::OffsetNotAvailable, .. }));
+            // "None" is believed when the partition's last record is older than the time (a
+            // broker electing a leader also says "no offset" for a while: then the last record
+            // is newer, and the time is asked again with the whole timeout).
+            let believed = none && {
+                let mut guard = self.reader.lock().await;
+                if guard.is_none() {
+                    *guard = Some(c.reader().await?);
+                }
+                let consumer = guard.as_ref().ok_or_else(|| Error::Config { what: "the reader".into(), problem: "not made".into() })?;
+                let last = c.read_range(consumer, topic, partition, high.offset - 1, high.offset).await;
+                let _ = consumer.assign(topic, Vec::new()).await;
+                last?.last().is_none_or(|r| r.timestamp < unix_ms)
+            };
+            if answer.is_err() && !believed {
+                answer = ask(OffsetSpec::Timestamp(unix_ms), c.timeout).await;
+            }
+            match answer {
+                Ok(o) => Ok(u64::try_from(o.offset).ok()),
+                Err(KrafkaError::Broker { code: ErrorCode::OffsetNotAvailable, .. }) => Ok(None),
+                Err(e) => Err(c.error(op, &e)),
             }
         })
     }
 }
+
+/// How long an offset for a time is asked before "none" is taken for the answer (see
+/// [`Browser::offset_for_time`]).
+const NONE_WITHIN: Duration = Duration::from_millis(500);
 
 #[cfg(test)]
 mod tests {

@@ -16,7 +16,7 @@ use super::wire::{
 };
 use super::wire::{
     ClusterGroupDetail, ClusterGroupSummary, ClusterInfo, ClusterProduceRequest, ClusterProduced, ClusterResetPlan, ClusterResetRequest,
-    ClusterResetRow, ClusterSearchEvent, ClusterSearchQuery, ConnectRequest, ConnectionTest, SavedConnection,
+    ClusterResetRow, ClusterSearchEvent, ClusterSearchQuery, CompatCheck, ConnectRequest, ConnectionTest, SavedConnection,
 };
 use crate::ipc::blocking;
 use crate::ipc::spawn_transfer;
@@ -234,4 +234,13 @@ pub async fn cluster_mirror(
         blocking(move || c.check_mirror(&r)).await?
     };
     spawn_transfer(&app, "cluster-mirror", on_event, move |stop, send| cluster.mirror(&store, &request, stop, send))
+}
+
+/// Check what the cluster answers, and whether rightly; `write` adds the checks that write (a
+/// scratch topic and group, deleted after; refused read-only).
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_compatibility(state: Session, write: bool) -> Result<Vec<CompatCheck>, ErrorDto> {
+    let cluster = state.cluster()?;
+    blocking(move || cluster.compatibility(write)).await
 }

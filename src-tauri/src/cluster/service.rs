@@ -18,7 +18,7 @@ use twainmq_kafka::{Endpoint, Sasl, SaslMechanism, Secret, Tls};
 
 use super::wire::{
     record_row, BytesInput, ClusterGroupDetail, ClusterGroupSummary, ClusterInfo, ClusterOverviewDto, ClusterProduceRequest,
-    ClusterProduced, ClusterResetPlan, ClusterResetRequest, ClusterResetRow, ClusterResetTo, ClusterTopic, ConnectFailureDto,
+    ClusterProduced, ClusterResetPlan, ClusterResetRequest, ClusterResetRow, ClusterResetTo, ClusterTopic, CompatCheck, ConnectFailureDto,
     ConnectRequest, ConnectionSettings, ConnectionTest, SaslMechanismDto, SavedConnection,
 };
 use crate::groups::service::Groups;
@@ -449,6 +449,15 @@ impl ClusterSource {
             _ => kafka_error(&e),
         })?;
         Ok(ClusterProduced { topic: request.topic.clone(), partition: w.partition, offset: w.offset.map(Offset) })
+    }
+
+    /// The cluster's compatibility checks; the writing ones (a scratch topic and group, deleted
+    /// after) only when `write`, refused on a read-only connection.
+    pub fn compatibility(&self, write: bool) -> Result<Vec<CompatCheck>, ErrorDto> {
+        if write {
+            self.writable()?;
+        }
+        Ok(self.browser.compatibility(write).iter().map(CompatCheck::from).collect())
     }
 
     /// Every consumer group of the cluster, by id, with state, members and total lag.

@@ -679,3 +679,51 @@ pub enum ClusterMirrorEvent {
         error: crate::wire::ErrorDto,
     },
 }
+
+/// How a compatibility check came out.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Type, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CompatOutcome {
+    /// Answered, rightly.
+    Right,
+    /// Answered, wrongly (`seen` says how).
+    Wrong,
+    /// Not answered, or refused.
+    Failed,
+    /// Not run (`seen` says why).
+    Skipped,
+}
+
+/// One check of the cluster's compatibility (docs/KAFKA.md).
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq, Eq)]
+pub struct CompatCheck {
+    pub name: String,
+    /// The Kafka APIs it exercises.
+    pub apis: Vec<String>,
+    pub outcome: CompatOutcome,
+    /// What was seen: the answer, the wrong answer, the error.
+    pub seen: String,
+    /// What in this app relies on it.
+    pub used_by: String,
+    /// How long it took, in milliseconds.
+    pub millis: Count,
+}
+
+impl From<&twainmq_kafka::browse::Check> for CompatCheck {
+    fn from(c: &twainmq_kafka::browse::Check) -> Self {
+        use twainmq_kafka::browse::Outcome;
+        CompatCheck {
+            name: c.name.clone(),
+            apis: c.apis.iter().map(|a| (*a).to_string()).collect(),
+            outcome: match c.outcome {
+                Outcome::Right => CompatOutcome::Right,
+                Outcome::Wrong => CompatOutcome::Wrong,
+                Outcome::Failed => CompatOutcome::Failed,
+                Outcome::Skipped => CompatOutcome::Skipped,
+            },
+            seen: c.seen.clone(),
+            used_by: c.used_by.to_string(),
+            millis: Count(c.millis),
+        }
+    }
+}

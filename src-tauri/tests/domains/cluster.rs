@@ -798,3 +798,30 @@ fn events_of_mirror(
 fn produce_more(broker: &Broker, topic: &str, records: &[TestRecord]) {
     twainmq_kafka::testing::append(&broker.endpoint(), topic, records);
 }
+
+#[test]
+fn a_clusters_compatibility_is_checked_reading_only_or_with_writes_never_on_a_read_only_connection() {
+    use twainmq_desktop::cluster::wire::CompatOutcome;
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = broker_for_test(dir.path()) else { return };
+    produce(
+        &broker.endpoint(),
+        "clicks",
+        2,
+        &[TestRecord { partition: 1, key: None, value: Some(b"v".to_vec()), headers: vec![], timestamp_ms: T0 }],
+    );
+    let source = connected(&broker);
+    let reading = source.compatibility(false).expect("checks");
+    assert_eq!(reading.len(), 7);
+    assert!(reading[..3].iter().all(|c| c.outcome == CompatOutcome::Right), "{reading:?}");
+    assert!(reading[1].seen.contains("clicks/1"), "the partition with a record is the one read: {}", reading[1].seen);
+    assert_eq!(reading[1].apis, ["Fetch"]);
+    assert!(reading[4..].iter().all(|c| c.outcome == CompatOutcome::Skipped));
+    let written = source.compatibility(true).expect("checks");
+    assert!(written[4..].iter().all(|c| c.outcome == CompatOutcome::Right), "{written:?}");
+    let mut ro = request(&broker.address());
+    ro.settings.read_only = true;
+    let Ok((ro, _)) = service::connect(&ro, &Memory::default()).expect("usable") else { panic!("connect") };
+    assert_eq!(ro.compatibility(true).expect_err("read-only").code, ErrorCode::ReadOnlyConnection);
+    assert_eq!(ro.compatibility(false).expect("reading checks").len(), 7);
+}

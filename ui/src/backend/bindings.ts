@@ -206,6 +206,11 @@ export const commands = {
 	 *  the target is). Refused on a read-only connection.
 	 */
 	clusterMirror: (request: ClusterMirrorRequest, onEvent: Channel<ClusterMirrorEvent>) => typedError<TransferId, ErrorDto>(__TAURI_INVOKE("cluster_mirror", { request, onEvent })),
+	/**
+	 *  Check what the cluster answers, and whether rightly; `write` adds the checks that write (a
+	 *  scratch topic and group, deleted after; refused read-only).
+	 */
+	clusterCompatibility: (write: boolean) => typedError<CompatCheck[], ErrorDto>(__TAURI_INVOKE("cluster_compatibility", { write })),
 	/**  The app's, the engine's version and the 0.2.3 compatibility (Help → About). */
 	about: () => typedError<About, ErrorDto>(__TAURI_INVOKE("about")),
 	/**  Where the line-index cache is and how much it holds. */
@@ -606,6 +611,31 @@ export type CommitStanding =
 "past_end" | 
 /**  The partition's offsets could not be read (its topic deleted, say). */
 "unknown";
+
+/**  One check of the cluster's compatibility (docs/KAFKA.md). */
+export type CompatCheck = {
+	name: string,
+	/**  The Kafka APIs it exercises. */
+	apis: string[],
+	outcome: CompatOutcome,
+	/**  What was seen: the answer, the wrong answer, the error. */
+	seen: string,
+	/**  What in this app relies on it. */
+	used_by: string,
+	/**  How long it took, in milliseconds. */
+	millis: Count,
+};
+
+/**  How a compatibility check came out. */
+export type CompatOutcome = 
+/**  Answered, rightly. */
+"right" | 
+/**  Answered, wrongly (`seen` says how). */
+"wrong" | 
+/**  Not answered, or refused. */
+"failed" | 
+/**  Not run (`seen` says why). */
+"skipped";
 
 /**  A failed connection, classified. */
 export type ConnectFailureDto = {
