@@ -29,41 +29,51 @@ pub async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, ErrorDto>
     tauri::async_runtime::spawn_blocking(f).await.map_err(|e| ErrorDto::new(ErrorCode::Internal, format!("the task failed: {e}")))?
 }
 
-/// The running transfers' (exports, imports, copies: of a store or a cluster) cancel flags, by
-/// id: `cancel_transfer` stops any of them.
+/// The running transfers' (exports, imports, copies, mirrors: of a store or a cluster) cancel
+/// flags, by id, with the window each runs for: `cancel_transfer` stops any of them, and a
+/// window that closes stops its own (a following mirror never runs on unseen).
 #[derive(Default)]
 pub struct Transfers {
     next: AtomicU32,
-    running: Mutex<HashMap<u32, Arc<AtomicBool>>>,
+    running: Mutex<HashMap<u32, (String, Arc<AtomicBool>)>>,
 }
 
 impl Transfers {
-    fn start(&self) -> (u32, Arc<AtomicBool>) {
+    fn start(&self, window: &str) -> (u32, Arc<AtomicBool>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let flag = Arc::new(AtomicBool::new(false));
-        self.running.lock().unwrap_or_else(|p| p.into_inner()).insert(id, flag.clone());
+        self.running.lock().unwrap_or_else(|p| p.into_inner()).insert(id, (window.to_string(), flag.clone()));
         (id, flag)
+    }
+    /// Stop every transfer running for `window` (it closed).
+    pub fn cancel_window(&self, window: &str) {
+        for (w, f) in self.running.lock().unwrap_or_else(|p| p.into_inner()).values() {
+            if w == window {
+                f.store(true, Ordering::Relaxed);
+            }
+        }
     }
     fn end(&self, id: u32) {
         self.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
     }
     /// Ask transfer `id` to stop (it does after its current batch); nothing when it has ended.
     pub fn cancel(&self, id: u32) {
-        if let Some(f) = self.running.lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
+        if let Some((_, f)) = self.running.lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
             f.store(true, Ordering::Relaxed);
         }
     }
 }
 
-/// Run `work` on a thread of its own as a new transfer, its events on `channel`; its id, for
-/// `cancel_transfer`.
+/// Run `work` on a thread of its own as a new transfer for `window`, its events on `channel`;
+/// its id, for `cancel_transfer`.
 pub fn spawn_transfer<E: tauri::ipc::IpcResponse + Send + 'static>(
     app: &AppHandle,
+    window: &str,
     kind: &str,
     channel: Channel<E>,
     work: impl FnOnce(&AtomicBool, &mut dyn FnMut(E)) + Send + 'static,
 ) -> Result<TransferId, ErrorDto> {
-    let (id, cancel) = app.state::<Transfers>().start();
+    let (id, cancel) = app.state::<Transfers>().start(window);
     let handle = app.clone();
     std::thread::Builder::new()
         .name(format!("{kind}-{id}"))
@@ -115,4 +125,25 @@ pub fn limits() -> Vec<(&'static str, serde_json::Value)> {
         ("DEFAULT_KEY_TYPE", DEFAULT_KEY_TYPE.into()),
         ("DEFAULT_PARTITIONS", DEFAULT_PARTITIONS.into()),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_closed_window_stops_its_own_transfers_and_no_others() {
+        let t = Transfers::default();
+        let (a, fa) = t.start("store-1");
+        let (_, fb) = t.start("store-cluster-2");
+        let (_, fc) = t.start("store-1");
+        t.cancel_window("store-1");
+        assert!(fa.load(Ordering::Relaxed) && fc.load(Ordering::Relaxed));
+        assert!(!fb.load(Ordering::Relaxed), "another window's transfer runs on");
+        t.end(a);
+        t.cancel(a);
+        let (d, fd) = t.start("store-1");
+        assert_ne!(d, a, "ids are not reused");
+        assert!(!fd.load(Ordering::Relaxed), "a transfer started after the close is not stopped by it");
+    }
 }

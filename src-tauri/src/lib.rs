@@ -143,9 +143,10 @@ pub fn run(store_arg: Option<String>) -> Result<(), tauri::Error> {
         })
         .on_window_event(|window, event| match event {
             tauri::WindowEvent::Focused(true) => window.state::<shell::menu::Focus>().set(window.label()),
-            // The window's store closes with it (its demo members leave, its index is kept), and
+            // The window's store closes with it (its transfers stop, its demo members leave, its index is kept), and
             // the main window's place is written now, not only at a clean exit.
             tauri::WindowEvent::Destroyed => {
+                window.state::<ipc::Transfers>().cancel_window(window.label());
                 window.state::<session::Sessions>().end(window.label());
                 if window.label() == "main" {
                     use tauri_plugin_window_state::{AppHandleExt, StateFlags};

@@ -186,12 +186,13 @@ pub async fn cluster_cancel_search(state: Session) -> Result<(), ErrorDto> {
 #[specta::specta]
 pub async fn cluster_export(
     app: AppHandle,
+    webview: tauri::Webview,
     state: Session,
     request: ClusterExportRequest,
     on_event: tauri::ipc::Channel<TransferEvent>,
 ) -> Result<TransferId, ErrorDto> {
     let cluster = state.cluster()?;
-    spawn_transfer(&app, "cluster-export", on_event, move |cancel, send| cluster.export(&request, cancel, send))
+    spawn_transfer(&app, webview.label(), "cluster-export", on_event, move |cancel, send| cluster.export(&request, cancel, send))
 }
 
 /// Check a JSON lines file to import into a cluster topic; nothing written.
@@ -208,13 +209,14 @@ pub async fn cluster_import_check(state: Session, topic: String, path: String) -
 #[specta::specta]
 pub async fn cluster_import(
     app: AppHandle,
+    webview: tauri::Webview,
     state: Session,
     request: ClusterImportRequest,
     on_event: tauri::ipc::Channel<TransferEvent>,
 ) -> Result<TransferId, ErrorDto> {
     let cluster = state.cluster()?;
     cluster.writable()?;
-    spawn_transfer(&app, "cluster-import", on_event, move |cancel, send| cluster.import(&request, cancel, send))
+    spawn_transfer(&app, webview.label(), "cluster-import", on_event, move |cancel, send| cluster.import(&request, cancel, send))
 }
 
 /// Mirror a topic between this cluster and a store folder, either way, once or following;
@@ -224,6 +226,7 @@ pub async fn cluster_import(
 #[specta::specta]
 pub async fn cluster_mirror(
     app: AppHandle,
+    webview: tauri::Webview,
     state: Session,
     request: ClusterMirrorRequest,
     on_event: tauri::ipc::Channel<ClusterMirrorEvent>,
@@ -233,7 +236,7 @@ pub async fn cluster_mirror(
         let (c, r) = (cluster.clone(), request.clone());
         blocking(move || c.check_mirror(&r)).await?
     };
-    spawn_transfer(&app, "cluster-mirror", on_event, move |stop, send| cluster.mirror(&store, &request, stop, send))
+    spawn_transfer(&app, webview.label(), "cluster-mirror", on_event, move |stop, send| cluster.mirror(&store, &request, stop, send))
 }
 
 /// Check what the cluster answers, and whether rightly; `write` adds the checks that write (a

@@ -77,6 +77,7 @@ pub async fn pick_open_file(app: AppHandle, title: String, extensions: Vec<Strin
 #[specta::specta]
 pub async fn export_messages(
     app: AppHandle,
+    webview: tauri::Webview,
     state: Session,
     request: ExportRequest,
     on_event: Channel<TransferEvent>,
@@ -84,7 +85,7 @@ pub async fn export_messages(
     let store = state.store()?;
     store.topic_config(&request.topic)?;
     let sel = selection(&state, &request.topic, &request.selection)?;
-    spawn(&app, "export", on_event, move |cancel, send| service::export(&store, &request, &sel, cancel, send))
+    spawn(&app, webview.label(), "export", on_event, move |cancel, send| service::export(&store, &request, &sel, cancel, send))
 }
 
 /// Import a JSONL or CSV file into a topic (or only check it: `dry_run`).
@@ -92,13 +93,14 @@ pub async fn export_messages(
 #[specta::specta]
 pub async fn import_file(
     app: AppHandle,
+    webview: tauri::Webview,
     state: Session,
     request: ImportRequest,
     on_event: Channel<TransferEvent>,
 ) -> Result<TransferId, ErrorDto> {
     let store = state.store()?;
     service::check_import(&store, &request)?;
-    spawn(&app, "import", on_event, move |cancel, send| service::import(&store, &request, cancel, send))
+    spawn(&app, webview.label(), "import", on_event, move |cancel, send| service::import(&store, &request, cancel, send))
 }
 
 /// The header row of a CSV file, for the column pickers.
@@ -113,6 +115,7 @@ pub async fn csv_columns(path: String) -> Result<Vec<String>, ErrorDto> {
 #[specta::specta]
 pub async fn copy_messages(
     app: AppHandle,
+    webview: tauri::Webview,
     state: Session,
     request: CopyRequest,
     on_event: Channel<TransferEvent>,
@@ -121,7 +124,7 @@ pub async fn copy_messages(
     store.topic_config(&request.topic)?;
     let target = service::copy_target(&store, &request)?;
     let sel = selection(&state, &request.topic, &request.selection)?;
-    spawn(&app, "copy", on_event, move |cancel, send| service::copy(&store, &target, &request, &sel, cancel, send))
+    spawn(&app, webview.label(), "copy", on_event, move |cancel, send| service::copy(&store, &target, &request, &sel, cancel, send))
 }
 
 /// Stop a running export, import or copy (after its current batch).
