@@ -6,6 +6,7 @@
 import { backend } from '../backend';
 import type { ClusterGroupDetail, ClusterGroupSummary } from '../backend';
 import { groupRows, partitionRows, type GroupOrder, type PartitionOrder } from './groups';
+import { LagHistory } from './lagTrend';
 
 export class ClusterGroups {
   groups = $state<ClusterGroupSummary[] | null>(null);
@@ -22,6 +23,10 @@ export class ClusterGroups {
   detailError = $state<string | null>(null);
   partOrder = $state<PartitionOrder>({ by: 'lag', desc: true });
   laggingOnly = $state(false);
+  /** Each group's lag as this window read it (in memory while the window is open). */
+  history = new LagHistory();
+  /** Bumped at each reading: what shows the history follows it. */
+  readings = $state(0);
 
   shown = $derived<ClusterGroupSummary[]>(groupRows(this.groups ?? [], this.order, this.filter, this.showLeases));
   leases = $derived<number>((this.groups ?? []).filter((g) => g.mirror_lease).length);
@@ -39,6 +44,8 @@ export class ClusterGroups {
     this.error = null;
     this.groups = r.data;
     this.readAt = Date.now();
+    this.history.record(r.data, this.readAt);
+    this.readings++;
     if (this.picked !== null) await this.loadDetail();
   }
 

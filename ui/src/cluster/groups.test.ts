@@ -9,6 +9,7 @@ import { answers, calls, ok, resetBackend } from './testBackend';
 import { assignmentText, groupRows, needsLook, nextSort, partitionRows, ranges, standingWords } from './groups';
 import ClusterApp from './ClusterApp.svelte';
 import { clusterGroups } from './clusterGroups.svelte';
+import { LagHistory } from './lagTrend';
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 
@@ -19,6 +20,7 @@ beforeEach(() => {
   clusterGroups.filter = '';
   clusterGroups.showLeases = false;
   clusterGroups.order = { by: 'lag', desc: true };
+  clusterGroups.history = new LagHistory();
 });
 afterEach(() => cleanup());
 
@@ -122,6 +124,29 @@ describe('the cluster window’s groups tab', () => {
     expect(r.getAllByTestId('cluster-group-partition').map((x) => x.textContent)).toEqual([expect.stringMatching(/orders \/ 1/), expect.stringMatching(/orders \/ 2/)]);
     await fireEvent.click(r.getByTestId('cluster-groups-back'));
     expect(r.getAllByTestId('cluster-group-row')).toHaveLength(2);
+  });
+
+  it('says, from the lag read at each refresh, when a group clears or that it falls behind', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      answers.clusterInfo = ok({ name: 'local', bootstrap: 'b:9092', cluster_id: 'c1', read_only: false, topics: [] });
+      let lags = ['600', '900'];
+      answers.clusterGroups = () => ok([summary('billing', lags[0]), summary('audit', lags[1])]);
+      vi.setSystemTime(1_765_000_000_000);
+      await clusterGroups.load();
+      lags = ['300', '1100'];
+      vi.setSystemTime(1_765_000_030_000);
+      await clusterGroups.load();
+      const r = render(ClusterApp);
+      await settle();
+      await fireEvent.click(r.getByTestId('cluster-tab-groups'));
+      await settle();
+      const trends = Object.fromEntries(r.getAllByTestId('cluster-group-row').map((row) => [row.querySelector('button')!.textContent, row.querySelector('[data-testid="cluster-group-row-trend"]')!.textContent]));
+      expect(trends.billing).toBe('clears in ~30 s (down 10/s over 30 s)');
+      expect(trends.audit).toBe('falling behind: up 6.7/s over 30 s');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('says a failed read in words and keeps the window usable', async () => {
