@@ -7,7 +7,7 @@ vi.mock('../backend', () => import('./testBackend').then((m) => m.backendModule)
 import { answers, calls, ok, resetBackend } from './testBackend';
 
 import { ConnectForm, formProblem, outcomeOf } from './connect.svelte';
-import { ClusterView, keyText, NOT_YET, valueText } from './clusterView.svelte';
+import { ClusterView, keyText, NOT_YET, recordKind, valueText } from './clusterView.svelte';
 import ConnectDialog from './ConnectDialog.svelte';
 import ClusterApp from './ClusterApp.svelte';
 import { connectForm } from './connect.svelte';
@@ -163,6 +163,12 @@ describe('a cluster window', () => {
     expect(keyText(row('1', { key: '', kafka: { key_null: true, key_binary: false, key_size: 0, value_null: false, headers: [] } }))).toBe('(null)');
     expect(valueText(row('1', { kind: 'bytes', text: null, hex: null, size: 0, kafka: { key_null: false, key_binary: false, key_size: 1, value_null: true, headers: [] } }))).toMatch(/tombstone/);
     expect(valueText(row('1', { kind: 'bytes', text: null, hex: 'ff00' }))).toBe('0xff00');
+    expect(recordKind(row('1', { kind: 'bytes', text: null, hex: null, kafka: { key_null: false, key_binary: false, key_size: 1, value_null: true, headers: [] } }))).toBe('tombstone');
+    expect(recordKind(row('1', { kind: 'bytes', text: null, hex: 'ff00' }))).toBe('bytes');
+    expect(recordKind(row('1', { text: '{"a": [1, 2]}' }))).toBe('JSON');
+    expect(recordKind(row('1', { text: '{"a": [1, 2', truncated: true }))).toBe('JSON');
+    expect(recordKind(row('1', { text: '{"a": [1, 2' }))).toBe('text');
+    expect(recordKind(row('1', { text: '42 apples' }))).toBe('text');
   });
 
   it('picks the first partition that holds records', async () => {

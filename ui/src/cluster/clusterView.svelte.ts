@@ -7,6 +7,7 @@
 import { backend } from '../backend';
 import type { ClusterInfo, ClusterProduced, ClusterTopic, MessageRow, Page } from '../backend';
 import { sidebarRows, type TreeRow } from './topicList';
+import { looksJson } from '../shared/format';
 
 export const PAGE = 100;
 /** How often a followed partition is read for new records (ms). */
@@ -19,6 +20,13 @@ export const NOT_YET: { what: string; why: string }[] = [
   { what: 'Create, delete or purge topics', why: 'not built yet for a cluster (a mirror makes the topic it writes to)' },
   { what: 'Export of search hits', why: 'a whole topic or one partition exports (Export…); the hits of a search do not yet' },
 ];
+
+/** What a record's value is, for the table's Kind column: a tombstone, bytes, JSON or text. */
+export function recordKind(r: MessageRow): 'tombstone' | 'bytes' | 'JSON' | 'text' {
+  if (r.kafka?.value_null) return 'tombstone';
+  if (r.text === null) return 'bytes';
+  return looksJson(r.text, !r.truncated) ? 'JSON' : 'text';
+}
 
 /** A row's message as one line for the table. */
 export function valueText(r: MessageRow): string {
