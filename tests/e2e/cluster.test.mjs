@@ -310,6 +310,18 @@ test('a topic exported to JSON lines, imported into another, and mirrored into a
     await shotsBothThemes(browser, 'cluster-export');
     await (await byId(browser, 'cluster-export-dialog')).$('button=Close').click();
 
+    // Two records compared side by side: the second one ctrl-clicked.
+    await browser.execute(() => {
+      const rows = document.querySelectorAll('[data-testid="cluster-record"]');
+      rows[0].dispatchEvent(new MouseEvent('click', { bubbles: true }));
+      rows[1].dispatchEvent(new MouseEvent('click', { bubbles: true, ctrlKey: true }));
+    });
+    const compared = await byId(browser, 'cluster-compare');
+    await compared.waitForDisplayed({ timeout: 5000 });
+    assert.match(await compared.getText(), /They differ in the (time|key|value)/);
+    await shotsBothThemes(browser, 'cluster-compare');
+    await (await byId(browser, 'cluster-compare-close')).click();
+
     // Import into an empty topic of as many partitions: record for record the same.
     execFileSync(python, [path.join(here, 'kafka-client.py'), 'create', `127.0.0.1:${port}`, 'orders-copy', '3']);
     await (await byId(browser, 'cluster-refresh')).click();

@@ -54,6 +54,8 @@ export class ClusterView {
   end = $state('0');
   pageError = $state<string | null>(null);
   selected = $state<MessageRow | null>(null);
+  /** A second record picked (ctrl/cmd-click) to compare with the selected one, side by side. */
+  other = $state<MessageRow | null>(null);
   filter = $state('');
   /** Following the picked partition: new records appended as they arrive. */
   following = $state(false);
@@ -73,6 +75,17 @@ export class ClusterView {
   opened = $state<Set<string>>(new Set());
   rowsShown = $derived<TreeRow[]>(sidebarRows(this.info?.topics ?? [], this.filter, this.tree, this.opened));
   shownCount = $derived<number>(this.rowsShown.reduce((n, r) => n + (r.kind === 'topic' ? 1 : r.open ? 0 : r.topics), 0));
+
+  /** A row clicked: picked alone, or (ctrl/cmd held) as the one to compare the picked one with. */
+  click(r: MessageRow, compare: boolean): void {
+    const same = (x: MessageRow | null) => x !== null && x.partition === r.partition && x.offset === r.offset;
+    if (compare && this.selected && !same(this.selected)) {
+      this.other = same(this.other) ? null : r;
+      return;
+    }
+    this.selected = r;
+    this.other = null;
+  }
 
   setTree(on: boolean): void {
     this.tree = on;
@@ -140,6 +153,7 @@ export class ClusterView {
     this.next = page.next;
     this.end = page.end;
     this.selected = this.rows[0] ?? null;
+    this.other = null;
   }
 
   /** The page before this one (offsets need not be dense: this is an offset range, not a row count). */
@@ -174,6 +188,7 @@ export class ClusterView {
     this.arrived = 0;
     this.followSince = Date.now();
     this.selected = this.rows[this.rows.length - 1] ?? null;
+    this.other = null;
     this.schedule(gen);
   }
 
