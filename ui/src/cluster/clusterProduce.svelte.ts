@@ -7,6 +7,7 @@ import type { ClusterProduced, MessageRow } from '../backend';
 import { prefs } from '../app/prefs.svelte';
 import { clusterView } from './clusterView.svelte';
 import { draftOf, draftProblem, emptyDraft, requestOf, type ProduceDraft } from './produce';
+import { deleteTemplate, loadTemplates, saveTemplate, type Template } from './templates';
 
 export class ProduceForm {
   open = $state(false);
@@ -15,18 +16,48 @@ export class ProduceForm {
   from = $state<string | null>(null);
   sending = $state(false);
   error = $state<string | null>(null);
+  templates = $state<Template[]>([]);
+  templateNote = $state<string | null>(null);
 
   partitions = $derived<number | null>(clusterView.info?.topics.find((t) => t.name === this.draft.topic)?.partitions.length ?? null);
   problem = $derived<string | null>(draftProblem(this.draft, this.partitions, prefs.tz));
 
   show(topic: string): void {
+    this.templates = loadTemplates();
+    this.templateNote = null;
     this.draft = emptyDraft(topic);
     this.from = null;
     this.error = null;
     this.open = true;
   }
 
+  /** Fill the form from a saved template (its topic kept only when the cluster has it). */
+  useTemplate(name: string): void {
+    const t = this.templates.find((x) => x.name === name);
+    if (!t) return;
+    const topic = clusterView.info?.topics.some((x) => x.name === t.draft.topic) ? t.draft.topic : this.draft.topic;
+    this.draft = { ...JSON.parse(JSON.stringify(t.draft)), topic };
+    this.templateNote = topic === t.draft.topic ? `Filled from “${name}”.` : `Filled from “${name}”; its topic ${t.draft.topic} is not on this cluster, so ${topic} is kept.`;
+  }
+
+  /** Save the form as a template named `name`. */
+  saveAs(name: string): void {
+    const r = saveTemplate(name, this.draft, Date.now());
+    if (typeof r === 'string') this.templateNote = r;
+    else {
+      this.templates = r;
+      this.templateNote = `Saved as “${name.trim()}”.`;
+    }
+  }
+
+  forgetTemplate(name: string): void {
+    this.templates = deleteTemplate(name);
+    this.templateNote = `“${name}” forgotten.`;
+  }
+
   republish(row: MessageRow, topic: string): void {
+    this.templates = loadTemplates();
+    this.templateNote = null;
     this.draft = draftOf(row, topic);
     this.from = `${topic}/${row.partition}@${row.offset}`;
     this.error = null;
