@@ -6,7 +6,7 @@
 
 import { backend } from '../backend';
 import type { ClusterInfo, ClusterProduced, ClusterTopic, MessageRow, Page } from '../backend';
-import { sidebarRows, type TreeRow } from './topicList';
+import { sidebarRows, writeRates, writtenOf, type Reading, type TreeRow } from './topicList';
 import { looksJson } from '../shared/format';
 
 export const PAGE = 100;
@@ -99,6 +99,12 @@ export class ClusterView {
     this.opened = next;
   }
 
+  /** Each topic's records written a second between the last two readings of the topics. */
+  rates = $state.raw<Map<string, number>>(new Map());
+  /** Seconds between those two readings (null until there are two). */
+  rateSpan = $state<number | null>(null);
+  private reading: Reading | null = null;
+
   async load(): Promise<void> {
     this.loading = true;
     const r = await backend.clusterInfo();
@@ -109,6 +115,12 @@ export class ClusterView {
     }
     this.error = null;
     this.info = r.data;
+    const now: Reading = { at: Date.now(), written: new Map(r.data.topics.map((t) => [t.name, writtenOf(t)])) };
+    if (this.reading && now.at > this.reading.at) {
+      this.rates = writeRates(this.reading, now);
+      this.rateSpan = (now.at - this.reading.at) / 1000;
+    }
+    this.reading = now;
     // Hundreds of topics read better folded by prefix: the tree is on until the user chooses.
     if (!this.treeChosen && r.data.topics.length > 200) this.tree = true;
     if (this.topic && !r.data.topics.some((t) => t.name === this.topic)) this.topic = null;

@@ -6,7 +6,7 @@ import type { ClusterGroupDetail, ClusterGroupPartition, ClusterGroupSummary } f
 vi.mock('../backend', () => import('./testBackend').then((m) => m.backendModule));
 import { answers, calls, ok, resetBackend } from './testBackend';
 
-import { overviewRows, prefixOf, sidebarRows } from './topicList';
+import { overviewRows, prefixOf, sidebarRows, writeRates } from './topicList';
 import type { ClusterInfo, ClusterTopic } from '../backend';
 import ClusterApp from './ClusterApp.svelte';
 import { clusterView } from './clusterView.svelte';
@@ -54,6 +54,16 @@ describe("a cluster's topic list", () => {
     expect(by({ by: 'messages', desc: true })[0]).toBe('payments.captures');
     expect(by({ by: 'messages', desc: false }, true)).not.toContain('orders-v2');
     expect(by({ by: 'name', desc: false })).toEqual(['audit', 'orders-v1', 'orders-v2', 'payments.captures', 'payments.refunds', 'solo.only']);
+  });
+
+  it("says each topic's records written a second between two readings, and sorts by it", () => {
+    const at = (ms: number, w: [string, bigint][]) => ({ at: ms, written: new Map(w) });
+    const rates = writeRates(at(0, [['a', 100n], ['b', 9007199254740993n], ['gone', 5n], ['again', 50n]]), at(10_000, [['a', 150n], ['b', 9007199254741093n], ['again', 3n], ['new', 7n]]));
+    expect(Object.fromEntries(rates)).toEqual({ a: 5, b: 10 });
+    expect(writeRates(null, at(1, [['a', 1n]])).size).toBe(0);
+    expect(writeRates(at(5, []), at(5, [['a', 1n]])).size).toBe(0);
+    const names = overviewRows(topics, { by: 'rate', desc: true }, '', false, new Map([['audit', 3], ['solo.only', 0.5]])).map((t) => t.name);
+    expect(names.slice(0, 2)).toEqual(['audit', 'solo.only']);
   });
 });
 

@@ -54,11 +54,38 @@ export function sidebarRows(topics: readonly ClusterTopic[], filter: string, tre
   return rows;
 }
 
-export type TopicSort = 'name' | 'partitions' | 'messages';
+export type TopicSort = 'name' | 'partitions' | 'messages' | 'rate';
 export type TopicOrder = { by: TopicSort; desc: boolean };
 
 /** The overview's rows: matching `filter`, without the empty ones when `hideEmpty`, in `order`; ties by name. */
-export function overviewRows(topics: readonly ClusterTopic[], order: TopicOrder, filter: string, hideEmpty: boolean): ClusterTopic[] {
+/** Records written to a topic so far: the sum of its partitions' ends (what retention removes does not count down). */
+export function writtenOf(t: ClusterTopic): bigint {
+  return t.partitions.reduce((s, p) => s + BigInt(p.high), 0n);
+}
+
+/** A reading of each topic's written records, for the rates. */
+export type Reading = { at: number; written: Map<string, bigint> };
+
+/** Each topic's records written a second between two readings (a topic made again, its ends lower: none). */
+export function writeRates(before: Reading | null, now: Reading): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!before || now.at <= before.at) return out;
+  const secs = (now.at - before.at) / 1000;
+  for (const [name, w] of now.written) {
+    const b = before.written.get(name);
+    if (b === undefined || w < b) continue;
+    out.set(name, Number(w - b) / secs);
+  }
+  return out;
+}
+
+export function overviewRows(
+  topics: readonly ClusterTopic[],
+  order: TopicOrder,
+  filter: string,
+  hideEmpty: boolean,
+  rates: ReadonlyMap<string, number> = new Map(),
+): ClusterTopic[] {
   const needle = filter.trim().toLowerCase();
   const byName = (a: ClusterTopic, b: ClusterTopic) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   const cmp = (a: ClusterTopic, b: ClusterTopic): number => {
@@ -72,6 +99,9 @@ export function overviewRows(topics: readonly ClusterTopic[], order: TopicOrder,
         const y = BigInt(b.messages);
         return x < y ? -1 : x > y ? 1 : 0;
       }
+      case 'rate':
+        // Not known yet sorts below 0.
+        return (rates.get(a.name) ?? -1) - (rates.get(b.name) ?? -1);
     }
   };
   return topics
