@@ -139,6 +139,16 @@ pub(crate) fn open_input(path: &str) -> Result<BufReader<File>, ErrorDto> {
     if p.is_dir() {
         return Err(ErrorDto::new(ErrorCode::NotAFile, format!("{path} is a folder: choose the file to import")));
     }
+    // A FIFO or a device would block the open (and the read) with nothing to cancel it by: the
+    // app's imports take regular files (the CLI's `import` reads pipes).
+    if std::fs::metadata(p).is_ok_and(|m| !m.is_file()) {
+        return Err(ErrorDto::new(
+            ErrorCode::NotAFile,
+            format!(
+                "{path} is not a regular file (a pipe or a device): choose a file, or import from a pipe with the CLI's `twainmq import`"
+            ),
+        ));
+    }
     let f = File::open(p).map_err(|e| ErrorDto::new(ErrorCode::Io, format!("could not open {path}: {e}")))?;
     Ok(BufReader::with_capacity(1 << 16, f))
 }

@@ -655,6 +655,19 @@ fn a_cluster_topic_is_exported_to_json_lines_and_imported_again_whole_and_a_stop
     export("rest", None, &rest, &no);
     assert_eq!(sorted_lines(&rest), sorted_lines(&file), "every record once");
 
+    // A FIFO is refused at once (its open would wait for a writer, with nothing to cancel it by).
+    #[cfg(unix)]
+    {
+        let fifo = out.join("pipe.jsonl");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
+        let started = std::time::Instant::now();
+        let e = source.check_import("rest", &fifo.display().to_string()).expect_err("a FIFO");
+        assert_eq!(e.code, ErrorCode::NotAFile, "{e:?}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        let ev = import("rest", &fifo, None, &source);
+        assert!(matches!(ev.last(), Some(TransferEvent::Failed { error, .. }) if error.code == ErrorCode::NotAFile), "{ev:?}");
+    }
+
     // Read-only: exports, never imports.
     let mut ro = request(&broker.address());
     ro.settings.read_only = true;
