@@ -323,6 +323,12 @@ test('a topic exported to JSON lines, imported into another, and mirrored into a
     assert.match(await compared.getText(), /They differ in the (time|key|value)/);
     await shotsBothThemes(browser, 'cluster-compare');
     await (await byId(browser, 'cluster-compare-close')).click();
+    // A column of a JSON field of the values (the store's orders carry a country).
+    await setValue(await byId(browser, 'cluster-column-path'), 'value.country');
+    await (await byId(browser, 'cluster-column-add')).click();
+    const countries = await browser.execute(() => [...document.querySelectorAll('[data-testid="cluster-record-field"]')].slice(0, 3).map((c) => c.textContent));
+    assert.deepEqual(countries, ['FR', 'DE', 'JP']);
+    await shotsBothThemes(browser, 'cluster-columns');
 
     // Import into an empty topic of as many partitions: record for record the same.
     execFileSync(python, [path.join(here, 'kafka-client.py'), 'create', `127.0.0.1:${port}`, 'orders-copy', '3']);

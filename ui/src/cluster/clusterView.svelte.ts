@@ -54,6 +54,9 @@ export class ClusterView {
   end = $state('0');
   pageError = $state<string | null>(null);
   selected = $state<MessageRow | null>(null);
+  /** Columns picked from the values' JSON fields (`country`, `customer.id`), in order. */
+  columns = $state<string[]>([]);
+
   /** A second record picked (ctrl/cmd-click) to compare with the selected one, side by side. */
   other = $state<MessageRow | null>(null);
   filter = $state('');

@@ -36,7 +36,7 @@ describe("a store's consumer groups overview", () => {
 
   it('lists every group of the store beside its topics, and a row opens its group', async () => {
     render(App);
-    await until(() => document.querySelector('[data-testid="overview-view-groups"]') !== null);
+    await until(() => document.querySelector('[data-testid="overview-view-groups"]') !== null, 'the overview');
     const button = document.querySelector<HTMLButtonElement>('[data-testid="overview-view-groups"]')!;
     const count = Number(/\((\d+)\)/.exec(button.textContent ?? '')![1]);
     expect(count).toBe(app.info!.groups.length);
