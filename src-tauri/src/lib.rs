@@ -66,6 +66,7 @@ pub mod store {
 /// A Kafka cluster in a window: connect, saved connections, the cluster as a source.
 pub mod cluster {
     pub mod commands;
+    pub mod demo;
     pub mod mirror;
     pub mod search;
     pub mod service;

@@ -254,6 +254,8 @@ pub enum ErrorCode {
     NoStore,
     NoDemo,
     NoSuchMember,
+    /// A demo member asked for beyond the most a window runs.
+    DemoLimit,
     /// The search session asked for is gone (replaced by a newer search, or the store closed).
     NoSearch,
     /// An export or copy of picked rows with none picked.

@@ -395,6 +395,27 @@ test('a topic exported to JSON lines, imported into another, and mirrored into a
     assert.deepEqual(out.map((r) => Buffer.from(r.value, 'hex').toString()).sort(), Array.from({ length: 15 }, (_, i) => `event ${i}`).sort());
     await (await byId(browser, 'cluster-mirror-dialog')).$('button=Close').click();
 
+    // The balancing demo: a member takes the 3 partitions of orders, a second one splits them,
+    // and their commits are the group's (kafka-python reads them); stopped, they leave.
+    await (await byId(browser, 'cluster-tab-groups')).click();
+    await (await byId(browser, 'cluster-demo-open')).click();
+    await (await byId(browser, 'cluster-demo-topic')).selectByAttribute('value', 'orders');
+    await (await byId(browser, 'cluster-demo-add')).click();
+    const holds = () => browser.execute(() => [...document.querySelectorAll('[data-testid="cluster-demo-holds"]')].map((c) => c.textContent.replace(/\s+/g, ' ').trim()));
+    await until(browser, async () => (await holds()).join('|').endsWith('holds partitions 0, 1, 2'), 'the first member holding all 3', 40000, holds);
+    await (await byId(browser, 'cluster-demo-add')).click();
+    await until(browser, async () => {
+      const h = await holds();
+      return h.length === 2 && h.every((x) => /holds partitions? \d/.test(x));
+    }, 'the two members splitting the 3', 40000, holds);
+    await until(browser, async () => (await browser.$$('[data-testid="cluster-group-twainmq-demo"]')).length === 1, 'the demo group listed', 20000);
+    await shotsBothThemes(browser, 'cluster-demo');
+    await until(browser, async () => Object.values(kafkaClient('offsets', 'twainmq-demo')).some((o) => o > 0), 'the demo group committing', 30000, () => JSON.stringify(kafkaClient('offsets', 'twainmq-demo')));
+    for (const left of [1, 0]) {
+      await (await byId(browser, 'cluster-demo-stop')).click();
+      await until(browser, async () => (await browser.$$('[data-testid="cluster-demo-member"]')).length === left, `${left} member left`, 30000, holds);
+    }
+
     // The cluster's compatibility, with the writing checks: nisshi answers each rightly here
     // (its known defect, members without client id or host, needs a group with members), and
     // the scratch topic is gone after.

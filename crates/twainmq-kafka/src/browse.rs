@@ -21,12 +21,14 @@ use crate::cluster::{Cluster, Endpoint};
 use crate::error::{Error, Result};
 
 mod compat;
+mod demo;
 mod group_admin;
 mod groups;
 mod jsonl;
 mod produce;
 mod scan;
 pub use compat::{Check, Outcome};
+pub use demo::{DemoMember, DemoState, DEMO_RECORDS_PER_SECOND};
 pub use group_admin::{ResetRow, ResetTo};
 pub use groups::{GroupDetail, GroupMember, GroupPartition, GroupSummary};
 pub use jsonl::{check_import, parse_line, record_line, ImportCheck, ImportOptions, ImportReport, LineRecord, Resume, MAX_LINE_BYTES};

@@ -586,3 +586,36 @@ fn a_compatibility_check_says_what_the_broker_answers_rightly_and_leaves_nothing
     let gone = browser.compatibility(false);
     assert!(gone.iter().take(4).all(|c| matches!(c.outcome, Outcome::Failed | Outcome::Skipped)), "{:?}", outcomes(&gone));
 }
+
+#[test]
+fn demo_members_split_a_groups_partitions_and_take_them_over_when_one_leaves() {
+    use std::time::Instant;
+    use twainmq_kafka::browse::DemoMember;
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = Broker::start(&dir.path().join("broker"), &[]) else { return };
+    let ep = broker.endpoint();
+    produce(&ep, "orders", 3, &records());
+    let a = DemoMember::start(&ep, "demo", "orders", "twainmq-demo-1");
+    let a_state = || a.state();
+    let wait = |what: &str, ok: &dyn Fn() -> bool| {
+        let end = Instant::now() + Duration::from_secs(40);
+        while !ok() {
+            assert!(Instant::now() < end, "timed out waiting for {what}: {:?}", a_state());
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait("the first member to hold all 3", &|| a.state().partitions == [0, 1, 2]);
+    let b = DemoMember::start(&ep, "demo", "orders", "twainmq-demo-2");
+    wait("the two to split the 3", &|| {
+        let (x, y) = (a.state().partitions, b.state().partitions);
+        !x.is_empty() && !y.is_empty() && x.len() + y.len() == 3 && x.iter().all(|p| !y.contains(p))
+    });
+    b.stop(Duration::from_secs(10));
+    wait("the first to take them all again", &|| a.state().partitions == [0, 1, 2]);
+    wait("every record read and committed", &|| a.state().consumed >= 32 || a.state().error.is_some());
+    let s = a.state();
+    assert_eq!(s.error, None);
+    let (browser, _) = Browser::connect(&ep).expect("connect");
+    wait("the group's lag 0", &|| browser.group("demo").ok().flatten().is_some_and(|g| g.lag() == 0));
+    a.stop(Duration::from_secs(10));
+}

@@ -12,7 +12,8 @@ use tauri::{AppHandle, Manager, WebviewUrl, WebviewWindowBuilder};
 use super::search::Matcher;
 use super::service::{self, OsKeychain};
 use super::wire::{
-    ClusterExportRequest, ClusterImportCheck, ClusterImportRequest, ClusterMirrorEvent, ClusterMirrorRequest, TransferEvent, TransferId,
+    ClusterDemoMember, ClusterExportRequest, ClusterImportCheck, ClusterImportRequest, ClusterMirrorEvent, ClusterMirrorRequest,
+    TransferEvent, TransferId,
 };
 use super::wire::{
     ClusterGroupDetail, ClusterGroupSummary, ClusterInfo, ClusterProduceRequest, ClusterProduced, ClusterResetPlan, ClusterResetRequest,
@@ -246,4 +247,27 @@ pub async fn cluster_mirror(
 pub async fn cluster_compatibility(state: Session, write: bool) -> Result<Vec<CompatCheck>, ErrorDto> {
     let cluster = state.cluster()?;
     blocking(move || cluster.compatibility(write)).await
+}
+
+/// Start a member of the balancing demo in a group of the cluster, reading `topic`; its id.
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_demo_start(state: Session, group: String, topic: String) -> Result<u32, ErrorDto> {
+    let cluster = state.cluster()?;
+    blocking(move || cluster.start_demo_member(&group, &topic)).await
+}
+
+/// Stop a member of the balancing demo: it leaves its group.
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_demo_stop(state: Session, id: u32) -> Result<(), ErrorDto> {
+    let cluster = state.cluster()?;
+    blocking(move || cluster.stop_demo_member(id)).await
+}
+
+/// The balancing demo's members: what each holds and has read.
+#[tauri::command]
+#[specta::specta]
+pub async fn cluster_demo_members(state: Session) -> Result<Vec<ClusterDemoMember>, ErrorDto> {
+    Ok(state.cluster()?.demo_members())
 }

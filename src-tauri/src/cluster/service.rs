@@ -265,6 +265,8 @@ pub struct ClusterSource {
     browser: Browser,
     /// How it was reached (its secret in memory only): what a mirror from the window uses.
     endpoint: Endpoint,
+    /// The balancing demo's members this window started (they leave when it closes).
+    pub(crate) demo: super::demo::DemoMembers,
     /// The running search's stop flag: a new search stops the one before.
     search: std::sync::Mutex<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>>,
     /// The connection's name, for the window.
@@ -298,6 +300,7 @@ pub fn connect(request: &ConnectRequest, secrets: &dyn Secrets) -> Result<Connec
                 ClusterSource {
                     browser,
                     endpoint: ep.clone(),
+                    demo: super::demo::DemoMembers::default(),
                     search: std::sync::Mutex::new(None),
                     name,
                     cluster_id: overview.cluster_id,

@@ -727,3 +727,21 @@ impl From<&twainmq_kafka::browse::Check> for CompatCheck {
         }
     }
 }
+
+/// A member of the balancing demo this window started.
+#[derive(Debug, Clone, Serialize, Deserialize, Type, PartialEq, Eq)]
+pub struct ClusterDemoMember {
+    pub id: u32,
+    pub client_id: String,
+    pub group: String,
+    pub topic: String,
+    /// The partitions the group gave it now.
+    pub partitions: Vec<u32>,
+    /// Records it read and committed.
+    pub consumed: Count,
+    /// Given a place in the group at least once.
+    pub joined: bool,
+    /// Left the group (stopped, or failed: `error` says why).
+    pub left: bool,
+    pub error: Option<String>,
+}

@@ -838,3 +838,43 @@ fn a_clusters_compatibility_is_checked_reading_only_or_with_writes_never_on_a_re
     assert_eq!(ro.compatibility(true).expect_err("read-only").code, ErrorCode::ReadOnlyConnection);
     assert_eq!(ro.compatibility(false).expect("reading checks").len(), 7);
 }
+
+#[test]
+fn the_balancing_demo_starts_members_that_split_a_topic_and_a_stopped_ones_partitions_go_to_the_others() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let Some(broker) = broker_for_test(dir.path()) else { return };
+    let records: Vec<TestRecord> = (0..12u32)
+        .map(|i| TestRecord { partition: i % 3, key: None, value: Some(b"v".to_vec()), headers: vec![], timestamp_ms: T0 })
+        .collect();
+    produce(&broker.endpoint(), "clicks", 3, &records);
+    let source = connected(&broker);
+    let wait = |what: &str, ok: &dyn Fn(&[twainmq_desktop::cluster::wire::ClusterDemoMember]) -> bool| {
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(40);
+        loop {
+            let m = source.demo_members();
+            if ok(&m) {
+                return;
+            }
+            assert!(std::time::Instant::now() < end, "timed out waiting for {what}: {m:?}");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    };
+    assert_eq!(source.start_demo_member("demo", "nope").expect_err("no topic").code, ErrorCode::TopicNotFound);
+    assert_eq!(source.start_demo_member(" ", "clicks").expect_err("no group").code, ErrorCode::InvalidGroupName);
+    let a = source.start_demo_member("demo", "clicks").expect("a");
+    wait("one member with all 3", &|m| m.len() == 1 && m[0].partitions == [0, 1, 2]);
+    let b = source.start_demo_member("demo", "clicks").expect("b");
+    assert_ne!(a, b);
+    wait("two members splitting 3", &|m| {
+        m.len() == 2 && m.iter().all(|x| !x.partitions.is_empty()) && m.iter().map(|x| x.partitions.len()).sum::<usize>() == 3
+    });
+    source.stop_demo_member(a).expect("stop");
+    assert_eq!(source.stop_demo_member(a).expect_err("gone").code, ErrorCode::NoSuchMember);
+    wait("the other with all 3, everything read", &|m| m.len() == 1 && m[0].id == b && m[0].partitions == [0, 1, 2]);
+    let mut ro = request(&broker.address());
+    ro.settings.read_only = true;
+    let Ok((ro, _)) = service::connect(&ro, &Memory::default()).expect("usable") else { panic!("connect") };
+    assert_eq!(ro.start_demo_member("demo", "clicks").expect_err("read-only").code, ErrorCode::ReadOnlyConnection);
+    source.stop_demo_member(b).expect("stop");
+    assert!(source.demo_members().is_empty());
+}

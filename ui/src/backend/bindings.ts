@@ -211,6 +211,12 @@ export const commands = {
 	 *  scratch topic and group, deleted after; refused read-only).
 	 */
 	clusterCompatibility: (write: boolean) => typedError<CompatCheck[], ErrorDto>(__TAURI_INVOKE("cluster_compatibility", { write })),
+	/**  Start a member of the balancing demo in a group of the cluster, reading `topic`; its id. */
+	clusterDemoStart: (group: string, topic: string) => typedError<number, ErrorDto>(__TAURI_INVOKE("cluster_demo_start", { group, topic })),
+	/**  Stop a member of the balancing demo: it leaves its group. */
+	clusterDemoStop: (id: number) => typedError<null, ErrorDto>(__TAURI_INVOKE("cluster_demo_stop", { id })),
+	/**  The balancing demo's members: what each holds and has read. */
+	clusterDemoMembers: () => typedError<ClusterDemoMember[], ErrorDto>(__TAURI_INVOKE("cluster_demo_members")),
 	/**  The app's, the engine's version and the 0.2.3 compatibility (Help → About). */
 	about: () => typedError<About, ErrorDto>(__TAURI_INVOKE("about")),
 	/**  Where the line-index cache is and how much it holds. */
@@ -310,6 +316,23 @@ export type Bytes = string;
 export type BytesInput = { encoding: "text"; text: string } | 
 /**  Hex digits; spaces and a leading `0x` are allowed. */
 { encoding: "hex"; hex: string };
+
+/**  A member of the balancing demo this window started. */
+export type ClusterDemoMember = {
+	id: number,
+	client_id: string,
+	group: string,
+	topic: string,
+	/**  The partitions the group gave it now. */
+	partitions: number[],
+	/**  Records it read and committed. */
+	consumed: Count,
+	/**  Given a place in the group at least once. */
+	joined: boolean,
+	/**  Left the group (stopped, or failed: `error` says why). */
+	left: boolean,
+	error: string | null,
+};
 
 /**  A cluster topic's records to export to a JSON lines file (lossless: see docs/KAFKA.md). */
 export type ClusterExportRequest = {
@@ -787,6 +810,8 @@ export type ErrorCode = "invalid_topic_name" | "invalid_group_name" | "invalid_k
 "no_message" | "missing_class" | "invalid_json" | "invalid_reset" | 
 /**  A lag alert threshold that is not a count or a duration of zero or more. */
 "invalid_threshold" | "confirmation_mismatch" | "no_store" | "no_demo" | "no_such_member" | 
+/**  A demo member asked for beyond the most a window runs. */
+"demo_limit" | 
 /**  The search session asked for is gone (replaced by a newer search, or the store closed). */
 "no_search" | 
 /**  An export or copy of picked rows with none picked. */
