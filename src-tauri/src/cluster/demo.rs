@@ -2,8 +2,7 @@
 //! consumers of the group reading a topic slowly and committing what they read), listed with the
 //! partitions the group gave each, stopped one by one, all gone when the window closes.
 
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use twainmq_kafka::browse::DemoMember;
@@ -14,19 +13,6 @@ use crate::wire::{Count, ErrorCode, ErrorDto};
 
 /// The most demo members a window runs.
 pub const MAX_DEMO_MEMBERS: usize = 8;
-
-/// A window's demo members, by id.
-#[derive(Default)]
-pub struct DemoMembers {
-    next: AtomicU32,
-    members: Mutex<Vec<(u32, DemoMember)>>,
-}
-
-impl std::fmt::Debug for DemoMembers {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DemoMembers").finish_non_exhaustive()
-    }
-}
 
 impl ClusterSource {
     /// Start a demo member of `group` reading `topic` (refused read-only: it joins the group and

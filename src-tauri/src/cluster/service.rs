@@ -260,13 +260,26 @@ pub fn test(request: &ConnectRequest, secrets: &dyn Secrets) -> Result<Connectio
     })
 }
 
+/// A window's balancing-demo members, by id (`demo.rs` starts and stops them).
+#[derive(Default)]
+pub struct DemoMembers {
+    pub(crate) next: std::sync::atomic::AtomicU32,
+    pub(crate) members: std::sync::Mutex<Vec<(u32, twainmq_kafka::browse::DemoMember)>>,
+}
+
+impl std::fmt::Debug for DemoMembers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DemoMembers").finish_non_exhaustive()
+    }
+}
+
 /// A Kafka cluster as a window's source.
 pub struct ClusterSource {
     browser: Browser,
     /// How it was reached (its secret in memory only): what a mirror from the window uses.
     endpoint: Endpoint,
     /// The balancing demo's members this window started (they leave when it closes).
-    pub(crate) demo: super::demo::DemoMembers,
+    pub(crate) demo: DemoMembers,
     /// The running search's stop flag: a new search stops the one before.
     search: std::sync::Mutex<Option<std::sync::Arc<std::sync::atomic::AtomicBool>>>,
     /// The connection's name, for the window.
@@ -300,7 +313,7 @@ pub fn connect(request: &ConnectRequest, secrets: &dyn Secrets) -> Result<Connec
                 ClusterSource {
                     browser,
                     endpoint: ep.clone(),
-                    demo: super::demo::DemoMembers::default(),
+                    demo: DemoMembers::default(),
                     search: std::sync::Mutex::new(None),
                     name,
                     cluster_id: overview.cluster_id,
